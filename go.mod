@@ -1,0 +1,3 @@
+module github.com/ddlest/ddlest
+
+go 1.26

@@ -1,0 +1,42 @@
+// Package dtype names the numeric formats tensors and collectives carry, with their sizes.
+package dtype
+
+import (
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// DType is a tensor element format.
+type DType int
+
+const (
+	FP32 DType = iota
+	FP16
+	BF16
+	FP8
+)
+
+var names = []string{"fp32", "fp16", "bf16", "fp8"}
+
+// sizes in bytes per element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2).
+var sizes = []units.Bytes{4, 2, 2, 1}
+
+func (d DType) String() string { return names[d] }
+
+// Size is the element size.
+func (d DType) Size() units.Bytes { return sizes[d] }
+
+// Parse reads a dtype name.
+func Parse(s string) (DType, error) {
+	for i, n := range names {
+		if s == n {
+			return DType(i), nil
+		}
+	}
+	return 0, errs.Usage("unknown dtype %q; valid: %s", s, strings.Join(names, ", "))
+}
+
+// Names lists the valid names.
+func Names() []string { return append([]string(nil), names...) }

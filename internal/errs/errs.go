@@ -1,0 +1,79 @@
+// Package errs classifies the errors ddlest reports so that the command line can map them to exit
+// codes: 2 for bad usage or input (flags, configs, files), 3 for a configuration that is valid but
+// cannot run (it does not fit the GPU or the network), 1 for anything else.
+//
+// Library packages return these wrapped errors instead of exiting or panicking; only cmd/ddlest
+// turns them into exit codes.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes (DESIGN.md "Thin commands").
+const (
+	ExitOK         = 0
+	ExitRuntime    = 1
+	ExitUsage      = 2
+	ExitInfeasible = 3
+)
+
+// UsageError marks bad user input: an invalid flag value, an unknown name, a malformed config.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// InfeasibleError marks a well-formed configuration that cannot run, e.g. a plan whose memory
+// footprint exceeds the GPU. Detail carries the evidence (such as the footprint) for the user.
+type InfeasibleError struct {
+	Err    error
+	Detail string
+}
+
+func (e *InfeasibleError) Error() string {
+	if e.Detail == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + ": " + e.Detail
+}
+func (e *InfeasibleError) Unwrap() error { return e.Err }
+
+// Usage builds a UsageError from a format string.
+func Usage(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
+
+// AsUsage wraps err as a UsageError (nil stays nil).
+func AsUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u *UsageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return &UsageError{Err: err}
+}
+
+// Infeasible builds an InfeasibleError.
+func Infeasible(detail string, format string, a ...any) error {
+	return &InfeasibleError{Err: fmt.Errorf(format, a...), Detail: detail}
+}
+
+// ExitCode maps an error to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var u *UsageError
+	if errors.As(err, &u) {
+		return ExitUsage
+	}
+	var i *InfeasibleError
+	if errors.As(err, &i) {
+		return ExitInfeasible
+	}
+	return ExitRuntime
+}

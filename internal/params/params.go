@@ -1,0 +1,175 @@
+// Package params reads typed, strict parameter sets ("configs") from key=value pairs and JSON.
+//
+// A config is a struct whose exported fields carry a `json:"key"` tag (the key, with its unit in
+// the name: latency_ns, bandwidth_gbit_per_s), a `help:"..."` tag and a `source:"..."` tag that
+// cites where the default comes from ([P] paper table/equation, [D] derived, [X] assumption).
+// Supported field types: float64, int, bool and string. Unknown keys are errors that list the
+// valid ones; JSON decoding rejects unknown fields.
+package params
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/errs"
+)
+
+// Param describes one field of a config.
+type Param struct {
+	Key    string
+	Value  string // current value, formatted
+	Help   string
+	Source string
+}
+
+// List describes every parameter of cfg (a pointer to a tagged struct), in field order.
+func List(cfg any) []Param {
+	v, t := structOf(cfg)
+	var out []Param
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := jsonKey(f)
+		if key == "" {
+			continue
+		}
+		out = append(out, Param{Key: key, Value: format(v.Field(i)), Help: f.Tag.Get("help"), Source: f.Tag.Get("source")})
+	}
+	return out
+}
+
+// Set assigns value to the parameter key of cfg. Errors are usage errors naming the key, the
+// bad value and what would be valid.
+func Set(cfg any, key, value string) error {
+	v, t := structOf(cfg)
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		k := jsonKey(f)
+		if k == "" {
+			continue
+		}
+		keys = append(keys, k)
+		if k != key {
+			continue
+		}
+		fv := v.Field(i)
+		switch fv.Kind() {
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			if err != nil {
+				return errs.Usage("parameter %s=%q: not a number", key, value)
+			}
+			fv.SetFloat(x)
+		case reflect.Int:
+			x, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil {
+				return errs.Usage("parameter %s=%q: not an integer", key, value)
+			}
+			fv.SetInt(int64(x))
+		case reflect.Bool:
+			x, err := strconv.ParseBool(strings.TrimSpace(value))
+			if err != nil {
+				return errs.Usage("parameter %s=%q: not true or false", key, value)
+			}
+			fv.SetBool(x)
+		case reflect.String:
+			fv.SetString(value)
+		default:
+			return fmt.Errorf("params: field %s has unsupported type %s", f.Name, fv.Type())
+		}
+		return nil
+	}
+	return errs.Usage("unknown parameter %q; valid: %s", key, strings.Join(keys, ", "))
+}
+
+// SetPairs applies "key=value" strings in order.
+func SetPairs(cfg any, pairs []string) error {
+	for _, p := range pairs {
+		k, val, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return errs.Usage("parameter %q is not key=value", p)
+		}
+		if err := Set(cfg, strings.TrimSpace(k), val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeJSON fills cfg from a JSON object, rejecting unknown keys and trailing data. name is the
+// source (a file name) used in error messages.
+func DecodeJSON(cfg any, r io.Reader, name string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return errs.Usage("%s: %v", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return errs.Usage("%s: invalid JSON at byte %d: %v", name, se.Offset, se)
+		case errors.As(err, &te):
+			return errs.Usage("%s: field %q at byte %d: want %s, got %s", name, te.Field, te.Offset, te.Type, te.Value)
+		case errors.Is(err, io.EOF):
+			return errs.Usage("%s: empty file; want a JSON object", name)
+		default:
+			return errs.Usage("%s: %v", name, err)
+		}
+	}
+	if dec.More() {
+		return errs.Usage("%s: unexpected data after the JSON object at byte %d", name, dec.InputOffset())
+	}
+	return nil
+}
+
+// Problems collects validation failures so that Validate can report all of them at once, on one
+// line.
+type Problems []string
+
+// Addf records a problem.
+func (p *Problems) Addf(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+
+// Err returns nil when there are no problems, else a usage error joining them with "; ".
+func (p Problems) Err(prefix string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return errs.Usage("%s: %s", prefix, strings.Join(p, "; "))
+}
+
+func structOf(cfg any) (reflect.Value, reflect.Type) {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("params: want a pointer to a struct, got %T", cfg))
+	}
+	return v.Elem(), v.Elem().Type()
+}
+
+func jsonKey(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	k, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if k == "-" {
+		return ""
+	}
+	return k
+}
+
+func format(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	default:
+		return fmt.Sprint(v.Interface())
+	}
+}

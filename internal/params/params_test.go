@@ -1,0 +1,91 @@
+package params
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/errs"
+)
+
+type testConfig struct {
+	BandwidthGbit float64 `json:"bandwidth_gbit_per_s" help:"per-GPU bandwidth" source:"[X] test"`
+	Ranks         int     `json:"ranks"`
+	Bidir         bool    `json:"bidirectional"`
+	Name          string  `json:"name"`
+	hidden        int
+}
+
+func TestSetAndList(t *testing.T) {
+	c := &testConfig{BandwidthGbit: 200}
+	if err := SetPairs(c, []string{"bandwidth_gbit_per_s=400", "ranks=8", "bidirectional=true", "name=x"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.BandwidthGbit != 400 || c.Ranks != 8 || !c.Bidir || c.Name != "x" {
+		t.Fatalf("got %+v", c)
+	}
+	l := List(c)
+	if len(l) != 4 || l[0].Key != "bandwidth_gbit_per_s" || l[0].Value != "400" || l[0].Source != "[X] test" {
+		t.Errorf("List = %+v", l)
+	}
+}
+
+func TestSetErrors(t *testing.T) {
+	c := &testConfig{}
+	for _, pair := range []string{"bandwidth_gbit_per_s=fast", "ranks=1.5", "bidirectional=maybe", "colour=red", "noequals"} {
+		err := SetPairs(c, []string{pair})
+		if err == nil || errs.ExitCode(err) != errs.ExitUsage {
+			t.Errorf("%q: err = %v, want usage error", pair, err)
+		}
+	}
+	err := Set(c, "colour", "red")
+	if !strings.Contains(err.Error(), "bandwidth_gbit_per_s, ranks, bidirectional, name") {
+		t.Errorf("unknown key message %q should list the valid keys", err)
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	c := &testConfig{}
+	if err := DecodeJSON(c, strings.NewReader(`{"ranks": 4, "bandwidth_gbit_per_s": 100}`), "c.json"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Ranks != 4 || c.BandwidthGbit != 100 {
+		t.Fatalf("got %+v", c)
+	}
+	bad := map[string]string{
+		"unknown field": `{"rank": 4}`,
+		"syntax":        `{"ranks": }`,
+		"type":          `{"ranks": "four"}`,
+		"empty":         ``,
+		"trailing":      `{"ranks": 4} {}`,
+	}
+	for name, in := range bad {
+		err := DecodeJSON(&testConfig{}, strings.NewReader(in), "c.json")
+		if err == nil || errs.ExitCode(err) != errs.ExitUsage || !strings.HasPrefix(err.Error(), "c.json: ") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: multi-line error %q", name, err)
+		}
+	}
+}
+
+func TestProblems(t *testing.T) {
+	var p Problems
+	if p.Err("x") != nil {
+		t.Fatal("no problems should be nil")
+	}
+	p.Addf("a < %d", 1)
+	p.Addf("b")
+	if got := p.Err("cfg").Error(); got != "cfg: a < 1; b" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	f.Add(`{"ranks": 4}`)
+	f.Add(`{"bandwidth_gbit_per_s": 1e400}`)
+	f.Add(`[1,2]`)
+	f.Fuzz(func(t *testing.T, in string) {
+		_ = DecodeJSON(&testConfig{}, strings.NewReader(in), "fuzz.json")
+	})
+}

@@ -1,0 +1,68 @@
+package alphabeta
+
+import (
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Name is the registry key.
+const Name = "alphabeta"
+
+// Config is the flat network's parameters.
+type Config struct {
+	BandwidthGbit float64 `json:"bandwidth_gbit_per_s" help:"per-GPU injection bandwidth, each direction (Gb/s)" source:"[P] RAMP §7.5: 200 Gb/s InfiniBand per GPU in the DGX-A100 SuperPod"`
+	LatencyNs     float64 `json:"latency_ns" help:"per-step latency α (ns)" source:"[D] RAMP §7.5 leaf-spine-leaf path: 2×100 ns node in-out + 3×350 ns QM8790 + 2×10 + 2×50 ns propagation = 1370 ns"`
+}
+
+// Default values (see the tags for sources).
+const (
+	DefaultBandwidthGbit = 200
+	DefaultLatencyNs     = 2*100 + 3*350 + 2*10 + 2*50
+)
+
+// Validate reports every problem at once.
+func (c *Config) Validate() error {
+	var p params.Problems
+	if !(c.BandwidthGbit > 0) {
+		p.Addf("bandwidth_gbit_per_s %g must be > 0", c.BandwidthGbit)
+	}
+	if !(c.LatencyNs >= 0) {
+		p.Addf("latency_ns %g must be ≥ 0", c.LatencyNs)
+	}
+	return p.Err("network alphabeta")
+}
+
+// Spec registers the model.
+func Spec() network.Spec {
+	return network.Spec{
+		Name:    Name,
+		Summary: "flat α–β network: every GPU has one link of the given bandwidth and latency; ring algorithms",
+		Source:  "[X] Hockney α–β model with ring collectives (Patarasuk & Yuan 2009; Thakur et al. 2005)",
+		NewConfig: func() network.Config {
+			return &Config{BandwidthGbit: DefaultBandwidthGbit, LatencyNs: DefaultLatencyNs}
+		},
+		New: func(cfg network.Config, env network.Env) (network.Model, error) {
+			c := cfg.(*Config)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			return &model{env: env, link: collective.Link{Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}, nil
+		},
+	}
+}
+
+type model struct {
+	env  network.Env
+	link collective.Link
+}
+
+func (*model) Name() string { return Name }
+
+func (m *model) Price(c network.Collective) (network.Cost, error) {
+	if err := network.CheckGroup(c, m.env); err != nil {
+		return network.Cost{}, err
+	}
+	return collective.Price(collective.Ring(c.Op, c.Bytes, c.Group.Size, m.link), m.env.Reducer, c.DType), nil
+}

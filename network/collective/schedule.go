@@ -1,0 +1,139 @@
+package collective
+
+import (
+	"math"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+// Link is what one algorithmic step sees of the network on the tier it runs on.
+type Link struct {
+	// Latency is the step's head-to-head latency α: propagation, switch traversal, NIC in/out
+	// and circuit reconfiguration on the critical path.
+	Latency units.Seconds
+	// Bandwidth is the rate at which one rank injects into this tier.
+	Bandwidth units.BytesPerSecond
+}
+
+// Step is one algorithmic step of a schedule, repeated Repeat times.
+type Step struct {
+	Link Link
+	// Bytes each rank sends during the step (over its Link).
+	Bytes units.Bytes
+	// Load is the number of concurrent senders that share the most loaded resource on the
+	// step's path, relative to what Link.Bandwidth assumes (1 = no sharing; oversubscription
+	// enters here). The effective bandwidth is Bandwidth / Load.
+	Load float64
+	// FanIn > 1 means the step ends with a local FanIn-to-1 reduction of ReduceBytes per input.
+	FanIn       int
+	ReduceBytes units.Bytes
+	// Repeat is how many times the step occurs (0 counts as 1).
+	Repeat int
+}
+
+// Schedule is a collective algorithm as a list of steps.
+type Schedule struct {
+	Algorithm string
+	Steps     []Step
+}
+
+// Price is THE cost function of every network model (RAMP §7.4.1 critical-path method): for each
+// step, head-to-head latency + head-to-tail transfer (bytes over the effective bandwidth) +
+// local reduction compute, summed over the steps.
+func Price(s Schedule, red network.Reducer, dt dtype.DType) network.Cost {
+	c := network.Cost{Algorithm: s.Algorithm}
+	for _, st := range s.Steps {
+		n := st.Repeat
+		if n <= 0 {
+			n = 1
+		}
+		load := st.Load
+		if load < 1 {
+			load = 1
+		}
+		h2h := st.Link.Latency
+		h2t := st.Bytes.Over(units.BytesPerSecond(float64(st.Link.Bandwidth) / load))
+		var comp units.Seconds
+		if st.FanIn > 1 && red != nil {
+			comp = red.ReduceTime(st.FanIn, st.ReduceBytes, dt)
+		}
+		c.Steps += n
+		c.H2H += units.Seconds(n) * h2h
+		c.H2T += units.Seconds(n) * h2t
+		c.Compute += units.Seconds(n) * comp
+	}
+	c.Total = c.H2H + c.H2T + c.Compute
+	return c
+}
+
+// Ring builds the ring schedule of op for a group of p ranks on one tier (Patarasuk & Yuan 2009
+// for reduce-scatter/all-gather/all-reduce; Thakur, Rabenseifner & Gropp 2005 for the rooted
+// ops). S is the nccl-tests size.
+//
+//	reduce-scatter  p−1 steps of S/p, each ending in a 2-to-1 reduction of S/p
+//	all-gather      p−1 steps of S/p
+//	all-reduce      reduce-scatter + all-gather: 2(p−1) steps of S/p
+//	reduce          reduce-scatter + gather of the p−1 reduced chunks to the root (Rabenseifner)
+//	scatter, gather p−1 steps of S/p through the root's link
+//	all-to-all      pairwise exchange: p−1 steps of S/p
+//	broadcast       pipelined chain of k chunks: p+k−2 steps of S/k, k = PipelineChunks
+//	barrier         a zero-byte all-reduce: 2(p−1) latency-only steps
+//	send-recv       one step of S
+func Ring(op network.Op, s units.Bytes, p int, l Link) Schedule {
+	sch := Schedule{Algorithm: "ring"}
+	if p <= 1 {
+		return sch
+	}
+	chunk := s / units.Bytes(p)
+	steps := p - 1
+	reduce := Step{Link: l, Bytes: chunk, FanIn: 2, ReduceBytes: chunk, Repeat: steps}
+	move := Step{Link: l, Bytes: chunk, Repeat: steps}
+	switch op {
+	case network.ReduceScatter:
+		sch.Steps = []Step{reduce}
+	case network.AllGather, network.Scatter, network.Gather, network.AllToAll:
+		sch.Steps = []Step{move}
+	case network.AllReduce, network.Reduce:
+		sch.Steps = []Step{reduce, move}
+	case network.Barrier:
+		sch.Steps = []Step{{Link: l, Repeat: 2 * steps}}
+	case network.SendRecv:
+		sch.Algorithm = "direct"
+		sch.Steps = []Step{{Link: l, Bytes: s}}
+	case network.Broadcast:
+		k := PipelineChunks(s, p-1, l)
+		sch.Algorithm = "pipelined chain"
+		sch.Steps = []Step{{Link: l, Bytes: s / units.Bytes(k), Repeat: k + p - 2}}
+	}
+	return sch
+}
+
+// maxChunks bounds the pipeline depth; with zero latency the optimum is unbounded and the time
+// tends to S/B, which k = 2^20 reaches within a relative 10^-6 per hop.
+const maxChunks = 1 << 20
+
+// PipelineChunks is the number of chunks k minimising the pipelined broadcast time over h hops,
+// T(k) = (k + h − 1)(α + S·β/k), whose optimum is k* = sqrt((h − 1)·S·β/α). This is RAMP Eq. (1)
+// with the tree diameter s = h + 1 and β inside the square root (reference/ramp.md §2.6: the
+// printed form is dimensionally wrong). The integer neighbours of k* are compared directly.
+func PipelineChunks(s units.Bytes, hops int, l Link) int {
+	if hops <= 1 || s <= 0 {
+		return 1
+	}
+	if l.Latency <= 0 {
+		return maxChunks
+	}
+	beta := 1 / float64(l.Bandwidth)
+	kstar := math.Sqrt(float64(hops-1) * float64(s) * beta / float64(l.Latency))
+	best, bestT := 1, math.Inf(1)
+	for _, k := range []int{int(math.Floor(kstar)), int(math.Ceil(kstar))} {
+		k = min(max(k, 1), maxChunks)
+		t := float64(k+hops-1) * (float64(l.Latency) + float64(s)*beta/float64(k))
+		if t < bestT {
+			best, bestT = k, t
+		}
+	}
+	return best
+}

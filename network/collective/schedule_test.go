@@ -1,0 +1,141 @@
+package collective
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
+
+// Closed forms with α = 0 (Patarasuk & Yuan 2009; nccl-tests bus bandwidth factors).
+func TestRingBandwidthClosedForms(t *testing.T) {
+	const S = units.Bytes(1e9)
+	link := Link{Bandwidth: units.GBps(25)}
+	for _, n := range []int{2, 3, 8, 64, 1000} {
+		for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll} {
+			c := Price(Ring(op, S, n, link), nil, dtype.FP16)
+			// t = BusFactor(n) · S/B, e.g. all-reduce 2(n−1)/n · S/B.
+			want := op.BusFactor(n) * float64(S) / 25e9
+			if !near(float64(c.Total), want, 1e-12) {
+				t.Errorf("%s n=%d: %v, want %g s", op, n, c.Total, want)
+			}
+			if c.H2H != 0 || c.Compute != 0 {
+				t.Errorf("%s: α=0 and no reducer but H2H=%v compute=%v", op, c.H2H, c.Compute)
+			}
+		}
+	}
+}
+
+func TestRingStepCounts(t *testing.T) {
+	link := Link{Latency: units.Us(1), Bandwidth: units.GBps(25)}
+	n := 16
+	cases := map[network.Op]int{
+		network.AllReduce:     2 * (n - 1), // RS + AG
+		network.ReduceScatter: n - 1,
+		network.AllGather:     n - 1,
+		network.Reduce:        2 * (n - 1), // RS + gather (Rabenseifner)
+		network.AllToAll:      n - 1,
+		network.Scatter:       n - 1,
+		network.Gather:        n - 1,
+		network.Barrier:       2 * (n - 1),
+		network.SendRecv:      1,
+	}
+	for op, want := range cases {
+		c := Price(Ring(op, 1e6, n, link), nil, dtype.FP16)
+		if c.Steps != want {
+			t.Errorf("%s: %d steps, want %d", op, c.Steps, want)
+		}
+		// Latency term = steps · α exactly.
+		if !near(float64(c.H2H), float64(want)*1e-6, 1e-12) {
+			t.Errorf("%s: H2H %v, want %d µs", op, c.H2H, want)
+		}
+	}
+}
+
+func TestOneRankIsFree(t *testing.T) {
+	link := Link{Latency: units.Us(5), Bandwidth: units.GBps(1)}
+	for _, op := range network.Ops() {
+		if c := Price(Ring(op, 1e9, 1, link), nil, dtype.FP16); c.Total != 0 || c.Steps != 0 {
+			t.Errorf("%s with one rank: %+v", op, c)
+		}
+	}
+}
+
+func TestMonotoneInSize(t *testing.T) {
+	link := Link{Latency: units.Us(2), Bandwidth: units.GBps(25)}
+	for _, op := range network.Ops() {
+		prev := units.Seconds(-1)
+		for _, s := range []units.Bytes{0, 1, 1e3, 1e6, 1e9, 1e10} {
+			c := Price(Ring(op, s, 32, link), nil, dtype.FP16)
+			if c.Total < prev {
+				t.Errorf("%s: time fell from %v to %v at size %v", op, prev, c.Total, s)
+			}
+			prev = c.Total
+		}
+	}
+}
+
+type perByte struct{ rate float64 }
+
+// ReduceTime: a memory-bound n-to-1 reduction reads n inputs and writes one (n+1 buffers).
+func (r perByte) ReduceTime(fanIn int, b units.Bytes, _ dtype.DType) units.Seconds {
+	return units.Seconds(float64(fanIn+1) * float64(b) / r.rate)
+}
+
+func TestReductionCompute(t *testing.T) {
+	// Ring reduce-scatter on 4 ranks, 1 GB: 3 steps each reducing 2 chunks of 250 MB into one:
+	// 3 · (3 · 250e6 B) / 1e12 B/s = 2.25 ms.
+	c := Price(Ring(network.ReduceScatter, 1e9, 4, Link{Bandwidth: 1e12}), perByte{1e12}, dtype.FP16)
+	if !near(float64(c.Compute), 2.25e-3, 1e-12) {
+		t.Errorf("compute = %v, want 2.25 ms", c.Compute)
+	}
+	if !near(float64(c.Total), float64(c.H2H+c.H2T+c.Compute), 1e-15) {
+		t.Errorf("total %v is not the sum of its parts", c.Total)
+	}
+	// Gathers do not reduce.
+	if c := Price(Ring(network.AllGather, 1e9, 4, Link{Bandwidth: 1e12}), perByte{1e12}, dtype.FP16); c.Compute != 0 {
+		t.Errorf("all-gather compute = %v", c.Compute)
+	}
+}
+
+func TestLoadDividesBandwidth(t *testing.T) {
+	base := Schedule{Steps: []Step{{Link: Link{Bandwidth: 100}, Bytes: 1000}}}
+	shared := Schedule{Steps: []Step{{Link: Link{Bandwidth: 100}, Bytes: 1000, Load: 4}}}
+	if a, b := Price(base, nil, 0).Total, Price(shared, nil, 0).Total; !near(float64(b), 4*float64(a), 1e-12) {
+		t.Errorf("load 4: %v vs %v", b, a)
+	}
+}
+
+// The pipelined broadcast's chunk count must be the brute-force optimum of
+// T(k) = (k + h − 1)(α + S/(kB)).
+func TestPipelineChunksOptimal(t *testing.T) {
+	for _, c := range []struct {
+		s    units.Bytes
+		hops int
+		link Link
+	}{
+		{1e9, 63, Link{Latency: units.Us(1), Bandwidth: units.GBps(25)}},
+		{1e6, 7, Link{Latency: units.Us(5), Bandwidth: units.GBps(25)}},
+		{1e3, 100, Link{Latency: units.Us(1), Bandwidth: units.GBps(25)}},
+	} {
+		tk := func(k int) float64 {
+			return float64(k+c.hops-1) * (float64(c.link.Latency) + float64(c.s)/float64(k)/float64(c.link.Bandwidth))
+		}
+		k := PipelineChunks(c.s, c.hops, c.link)
+		for j := 1; j <= 200000; j++ {
+			if tk(j) < tk(k)*(1-1e-12) {
+				t.Errorf("S=%v hops=%d: k=%d gives %g but k=%d gives %g", c.s, c.hops, k, tk(k), j, tk(j))
+				break
+			}
+		}
+	}
+	// Zero latency: the broadcast tends to S/B.
+	c := Price(Ring(network.Broadcast, 1e9, 64, Link{Bandwidth: units.GBps(25)}), nil, dtype.FP16)
+	if !near(float64(c.Total), 1e9/25e9, 1e-4) {
+		t.Errorf("α=0 broadcast = %v, want 40 ms", c.Total)
+	}
+}

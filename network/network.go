@@ -1,0 +1,161 @@
+package network
+
+import (
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// Op is an MPI collective operation.
+type Op int
+
+const (
+	AllReduce Op = iota
+	ReduceScatter
+	AllGather
+	Reduce
+	Broadcast
+	Scatter
+	Gather
+	AllToAll
+	Barrier
+	SendRecv
+)
+
+var opNames = []string{"all-reduce", "reduce-scatter", "all-gather", "reduce", "broadcast", "scatter",
+	"gather", "all-to-all", "barrier", "send-recv"}
+
+func (o Op) String() string { return opNames[o] }
+
+// MarshalText renders the op name in JSON.
+func (o Op) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// ParseOp reads an op name ("all-reduce", ...).
+func ParseOp(s string) (Op, error) {
+	for i, n := range opNames {
+		if s == n {
+			return Op(i), nil
+		}
+	}
+	return 0, errs.Usage("unknown collective %q; valid: %s", s, strings.Join(opNames, ", "))
+}
+
+// Ops lists every op.
+func Ops() []Op {
+	out := make([]Op, len(opNames))
+	for i := range out {
+		out[i] = Op(i)
+	}
+	return out
+}
+
+// Reduces reports whether the op combines data arithmetically.
+func (o Op) Reduces() bool { return o == AllReduce || o == ReduceScatter || o == Reduce }
+
+// BusFactor is the nccl-tests factor between algorithm bandwidth S/t and bus bandwidth for a
+// group of n ranks (nccl-tests doc/PERFORMANCE.md): all-reduce 2(n−1)/n; reduce-scatter,
+// all-gather and all-to-all (n−1)/n; the rooted ops and send/recv 1.
+func (o Op) BusFactor(n int) float64 {
+	if n <= 1 {
+		return 0
+	}
+	f := float64(n-1) / float64(n)
+	switch o {
+	case AllReduce:
+		return 2 * f
+	case ReduceScatter, AllGather, AllToAll:
+		return f
+	default:
+		return 1
+	}
+}
+
+// Group is the set of ranks taking part: Size ranks, Stride apart in the job's rank order
+// (rank r, r+Stride, …). Stride tells a topology-aware network which tiers the group spans.
+type Group struct {
+	Size   int `json:"size"`
+	Stride int `json:"stride"`
+}
+
+// Collective is one collective call. Bytes follows the nccl-tests convention: the size S of the
+// whole buffer (for all-gather the output, for reduce-scatter the input, for all-to-all the
+// per-rank send buffer, for send/recv the message).
+type Collective struct {
+	Op    Op
+	Bytes units.Bytes
+	Group Group
+	DType dtype.DType
+}
+
+// Cost is a priced collective, split by the RAMP critical-path method (§7.4.1): head-to-head
+// latency (propagation, switching, NIC, reconfiguration), head-to-tail transfer, and local
+// reduction compute.
+type Cost struct {
+	Algorithm string        `json:"algorithm"`
+	Steps     int           `json:"steps"`
+	H2H       units.Seconds `json:"h2h_s"`
+	H2T       units.Seconds `json:"h2t_s"`
+	Compute   units.Seconds `json:"compute_s"`
+	Total     units.Seconds `json:"total_s"`
+}
+
+// Model prices collectives on one network with one job placed on it.
+type Model interface {
+	// Name is the registry name of the network.
+	Name() string
+	// Price returns the completion time of c; an error means c cannot run (e.g. the group is
+	// larger than the network).
+	Price(c Collective) (Cost, error)
+}
+
+// Reducer prices a local n-to-1 reduction of fanIn buffers of the given bytes each on the node
+// (the GPU's roofline, supplied by the estimator; RAMP §7.4.1 "compute node").
+type Reducer interface {
+	ReduceTime(fanIn int, bytes units.Bytes, dt dtype.DType) units.Seconds
+}
+
+// Env is what a network model learns about the job it carries.
+type Env struct {
+	GPUs    int     // ranks in the job
+	Reducer Reducer // nil: reductions cost nothing
+}
+
+// Config is a network's typed parameter set (see internal/params for the tag conventions).
+type Config interface {
+	Validate() error
+}
+
+// Spec is a registry entry: how to configure and build one network model.
+type Spec struct {
+	Name    string
+	Summary string
+	Source  string
+	// NewConfig returns the default configuration (a pointer to a tagged struct).
+	NewConfig func() Config
+	// New builds the model for a job; cfg is a value NewConfig returned, possibly modified.
+	New func(cfg Config, env Env) (Model, error)
+}
+
+// CheckGroup validates a collective's group against the job: a usage error for sizes below 1,
+// or a group that does not fit the job's ranks.
+func CheckGroup(c Collective, env Env) error {
+	g := c.Group
+	if g.Size < 1 {
+		return errs.Usage("collective %s: group size %d must be ≥ 1", c.Op, g.Size)
+	}
+	if g.Stride < 1 {
+		return errs.Usage("collective %s: group stride %d must be ≥ 1", c.Op, g.Stride)
+	}
+	if env.GPUs > 0 && (g.Size-1)*g.Stride >= env.GPUs {
+		return errs.Usage("collective %s: group of %d ranks at stride %d spans more than the job's %d GPUs", c.Op, g.Size, g.Stride, env.GPUs)
+	}
+	if c.Bytes < 0 {
+		return errs.Usage("collective %s: size %v must be ≥ 0", c.Op, c.Bytes)
+	}
+	if c.Op == SendRecv && g.Size != 2 {
+		return errs.Usage("send-recv needs a group of 2 ranks, got %d", g.Size)
+	}
+	return nil
+}
