@@ -1,0 +1,199 @@
+package megatron
+
+import (
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// Workload is the plan's workload name.
+const Workload = "megatron"
+
+// vocabMultiple: Megatron-LM pads the vocabulary to a multiple of 128·TP
+// (--make-vocab-size-divisible-by 128, megatron/training/tokenizer _vocab_size_with_padding).
+const vocabMultiple = 128
+
+// PaddedVocab is the vocabulary Megatron-LM actually builds for TP degree t.
+func PaddedVocab(vocab, t int) int {
+	if vocab == 0 {
+		return 0
+	}
+	return roundUp(vocab, vocabMultiple*t)
+}
+
+// bucketParams is Megatron-Core's default gradient bucket, max(4e7, 1e6·DP) parameters
+// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+func bucketParams(dp int) float64 { return max(4e7, 1e6*float64(dp)) }
+
+// Params returns the model's total and non-embedding parameter counts (with the padded
+// vocabulary). Non-embedding parameters are what Kaplan's N counts.
+func Params(c Config) (total, nonEmbedding float64) {
+	nonEmbedding = float64(c.Layers) * LayerParamsPerGPU(c.Hidden, 1)
+	total = nonEmbedding
+	if v := PaddedVocab(c.Vocab, c.TP); v > 0 {
+		g := geom{h: c.Hidden, s: c.Seq, t: 1, vocab: v}
+		total += embeddingParams(g) + headParams(g, c.UntiedEmbeddings)
+	}
+	return total, nonEmbedding
+}
+
+// embeddingParams: the GPU's vocabulary shard plus the replicated position table.
+func embeddingParams(g geom) float64 {
+	return float64(g.vocab/g.t)*float64(g.h) + float64(g.s)*float64(g.h)
+}
+
+// headParams: the final LayerNorm plus, when the GPU holds its own copy, the output weights.
+func headParams(g geom, ownWeights bool) float64 {
+	p := 2 * float64(g.h)
+	if ownWeights {
+		p += float64(g.h) * float64(g.vocab/g.t)
+	}
+	return p
+}
+
+// Build partitions an explicit configuration into a per-GPU plan. It does not check memory;
+// call Plan.CheckMemory for that.
+func Build(c Config) (*partition.Plan, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	p, t := c.PP, c.TP
+	mbs := c.MicroBatches()
+	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: t, vocab: PaddedVocab(c.Vocab, t),
+		sp: c.SeqParallel, rc: c.Recompute, dt: c.Precision.DType()}
+	tied := !c.UntiedEmbeddings
+	layer := layerBlock(g, c.Layers/p)
+	var embed, head partition.Block
+	if g.vocab > 0 {
+		embed = embeddingBlock(g)
+		head = headBlock(g, !tied || p > 1)
+	}
+
+	plan := &partition.Plan{
+		Workload: Workload,
+		Layout: partition.Layout{GPUs: c.GPUs(), DP: c.DP, TP: t, PP: p, Interleave: c.Interleave,
+			SeqParallel: c.SeqParallel, GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: mbs},
+		Stages: make([]partition.Stage, p),
+	}
+	plan.Params, _ = Params(c)
+	for i := range plan.Stages {
+		var blocks []partition.Block
+		if g.vocab > 0 && i == 0 {
+			blocks = append(blocks, embed)
+		}
+		blocks = append(blocks, layer)
+		if g.vocab > 0 && i == p-1 {
+			blocks = append(blocks, head)
+		}
+		st := partition.Stage{Index: i, Blocks: blocks}
+		for _, b := range blocks {
+			st.Params += b.Params * float64(b.Repeat)
+			for _, op := range b.Ops {
+				if op.Kind.IsMatMul() && (op.Phase == partition.Forward || op.Phase == partition.Backward) {
+					plan.ModelFLOP += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.DP)
+				}
+			}
+		}
+		st.PerIteration = []partition.Op{optimizerOp(st.Params, c)}
+		st.Grad = gradSync(st.Params, c)
+		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
+			// The tied input/output embedding lives on the first and last stage; their gradients
+			// are summed over the embedding group before the optimizer (Megatron-LM
+			// _allreduce_word_embedding_grads).
+			st.PerIterationCollectives = append(st.PerIterationCollectives, partition.Collective{
+				Name: "pp.embedding_grads",
+				Collective: network.Collective{Op: network.AllReduce,
+					Bytes: units.Bytes(float64(g.vocab/t) * float64(g.h) * g.sz()),
+					Group: network.Group{Size: 2, Stride: t * c.DP * (p - 1)}, DType: g.dt},
+				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
+			})
+		}
+		st.Memory = stageMemory(st, c, i)
+		plan.Stages[i] = st
+	}
+	if p > 1 {
+		// Activations forward and gradients backward cross each stage boundary once per
+		// micro-batch and model chunk (Narayanan et al. 2021 §2.2); with sequence parallelism each
+		// TP rank sends its sequence shard.
+		b := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
+		plan.P2P = &partition.Collective{
+			Name:       "pp.p2p",
+			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: t * c.DP}, DType: g.dt},
+			Dim:        partition.DimPP, Phase: partition.Forward, Count: 2 * c.Interleave * mbs,
+		}
+	}
+	return plan, nil
+}
+
+// optimizerOp is the per-iteration parameter update: it reads the optimizer state, the gradients
+// (and in fp32 the weights) and writes the state and the working weights.
+func optimizerOp(params float64, c Config) partition.Op {
+	dt := c.Precision.DType()
+	state := stateBytes(c.Optimizer, c.Precision)
+	read := state + dt.Size()
+	written := state + dt.Size()
+	if c.Precision == FP32 {
+		read += dt.Size() // weights are read too (no master copy in the state)
+	}
+	flop := float64(flopAdam)
+	if c.Optimizer == SGD {
+		flop = flopSGD
+	}
+	n := max(1, int(params))
+	return partition.Op{
+		Name: "optimizer." + c.Optimizer.String(), Kind: partition.OptimizerStep, Phase: partition.Optimizer, DType: dt,
+		Output: shape(n), FLOP: units.FLOP(flop * params),
+		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
+	}
+}
+
+// gradSync is the data-parallel gradient all-reduce of a stage's parameters.
+func gradSync(params float64, c Config) partition.GradSync {
+	dt := c.Precision.DType()
+	bucket := c.DPBucketBytes
+	if bucket == 0 {
+		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
+	}
+	return partition.GradSync{
+		Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(params) * dt.Size(), Group: network.Group{Size: c.DP, Stride: c.TP}, DType: dt},
+		BucketBytes: bucket,
+		Overlap:     !c.NoDPOverlap,
+	}
+}
+
+// inFlight is how many micro-batches' activations stage i holds at its peak under 1F1B: p − i
+// (capped by the number of micro-batches), times 1 + (p−1)/(p·v) with v interleaved chunks
+// (Korthikanti et al. 2022 §4.2.3; Narayanan et al. 2021 §2.2).
+func inFlight(p, v, i, mbs int) float64 {
+	if p == 1 {
+		return 1
+	}
+	n := float64(min(p-i, mbs))
+	if v > 1 {
+		n *= 1 + float64(p-1)/float64(p*v)
+	}
+	return n
+}
+
+// stageMemory is a GPU's footprint: weights and gradients in the training dtype, optimizer state
+// (ZeRO §3.1 accounting), the activations its forward ops keep for each micro-batch in flight,
+// and the largest recomputation workspace.
+func stageMemory(st partition.Stage, c Config, i int) partition.Memory {
+	dt := c.Precision.DType()
+	m := partition.Memory{
+		Weights:   units.Bytes(st.Params) * dt.Size(),
+		Grads:     units.Bytes(st.Params) * dt.Size(),
+		Optimizer: units.Bytes(st.Params) * stateBytes(c.Optimizer, c.Precision),
+		Capacity:  c.Capacity,
+	}
+	var perMB, workspace units.Bytes
+	for _, b := range st.Blocks {
+		for _, op := range b.Ops {
+			perMB += op.Saved * units.Bytes(b.Repeat)
+		}
+		workspace = max(workspace, b.Workspace)
+	}
+	m.Activations = perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + workspace
+	m.Total = m.Weights + m.Grads + m.Optimizer + m.Activations
+	return m
+}

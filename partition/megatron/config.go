@@ -1,0 +1,215 @@
+package megatron
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// Recompute is the activation recomputation policy (Korthikanti et al. 2022).
+type Recompute int
+
+const (
+	// RecomputeNone keeps every activation.
+	RecomputeNone Recompute = iota
+	// RecomputeSelective recomputes the attention core (QKᵀ, softmax, dropout, attention over
+	// V), dropping its 5·a·s²·b/t bytes per layer (Korthikanti §5).
+	RecomputeSelective
+	// RecomputeFull keeps only each layer's input and reruns the layer's forward pass before its
+	// backward pass (Chen et al. 2016; Megatron-LM "uniform" with one layer per checkpoint).
+	RecomputeFull
+)
+
+var recomputeNames = []string{"none", "selective", "full"}
+
+func (r Recompute) String() string { return recomputeNames[r] }
+
+// MarshalText renders the policy in JSON.
+func (r Recompute) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// ParseRecompute reads a policy name.
+func ParseRecompute(s string) (Recompute, error) {
+	for i, n := range recomputeNames {
+		if s == n {
+			return Recompute(i), nil
+		}
+	}
+	return 0, errs.Usage("--recompute %q is not valid; valid: %s", s, strings.Join(recomputeNames, ", "))
+}
+
+// Precision is the training number format.
+type Precision int
+
+const (
+	// MixedFP16: fp16 weights, activations and gradients, fp32 master weights in the optimizer
+	// (Micikevicius et al. 2018; the RAMP paper's setting, §7.3).
+	MixedFP16 Precision = iota
+	// MixedBF16: as MixedFP16 with bfloat16.
+	MixedBF16
+	// FP32: everything in fp32.
+	FP32
+)
+
+var precisionNames = []string{"fp16", "bf16", "fp32"}
+
+func (p Precision) String() string { return precisionNames[p] }
+
+// ParsePrecision reads a precision name.
+func ParsePrecision(s string) (Precision, error) {
+	for i, n := range precisionNames {
+		if s == n {
+			return Precision(i), nil
+		}
+	}
+	return 0, errs.Usage("--precision %q is not valid; valid: %s", s, strings.Join(precisionNames, ", "))
+}
+
+// DType is the format of weights, activations and communicated tensors.
+func (p Precision) DType() dtype.DType {
+	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32}[p]
+}
+
+// Optimizer is the parameter update rule.
+type Optimizer int
+
+const (
+	Adam Optimizer = iota // Kingma & Ba 2015: two moments per parameter
+	SGD                   // SGD with momentum: one moment per parameter
+)
+
+var optimizerNames = []string{"adam", "sgd"}
+
+func (o Optimizer) String() string { return optimizerNames[o] }
+
+// ParseOptimizer reads an optimizer name.
+func ParseOptimizer(s string) (Optimizer, error) {
+	for i, n := range optimizerNames {
+		if s == n {
+			return Optimizer(i), nil
+		}
+	}
+	return 0, errs.Usage("--optimizer %q is not valid; valid: %s", s, strings.Join(optimizerNames, ", "))
+}
+
+// stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
+// precision Adam keeps fp32 master weights, momentum and variance, K = 12 bytes). In fp32 the
+// master copy is the weights themselves.
+func stateBytes(o Optimizer, p Precision) units.Bytes {
+	moments := units.Bytes(2)
+	if o == SGD {
+		moments = 1
+	}
+	state := moments * 4 // fp32 moments
+	if p != FP32 {
+		state += 4 // fp32 master weights
+	}
+	return state
+}
+
+// Config is an explicit Megatron-LM configuration: a GPT-style decoder (the RAMP paper's
+// encoder-only stack has the same per-layer work) with d_ff = 4·hidden.
+type Config struct {
+	Layers, Hidden, Heads int
+	Seq                   int
+	// Vocab is the vocabulary size; 0 models the RAMP paper's equivalent model without an
+	// embedding table or LM head ("random embedding vectors as input to the transformer block",
+	// RAMP §7.3).
+	Vocab       int
+	GlobalBatch int // sequences per iteration
+	MicroBatch  int // sequences per micro-batch
+	TP, PP, DP  int
+	// Interleave is the number of model chunks per pipeline stage (interleaved 1F1B,
+	// Narayanan et al. 2021 §2.2); 1 is plain 1F1B.
+	Interleave  int
+	SeqParallel bool
+	Recompute   Recompute
+	Precision   Precision
+	Optimizer   Optimizer
+	// UntiedEmbeddings gives the LM head its own weights instead of sharing the input
+	// embedding's (Megatron-LM ties them by default).
+	UntiedEmbeddings bool
+	// DPBucketBytes is the gradient bucket size; 0 uses Megatron-Core's default of
+	// max(4e7, 1e6·DP) parameters (megatron/core/distributed/distributed_data_parallel_config.py).
+	DPBucketBytes units.Bytes
+	// NoDPOverlap issues the gradient all-reduce after the backward pass instead of
+	// overlapping the buckets with it (the RAMP paper's reading, §7.2.1).
+	NoDPOverlap bool
+	// Capacity is the GPU memory the footprint is checked against.
+	Capacity units.Bytes
+}
+
+// GPUs is the job size TP·PP·DP.
+func (c Config) GPUs() int { return c.TP * c.PP * c.DP }
+
+// MicroBatches is the number of micro-batches per iteration per pipeline.
+func (c Config) MicroBatches() int { return c.GlobalBatch / (c.DP * c.MicroBatch) }
+
+// Validate reports every problem at once, naming the flag and what would be valid.
+func (c Config) Validate() error {
+	var p params.Problems
+	pos := func(name string, v int) bool {
+		if v < 1 {
+			p.Addf("--%s %d must be ≥ 1", name, v)
+			return false
+		}
+		return true
+	}
+	okL := pos("layers", c.Layers)
+	okH := pos("hidden", c.Hidden)
+	okA := pos("heads", c.Heads)
+	okS := pos("seq", c.Seq)
+	if c.Vocab < 0 {
+		p.Addf("--vocab %d must be ≥ 0 (0: no embedding or LM head)", c.Vocab)
+	}
+	okB := pos("global-batch", c.GlobalBatch)
+	okM := pos("micro-batch", c.MicroBatch)
+	okT := pos("tp", c.TP)
+	okP := pos("pp", c.PP)
+	okD := pos("dp", c.DP)
+	okV := pos("interleave", c.Interleave)
+	if okH && okA && c.Hidden%c.Heads != 0 {
+		p.Addf("--heads %d does not divide --hidden %d; valid: %s", c.Heads, c.Hidden, divisorList(c.Hidden))
+	}
+	if okA && okT && c.Heads%c.TP != 0 {
+		p.Addf("--tp %d does not divide the %d heads; valid: %s", c.TP, c.Heads, divisorList(c.Heads))
+	}
+	if okT && okS && c.SeqParallel && c.Seq%c.TP != 0 {
+		p.Addf("--seq-parallel needs --tp %d to divide --seq %d", c.TP, c.Seq)
+	}
+	if okL && okP && okV {
+		if c.Interleave > 1 && c.PP == 1 {
+			p.Addf("--interleave %d needs --pp > 1", c.Interleave)
+		} else if c.Layers%(c.PP*c.Interleave) != 0 {
+			p.Addf("--pp %d × --interleave %d = %d does not divide the %d layers", c.PP, c.Interleave, c.PP*c.Interleave, c.Layers)
+		}
+	}
+	if okB && okM && okD && c.GlobalBatch%(c.DP*c.MicroBatch) != 0 {
+		p.Addf("--global-batch %d is not a multiple of --dp %d × --micro-batch %d = %d", c.GlobalBatch, c.DP, c.MicroBatch, c.DP*c.MicroBatch)
+	}
+	if c.DPBucketBytes < 0 {
+		p.Addf("--dp-bucket %v must be ≥ 0", c.DPBucketBytes)
+	}
+	if !(c.Capacity > 0) {
+		p.Addf("GPU memory capacity %v must be > 0", c.Capacity)
+	}
+	return p.Err("megatron")
+}
+
+func divisorList(n int) string {
+	var ds []string
+	for d := 1; d <= n && len(ds) < 16; d++ {
+		if n%d == 0 {
+			ds = append(ds, fmt.Sprint(d))
+		}
+	}
+	if len(ds) == 16 {
+		ds = append(ds, "…")
+	}
+	return strings.Join(ds, ", ")
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }

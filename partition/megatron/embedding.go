@@ -1,0 +1,125 @@
+package megatron
+
+import (
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// tokenIDBytes is the size of one token id (int64, PyTorch's default index type).
+const tokenIDBytes = 8
+
+// embeddingBlock is the vocabulary-parallel input embedding (each TP rank holds V/t rows and the
+// partial lookups are summed: an all-reduce, or a reduce-scatter with sequence parallelism;
+// Megatron-LM VocabParallelEmbedding) plus learned absolute position embeddings and dropout.
+func embeddingBlock(g geom) partition.Block {
+	m, s, h, t := g.m, g.s, g.h, g.t
+	dt, sz := g.dt, g.sz()
+	table := shape(g.vocab/t, h)
+	ids := shape(m, s)
+	out := shape(m, s, h)
+	x := shape(m, g.sl(), h)
+	full := float64(m*s) * float64(h)
+	resid := float64(m*g.sl()) * float64(h)
+	idBytes := units.Bytes(float64(m*s) * tokenIDBytes)
+
+	lookup := partition.Op{
+		Name: "embed.lookup", Kind: partition.Embedding, Phase: partition.Forward, DType: dt,
+		Inputs: []tensor.Shape{ids, table}, Output: out,
+		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
+	}
+	pos := pointwise("embed.position", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+	pos.Saved = units.Bytes(resid * maskBytes)
+	posBwd := pointwise("embed.position.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1,
+		units.Bytes(resid*maskBytes), units.Bytes(float64(s*h)*sz))
+	lookupBwd := partition.Op{
+		Name: "embed.lookup.bwd", Kind: partition.Embedding, Phase: partition.Backward, DType: dt,
+		Inputs: []tensor.Shape{out, ids}, Output: table,
+		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
+	}
+	var cs []partition.Collective
+	if t > 1 {
+		if g.sp {
+			cs = append(cs, g.tpCollective("sp.embed.fwd", network.ReduceScatter, partition.Forward, 1),
+				g.tpCollective("sp.embed.bwd", network.AllGather, partition.Backward, 1))
+		} else {
+			cs = append(cs, g.tpCollective("tp.embed.fwd", network.AllReduce, partition.Forward, 1))
+		}
+	}
+	return partition.Block{
+		Name: "embedding", Repeat: 1,
+		Ops:         []partition.Op{lookup, pos, posBwd, lookupBwd},
+		Collectives: cs,
+		Params:      embeddingParams(g),
+	}
+}
+
+// crossEntropyLogitBytes: Megatron-LM computes the vocabulary-parallel cross-entropy on fp32
+// logits (Korthikanti et al. 2022 §4.1: "cross entropy … 4sbv/t").
+const crossEntropyLogitBytes = 4
+
+// headBlock is the final LayerNorm, the vocabulary-parallel LM head (column-parallel GEMM) and the
+// vocabulary-parallel cross-entropy, whose max, target-logit and sum-of-exponentials reductions
+// are three fp32 all-reduces of one value per token (Megatron-LM _VocabParallelCrossEntropy).
+// ownWeights says whether this GPU holds its own copy of the output weights (untied, or tied with
+// the first pipeline stage's embedding).
+func headBlock(g geom, ownWeights bool) partition.Block {
+	m, s, h, t := g.m, g.s, g.h, g.t
+	dt, sz := g.dt, g.sz()
+	x := shape(m, g.sl(), h)
+	xs := shape(m*s, h)
+	w := shape(h, g.vocab/t)
+	logits := shape(m*s, g.vocab/t)
+	resid := float64(m*g.sl()) * float64(h)
+	lnExtra := units.Bytes(2 * float64(h) * sz)
+	nl := elems(logits)
+
+	ln := pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
+	ln.Saved = units.Bytes(resid * sz)
+	lm := matmul("head.logits", partition.Forward, xs, w, dt)
+	if g.sp {
+		lm.Saved = units.Bytes(resid * sz)
+	} else {
+		lm.Saved = units.Bytes(elems(xs) * sz)
+	}
+	loss := partition.Op{
+		Name: "head.loss", Kind: partition.CrossEntropy, Phase: partition.Forward, DType: dt,
+		Inputs: []tensor.Shape{logits}, Output: shape(m, s),
+		FLOP: units.FLOP(flopSoftmax * nl),
+		Read: units.Bytes(nl * sz), Written: units.Bytes(nl * crossEntropyLogitBytes),
+		Saved: units.Bytes(nl * crossEntropyLogitBytes),
+	}
+	lossBwd := partition.Op{
+		Name: "head.loss.bwd", Kind: partition.CrossEntropy, Phase: partition.Backward, DType: dt,
+		Inputs: []tensor.Shape{logits}, Output: logits,
+		FLOP: units.FLOP(2 * nl),
+		Read: units.Bytes(nl * crossEntropyLogitBytes), Written: units.Bytes(nl * sz),
+	}
+	d, wg := linearBackward("head.logits", xs, w, dt)
+	lnBwd := pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra)
+
+	var cs []partition.Collective
+	if t > 1 {
+		if g.sp {
+			cs = append(cs, g.tpCollective("sp.head.fwd", network.AllGather, partition.Forward, 1),
+				g.tpCollective("sp.head.bwd", network.ReduceScatter, partition.Backward, 1))
+		} else {
+			cs = append(cs, g.tpCollective("tp.head.bwd", network.AllReduce, partition.Backward, 1))
+		}
+		cs = append(cs, partition.Collective{
+			Name: "tp.loss.fwd",
+			Collective: network.Collective{Op: network.AllReduce, Bytes: units.Bytes(float64(m*s) * crossEntropyLogitBytes),
+				Group: g.tpGroup(), DType: dtype.FP32},
+			Dim: partition.DimTP, Phase: partition.Forward, Count: 3,
+		})
+	}
+	return partition.Block{
+		Name: "head", Repeat: 1,
+		Ops:         []partition.Op{ln, lm, loss, lossBwd, d, wg, lnBwd},
+		Collectives: cs,
+		Params:      headParams(g, ownWeights),
+	}
+}

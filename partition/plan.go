@@ -1,0 +1,240 @@
+package partition
+
+import (
+	"fmt"
+	"strings"
+
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+// Phase is when in an iteration an op or collective runs.
+type Phase int
+
+const (
+	Forward Phase = iota
+	Backward
+	Recompute // forward work repeated before backward (activation recomputation)
+	Optimizer // once per iteration, after the gradients are reduced
+)
+
+var phaseNames = []string{"fwd", "bwd", "recompute", "optimizer"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
+// MarshalText renders the phase name in JSON.
+func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// OpKind tells a compute profile which engine an op runs on.
+type OpKind int
+
+const (
+	MatMul        OpKind = iota // dense GEMM on tensor cores
+	BatchedMatMul               // batched GEMM (attention scores and context)
+	Norm                        // LayerNorm / RMSNorm
+	Softmax                     // fused scale + mask + softmax
+	Elementwise                 // GeLU, dropout, bias, residual add
+	Embedding                   // table lookup / scatter-add
+	CrossEntropy                // vocabulary softmax + loss
+	OptimizerStep               // parameter update
+)
+
+var kindNames = []string{"matmul", "bmm", "norm", "softmax", "elementwise", "embedding", "cross_entropy", "optimizer"}
+
+func (k OpKind) String() string { return kindNames[k] }
+
+// MarshalText renders the kind name in JSON.
+func (k OpKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// IsMatMul reports whether the op runs on the matrix engines (tensor cores) and counts towards
+// model FLOPs in the Megatron-LM convention (Narayanan et al. 2021 §5.1 counts only GEMMs).
+func (k OpKind) IsMatMul() bool { return k == MatMul || k == BatchedMatMul }
+
+// Op is one kernel of a per-GPU graph, executed once per repetition of its block per
+// micro-batch (or once per iteration for Optimizer ops).
+type Op struct {
+	Name    string
+	Kind    OpKind
+	Phase   Phase
+	Inputs  []tensor.Shape
+	Output  tensor.Shape
+	DType   dtype.DType
+	FLOP    units.FLOP
+	Read    units.Bytes // bytes read from device memory
+	Written units.Bytes // bytes written to device memory
+	// Saved is the activation memory this op keeps alive until its backward pass (forward ops
+	// only; 0 when recomputation discards it).
+	Saved units.Bytes
+}
+
+// Dim is the parallel dimension a collective runs over.
+type Dim int
+
+const (
+	DimDP Dim = iota // data parallel
+	DimTP            // tensor (and sequence) parallel
+	DimPP            // pipeline parallel
+)
+
+var dimNames = []string{"dp", "tp", "pp"}
+
+func (d Dim) String() string { return dimNames[d] }
+
+// MarshalText renders the dimension name in JSON.
+func (d Dim) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Overlap says what compute a collective may hide behind.
+type Overlap int
+
+const (
+	// OnCriticalPath collectives block the compute stream.
+	OnCriticalPath Overlap = iota
+	// BehindOp collectives run concurrently with the op named in HideBehind (same block).
+	BehindOp
+	// BehindBackward collectives (data-parallel gradient buckets) run while the backward pass
+	// of the last micro-batch continues.
+	BehindBackward
+)
+
+var overlapNames = []string{"none", "op", "backward"}
+
+func (o Overlap) String() string { return overlapNames[o] }
+
+// Collective is a collective in a plan.
+type Collective struct {
+	Name string
+	network.Collective
+	Dim   Dim
+	Phase Phase
+	// Count is how many times it runs per block repetition per micro-batch (block
+	// collectives) or per iteration (stage-level collectives).
+	Count      int
+	Overlap    Overlap
+	HideBehind string // op name, for BehindOp
+}
+
+// Block is a repeated unit of a stage's graph (a transformer layer, the embedding, the head).
+type Block struct {
+	Name        string
+	Repeat      int
+	Ops         []Op         // per repetition per micro-batch, in execution order
+	Collectives []Collective // per repetition per micro-batch
+	Params      float64      // parameters held per repetition on this GPU
+	// Workspace is the activation memory alive, beyond the saved activations, while one
+	// repetition is recomputed and back-propagated (per micro-batch).
+	Workspace units.Bytes
+}
+
+// GradSync is a stage's data-parallel gradient reduction, once per iteration.
+type GradSync struct {
+	network.Collective         // Op, Bytes = all of the GPU's gradients, Group = the DP group
+	BucketBytes        units.Bytes // gradients are reduced in buckets of this size (last one smaller)
+	Overlap            bool        // buckets start during the last micro-batch's backward pass
+}
+
+// Buckets returns the number of full buckets and the size of the remainder.
+func (g GradSync) Buckets() (full int, rest units.Bytes) {
+	if g.Bytes <= 0 {
+		return 0, 0
+	}
+	if g.BucketBytes <= 0 || g.BucketBytes >= g.Bytes {
+		return 1, 0
+	}
+	full = int(float64(g.Bytes) / float64(g.BucketBytes))
+	rest = g.Bytes - units.Bytes(full)*g.BucketBytes
+	if rest < 1 { // floating-point dust
+		rest = 0
+	}
+	return full, rest
+}
+
+// Memory is a GPU's footprint.
+type Memory struct {
+	Weights     units.Bytes `json:"weights_bytes"`
+	Grads       units.Bytes `json:"grads_bytes"`
+	Optimizer   units.Bytes `json:"optimizer_bytes"`
+	Activations units.Bytes `json:"activations_bytes"`
+	Total       units.Bytes `json:"total_bytes"`
+	Capacity    units.Bytes `json:"capacity_bytes"`
+}
+
+// String summarises the footprint on one line.
+func (m Memory) String() string {
+	return fmt.Sprintf("weights %v + grads %v + optimizer %v + activations %v = %v > capacity %v",
+		m.Weights, m.Grads, m.Optimizer, m.Activations, m.Total, m.Capacity)
+}
+
+// Stage is one pipeline stage as one of its GPUs sees it (all tensor- and data-parallel ranks
+// of a stage do the same work).
+type Stage struct {
+	Index  int
+	Blocks []Block
+	// PerIteration ops run once per iteration (the optimizer step).
+	PerIteration []Op
+	// PerIterationCollectives run once per iteration after the backward pass, on the critical
+	// path (e.g. the tied-embedding gradient all-reduce between the first and last stage).
+	PerIterationCollectives []Collective
+	Grad                    GradSync
+	Params                  float64 // parameters held by one GPU of this stage
+	Memory                  Memory
+}
+
+// Layout is the parallel decomposition.
+type Layout struct {
+	GPUs         int  `json:"gpus"`
+	DP           int  `json:"dp"`
+	TP           int  `json:"tp"`
+	PP           int  `json:"pp"`
+	Interleave   int  `json:"interleave"`
+	SeqParallel  bool `json:"seq_parallel"`
+	GlobalBatch  int  `json:"-"`
+	MicroBatch   int  `json:"-"`
+	MicroBatches int  `json:"-"` // per iteration, per pipeline (= global batch / (DP · micro batch))
+}
+
+// Plan is a workload partitioned onto GPUs: per-stage op graphs, collectives and memory.
+type Plan struct {
+	Workload string
+	Layout   Layout
+	Stages   []Stage
+	// P2P is the activation (forward) / gradient (backward) message between adjacent pipeline
+	// stages per micro-batch and model chunk; nil without pipelining.
+	P2P *Collective
+	// ModelFLOP is the work per iteration across all GPUs without recomputation, the numerator
+	// of model FLOP utilisation.
+	ModelFLOP units.FLOP
+	// Params is the model's total parameter count.
+	Params float64
+}
+
+// MaxMemory returns the footprint of the most loaded stage.
+func (p *Plan) MaxMemory() Memory {
+	var m Memory
+	for _, s := range p.Stages {
+		if s.Memory.Total > m.Total {
+			m = s.Memory
+		}
+	}
+	return m
+}
+
+// CheckMemory returns an infeasible error, with the footprint, when a stage does not fit.
+func (p *Plan) CheckMemory() error {
+	var bad []string
+	for _, s := range p.Stages {
+		if s.Memory.Total > s.Memory.Capacity {
+			bad = append(bad, fmt.Sprintf("stage %d: %v", s.Index, s.Memory))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	if len(p.Stages) == 1 {
+		return errs.Infeasible(p.Stages[0].Memory.String(), "the %s plan does not fit in GPU memory", p.Workload)
+	}
+	return errs.Infeasible(strings.Join(bad, "; "), "the %s plan does not fit in GPU memory", p.Workload)
+}

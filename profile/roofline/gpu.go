@@ -1,0 +1,178 @@
+package roofline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ddlest/ddlest/configs"
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/registry"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// GPU is one row of the GPU table (configs/gpus.json). Every numeric field has an entry in
+// Sources citing where it comes from.
+type GPU struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// MemoryBytes is the HBM capacity.
+	MemoryBytes float64 `json:"memory_bytes"`
+	// HBMBytesPerS is the peak HBM bandwidth.
+	HBMBytesPerS float64 `json:"hbm_bytes_per_s"`
+	// TensorFLOPs is the dense matrix-engine peak per dtype name (fp8, fp16, bf16, fp32).
+	TensorFLOPs map[string]float64 `json:"tensor_flop_per_s"`
+	// VectorFLOPs is the non-matrix (CUDA core) peak per dtype name.
+	VectorFLOPs map[string]float64 `json:"vector_flop_per_s"`
+	// MPParamsPerGPU is the model-parallel limit of the RAMP partitioner (§7.2.1).
+	MPParamsPerGPU float64 `json:"mp_params_per_gpu"`
+	// Sources cites each numeric field by its JSON key.
+	Sources map[string]string `json:"sources"`
+}
+
+// Memory is the capacity as a unit type.
+func (g GPU) Memory() units.Bytes { return units.Bytes(g.MemoryBytes) }
+
+// HBM is the peak memory bandwidth.
+func (g GPU) HBM() units.BytesPerSecond { return units.BytesPerSecond(g.HBMBytesPerS) }
+
+// TensorPeak returns the dense matrix peak for dt, or a usage error listing the supported dtypes.
+func (g GPU) TensorPeak(dt dtype.DType) (units.FLOPPerSecond, error) {
+	return peak(g, g.TensorFLOPs, dt, "tensor")
+}
+
+// VectorPeak returns the non-matrix peak for dt, falling back to fp32's when the table has no
+// entry (e.g. fp8 elementwise math runs in fp32).
+func (g GPU) VectorPeak(dt dtype.DType) units.FLOPPerSecond {
+	if v, ok := g.VectorFLOPs[dt.String()]; ok {
+		return units.FLOPPerSecond(v)
+	}
+	return units.FLOPPerSecond(g.VectorFLOPs[dtype.FP32.String()])
+}
+
+func peak(g GPU, table map[string]float64, dt dtype.DType, what string) (units.FLOPPerSecond, error) {
+	if v, ok := table[dt.String()]; ok {
+		return units.FLOPPerSecond(v), nil
+	}
+	return 0, errs.Usage("GPU %s has no %s %s peak; supported: %s", g.Name, dt, what, strings.Join(keys(table), ", "))
+}
+
+func keys(m map[string]float64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Validate reports every problem of a GPU entry at once.
+func (g GPU) Validate() error {
+	var p params.Problems
+	if g.Name == "" {
+		p.Addf("name is empty")
+	}
+	positive := func(key string, v float64) {
+		if !(v > 0) || math.IsInf(v, 0) {
+			p.Addf("%s %g must be > 0", key, v)
+		}
+		if g.Sources[key] == "" {
+			p.Addf("%s has no source", key)
+		}
+	}
+	positive("memory_bytes", g.MemoryBytes)
+	positive("hbm_bytes_per_s", g.HBMBytesPerS)
+	positive("mp_params_per_gpu", g.MPParamsPerGPU)
+	for _, tbl := range []struct {
+		key string
+		m   map[string]float64
+	}{{"tensor_flop_per_s", g.TensorFLOPs}, {"vector_flop_per_s", g.VectorFLOPs}} {
+		if g.Sources[tbl.key] == "" {
+			p.Addf("%s has no source", tbl.key)
+		}
+		if _, ok := tbl.m["fp32"]; !ok {
+			p.Addf("%s needs an fp32 entry", tbl.key)
+		}
+		for _, k := range keys(tbl.m) {
+			if _, err := dtype.Parse(k); err != nil {
+				p.Addf("%s has unknown dtype %q; valid: %s", tbl.key, k, strings.Join(dtype.Names(), ", "))
+			}
+			if v := tbl.m[k]; !(v > 0) || math.IsInf(v, 0) {
+				p.Addf("%s[%s] %g must be > 0", tbl.key, k, v)
+			}
+		}
+	}
+	return p.Err("GPU " + g.Name)
+}
+
+// DecodeGPUs reads a JSON array of GPUs strictly (unknown fields rejected) and validates each.
+func DecodeGPUs(r io.Reader, name string) ([]GPU, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, errs.Usage("%s: %v", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var gpus []GPU
+	if err := dec.Decode(&gpus); err != nil {
+		return nil, errs.Usage("%s: %v", name, err)
+	}
+	if dec.More() {
+		return nil, errs.Usage("%s: unexpected data after the JSON array at byte %d", name, dec.InputOffset())
+	}
+	if len(gpus) == 0 {
+		return nil, errs.Usage("%s: no GPUs; want a JSON array of GPU objects", name)
+	}
+	seen := map[string]bool{}
+	for _, g := range gpus {
+		if err := g.Validate(); err != nil {
+			return nil, errs.Usage("%s: %v", name, err)
+		}
+		if seen[g.Name] {
+			return nil, errs.Usage("%s: GPU %q defined twice", name, g.Name)
+		}
+		seen[g.Name] = true
+	}
+	return gpus, nil
+}
+
+// DefaultGPU is the GPU of the RAMP paper's evaluation.
+const DefaultGPU = "ramp-a100"
+
+var (
+	tableOnce sync.Once
+	table     *registry.Registry[GPU]
+	tableErr  error
+)
+
+// GPUs returns the built-in GPU table (configs/gpus.json), decoded once.
+func GPUs() (*registry.Registry[GPU], error) {
+	tableOnce.Do(func() {
+		gpus, err := DecodeGPUs(bytes.NewReader(configs.GPUs), "configs/gpus.json")
+		if err != nil {
+			tableErr = fmt.Errorf("built-in GPU table: %w", err)
+			return
+		}
+		table = registry.New[GPU]("GPU")
+		for _, g := range gpus {
+			table.Add(g.Name, g)
+		}
+	})
+	return table, tableErr
+}
+
+// LookupGPU finds a built-in GPU by name.
+func LookupGPU(name string) (GPU, error) {
+	t, err := GPUs()
+	if err != nil {
+		return GPU{}, err
+	}
+	return t.Lookup(name)
+}
