@@ -131,7 +131,7 @@ type Block struct {
 
 // GradSync is a stage's data-parallel gradient reduction, once per iteration.
 type GradSync struct {
-	network.Collective         // Op, Bytes = all of the GPU's gradients, Group = the DP group
+	network.Collective             // Op, Bytes = all of the GPU's gradients, Group = the DP group
 	BucketBytes        units.Bytes // gradients are reduced in buckets of this size (last one smaller)
 	Overlap            bool        // buckets start during the last micro-batch's backward pass
 }

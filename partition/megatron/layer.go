@@ -115,12 +115,12 @@ func layerBlock(g geom, repeat int) partition.Block {
 	dt, sz := g.dt, g.sz()
 	ht, at, dh := h/t, a/t, h/a
 	ws := layerWeights(h, t)
-	x := shape(m, g.sl(), h)          // residual stream on this GPU
-	xs := shape(m*s, h)               // gathered input of the column-parallel GEMMs
-	qk := shape(m*at, s, dh)          // per-head Q (and K, V) on this GPU
-	kt := shape(m*at, dh, s)          // Kᵀ
-	sc := shape(m*at, s, s)           // attention scores / probabilities
-	ffn := shape(m*s, 4*ht)           // fc1 output
+	x := shape(m, g.sl(), h)                    // residual stream on this GPU
+	xs := shape(m*s, h)                         // gathered input of the column-parallel GEMMs
+	qk := shape(m*at, s, dh)                    // per-head Q (and K, V) on this GPU
+	kt := shape(m*at, dh, s)                    // Kᵀ
+	sc := shape(m*at, s, s)                     // attention scores / probabilities
+	ffn := shape(m*s, 4*ht)                     // fc1 output
 	lnExtra := units.Bytes(2 * float64(h) * sz) // γ and β
 	resid := float64(m*g.sl()) * float64(h)     // elements of x
 	gathered := float64(m*s) * float64(h)
@@ -144,9 +144,9 @@ func layerBlock(g geom, repeat int) partition.Block {
 	context := bmm("attn.context", partition.Forward, sc, qk, dt)
 	context.Saved = units.Bytes(float64(m*s) * float64(ht) * sz) // V
 	if !selective {
-		softmax.Saved = units.Bytes(core * sz)       // softmax output
-		drop.Saved = units.Bytes(core * maskBytes)   // dropout mask
-		context.Saved += units.Bytes(core * sz)      // dropout output (probabilities)
+		softmax.Saved = units.Bytes(core * sz)     // softmax output
+		drop.Saved = units.Bytes(core * maskBytes) // dropout mask
+		context.Saved += units.Bytes(core * sz)    // dropout output (probabilities)
 	}
 	proj := matmul("attn.proj", partition.Forward, shape(m*s, ht), ws[2], dt)
 	proj.Saved = units.Bytes(float64(m*s) * float64(ht) * sz)
