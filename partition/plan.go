@@ -146,7 +146,7 @@ func (g GradSync) Buckets() (full int, rest units.Bytes) {
 	}
 	full = int(float64(g.Bytes) / float64(g.BucketBytes))
 	rest = g.Bytes - units.Bytes(full)*g.BucketBytes
-	if rest < 1 { // floating-point dust
+	if rest <= g.Bytes*1e-12 { // floating-point dust
 		rest = 0
 	}
 	return full, rest

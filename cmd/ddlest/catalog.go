@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network/all"
+	"github.com/ddlest/ddlest/profile/roofline"
+)
+
+func newGPUsCommand() *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "gpus",
+		Short: "List the GPU presets of the roofline profile, with their sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGPUs(f, cmd.OutOrStdout())
+		},
+	}
+	addFormatFlag(cmd.Flags(), &f)
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	return cmd
+}
+
+func runGPUs(f format, w io.Writer) error {
+	tbl, err := roofline.GPUs()
+	if err != nil {
+		return err
+	}
+	gpus := tbl.All()
+	peak := func(m map[string]float64, k string) string {
+		if v, ok := m[k]; ok {
+			return units.FLOPPerSecond(v).String()
+		}
+		return "-"
+	}
+	switch f {
+	case formatJSON:
+		return writeJSON(w, gpus)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"name", "memory_bytes", "hbm_bytes_per_s", "fp8_tensor_flop_per_s", "fp16_tensor_flop_per_s",
+			"bf16_tensor_flop_per_s", "fp32_tensor_flop_per_s", "mp_params_per_gpu", "description"})
+		for _, g := range gpus {
+			num := func(k string) string {
+				if v, ok := g.TensorFLOPs[k]; ok {
+					return ftoa(v)
+				}
+				return ""
+			}
+			_ = cw.Write([]string{g.Name, ftoa(g.MemoryBytes), ftoa(g.HBMBytesPerS), num("fp8"), num("fp16"), num("bf16"),
+				num("fp32"), ftoa(g.MPParamsPerGPU), g.Description})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tMEMORY\tHBM\tFP16 TENSOR\tBF16 TENSOR\tFP8 TENSOR\tFP32\tTP LIMIT\tDESCRIPTION")
+	for _, g := range gpus {
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%s\t%s\t%s\t%s params\t%s\n", g.Name, units.Bytes(g.MemoryBytes), g.HBM(),
+			peak(g.TensorFLOPs, "fp16"), peak(g.TensorFLOPs, "bf16"), peak(g.TensorFLOPs, "fp8"), peak(g.TensorFLOPs, "fp32"),
+			units.Count(g.MPParamsPerGPU), g.Description)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(b, "\nsources ([P] paper, [D] derived, [X] datasheet or assumption)")
+	for _, g := range gpus {
+		fmt.Fprintf(b, "%s\n", g.Name)
+		for _, k := range []string{"memory_bytes", "hbm_bytes_per_s", "tensor_flop_per_s", "vector_flop_per_s", "mp_params_per_gpu"} {
+			fmt.Fprintf(b, "  %s: %s\n", k, g.Sources[k])
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func newNetsCommand() *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "nets",
+		Short: "List the network models, their parameters (keys for --net-param) and sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runNets(f, cmd.OutOrStdout())
+		},
+	}
+	addFormatFlag(cmd.Flags(), &f)
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	return cmd
+}
+
+type netDoc struct {
+	Name    string     `json:"name"`
+	Summary string     `json:"summary"`
+	Source  string     `json:"source"`
+	Params  []paramDoc `json:"params"`
+}
+
+type paramDoc struct {
+	Key     string `json:"key"`
+	Default string `json:"default"`
+	Help    string `json:"help"`
+	Source  string `json:"source"`
+}
+
+func runNets(f format, w io.Writer) error {
+	var docs []netDoc
+	for _, s := range all.Registry().All() {
+		d := netDoc{Name: s.Name, Summary: s.Summary, Source: s.Source, Params: []paramDoc{}}
+		for _, p := range params.List(s.NewConfig()) {
+			d.Params = append(d.Params, paramDoc{Key: p.Key, Default: p.Value, Help: p.Help, Source: p.Source})
+		}
+		docs = append(docs, d)
+	}
+	switch f {
+	case formatJSON:
+		return writeJSON(w, docs)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"network", "param", "default", "help", "source"})
+		for _, d := range docs {
+			if len(d.Params) == 0 {
+				_ = cw.Write([]string{d.Name, "", "", d.Summary, d.Source})
+			}
+			for _, p := range d.Params {
+				_ = cw.Write([]string{d.Name, p.Key, p.Default, p.Help, p.Source})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	for i, d := range docs {
+		if i > 0 {
+			fmt.Fprintln(b)
+		}
+		fmt.Fprintf(b, "%s: %s\n  source: %s\n", d.Name, d.Summary, d.Source)
+		for _, p := range d.Params {
+			fmt.Fprintf(b, "  %s = %s  %s\n    source: %s\n", p.Key, p.Default, p.Help, p.Source)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,50 @@
+// Command ddlest estimates how long a deep-learning training job takes on a cluster and network,
+// and where the time goes. See README.md and `ddlest --help`.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/errs"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code: 0 ok, 1 runtime error, 2 bad usage or
+// input, 3 infeasible configuration. Errors are printed once, on one line, to stderr.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// Last line of defence: a bug must not reach the user as a stack trace.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "ddlest: internal error: %v (please report it with the command line)\n", r)
+			code = errs.ExitRuntime
+		}
+	}()
+	root := newRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return errs.ExitOK
+	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		// cobra's own argument check: the user typed a command that does not exist.
+		var names []string
+		for _, c := range root.Commands() {
+			if c.IsAvailableCommand() || c.Name() == "help" {
+				names = append(names, c.Name())
+			}
+		}
+		err = errs.AsUsage(fmt.Errorf("%v; valid: %s", err, strings.Join(names, ", ")))
+	}
+	fmt.Fprintln(stderr, "ddlest: "+oneLine(err.Error()))
+	return errs.ExitCode(err)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

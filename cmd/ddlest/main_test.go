@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func execute(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// explicitArgs is a GPT-3 175B-like Megatron configuration (Narayanan et al. 2021 Table 1 shape:
+// 96 layers, hidden 12288, 96 heads, TP 8, PP 8 with 2 interleaved chunks).
+var explicitArgs = []string{"megatron", "--layers", "96", "--hidden", "12288", "--heads", "96", "--seq", "2048",
+	"--global-batch", "1536", "--micro-batch", "1", "--tp", "8", "--pp", "8", "--dp", "24", "--interleave", "2",
+	"--seq-parallel", "--recompute", "selective", "--precision", "bf16", "--tokens", "300e9", "--gpu", "a100-80gb",
+	"--net", "alphabeta", "--net-bw", "200Gbps"}
+
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"megatron_loss1.8_ideal.txt", []string{"megatron", "--loss", "1.8", "--net", "ideal"}},
+		{"megatron_loss1.8_ideal.json", []string{"megatron", "--loss", "1.8", "--net", "ideal", "--format", "json"}},
+		{"megatron_explicit.txt", explicitArgs},
+		{"megatron_explicit.json", append(append([]string(nil), explicitArgs...), "--format", "json")},
+		{"megatron_explicit.csv", append(append([]string(nil), explicitArgs...), "--format", "csv")},
+		{"gpus.txt", []string{"gpus"}},
+		{"nets.txt", []string{"nets"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := execute(c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			path := filepath.Join("testdata", c.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/ddlest -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("output differs from %s (go test ./cmd/ddlest -update rewrites it):\n%s", path, out)
+			}
+		})
+	}
+}
+
+// The JSON contract: the stable keys exist, and the CE 1.8 row reproduces RAMP Table 9
+// (64 heads, MP 32, DP 64, 2048 GPUs, global batch 10880, 32.2B non-embedding parameters).
+func TestMegatronJSONContract(t *testing.T) {
+	out, errOut, code := execute("megatron", "--loss", "1.8", "--net", "ideal", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"model":       {"params", "layers", "hidden", "heads", "seq", "vocab"},
+		"training":    {"global_batch", "micro_batch", "steps", "tokens"},
+		"parallel":    {"gpus", "dp", "tp", "pp", "interleave", "seq_parallel", "recompute"},
+		"iteration":   {"compute_s", "exposed_comm_s", "bubble_s", "total_s", "comm_fraction"},
+		"throughput":  {"tokens_per_s", "hw_tflops_per_gpu", "model_tflops_per_gpu", "mfu"},
+		"memory":      {"weights_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes", "total_bytes", "capacity_bytes"},
+		"collectives": {"kind", "dim", "bytes", "group", "count", "time_s", "exposed_s"},
+	}
+	for sec, keys := range want {
+		obj, ok := doc[sec].(map[string]any)
+		if sec == "collectives" {
+			list, _ := doc[sec].([]any)
+			if len(list) == 0 {
+				t.Fatalf("no collectives")
+			}
+			obj, ok = list[0].(map[string]any)
+		}
+		if !ok {
+			t.Fatalf("missing section %q", sec)
+		}
+		for _, k := range keys {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("%s.%s missing", sec, k)
+			}
+		}
+	}
+	if _, ok := doc["time_to_accuracy_s"].(float64); !ok {
+		t.Error("time_to_accuracy_s missing")
+	}
+	num := func(sec, key string) float64 { return doc[sec].(map[string]any)[key].(float64) }
+	for _, c := range []struct {
+		sec, key string
+		want     float64
+	}{
+		{"model", "heads", 64}, {"model", "hidden", 6144}, {"model", "layers", 71},
+		{"parallel", "tp", 32}, {"parallel", "dp", 64}, {"parallel", "gpus", 2048}, {"training", "global_batch", 10880},
+	} {
+		if got := num(c.sec, c.key); got != c.want {
+			t.Errorf("%s.%s = %g, RAMP Table 9 says %g", c.sec, c.key, got, c.want)
+		}
+	}
+	if r := num("model", "non_embedding_params") / 32.2e9; r < 0.98 || r > 1.02 {
+		t.Errorf("non-embedding params off Table 9's 32.2B by %.1f%%", 100*(r-1))
+	}
+	// The ideal network costs nothing: all of the iteration is compute.
+	if num("iteration", "exposed_comm_s") != 0 || num("iteration", "compute_s") != num("iteration", "total_s") {
+		t.Errorf("ideal network: %v", doc["iteration"])
+	}
+}
+
+func TestCSV(t *testing.T) {
+	out, _, code := execute(append(append([]string(nil), explicitArgs...), "--format", "csv")...)
+	if code != 0 {
+		t.Fatal(code)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 || len(recs[0]) != len(recs[1]) {
+		t.Fatalf("csv: %v %v", recs, err)
+	}
+	row := map[string]string{}
+	for i, k := range recs[0] {
+		row[k] = recs[1][i]
+	}
+	// 300e9 tokens / (1536 × 2048) = 95367.4 → 95368 steps; 8 × 8 × 24 = 1536 GPUs.
+	if row["steps"] != "95368" || row["gpus"] != "1536" || row["mode"] != "explicit" {
+		t.Errorf("csv row %v", row)
+	}
+}
+
+// Bad input: a one-line error naming the bad value, exit code 2 (3 for an infeasible plan), no
+// stack trace, nothing on stdout.
+func TestBadInput(t *testing.T) {
+	explicit := []string{"megatron", "--layers", "2", "--hidden", "4096", "--heads", "64", "--global-batch", "8", "--steps", "10"}
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"megatron", "--loss", "0"}, 2, []string{"--loss 0", "> 0"}},
+		{[]string{"megatron", "--loss", "-1"}, 2, []string{"--loss -1"}},
+		{[]string{"megatron", "--loss", "abc"}, 2, []string{`"abc"`, "--loss", "want a number"}},
+		{[]string{"megatron", "--loss", "1.8", "--net", "ramp2"}, 2, []string{`"ramp2"`, "ideal, alphabeta"}},
+		{[]string{"megatron", "--loss", "1.8", "--gpu", "b300"}, 2, []string{`"b300"`, "ramp-a100"}},
+		{append(explicit, "--tp", "3"), 2, []string{"--tp 3", "64 heads", "valid: 1, 2, 4, 8, 16, 32, 64"}},
+		{append(explicit, "--tp", "0"), 2, []string{"--tp 0"}},
+		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"--loss", "--tp", "cannot be mixed"}},
+		{[]string{"megatron", "--loss", "1.8", "--max-gpus", "0"}, 2, []string{"--max-gpus 0"}},
+		{[]string{"megatron"}, 2, []string{"--loss"}},
+		{[]string{"megatron", "--layers", "2"}, 2, []string{"--hidden", "--heads", "--global-batch"}},
+		{explicit[:len(explicit)-2], 2, []string{"--steps", "--tokens"}},
+		{[]string{"megatron", "--loss", "1.8", "--law", "gpt4"}, 2, []string{`"gpt4"`, "kaplan, chinchilla"}},
+		{[]string{"megatron", "--loss", "1.6", "--law", "chinchilla"}, 2, []string{"1.69"}},
+		{[]string{"megatron", "--loss", "1.8", "--recompute", "some"}, 2, []string{`"some"`, "none, selective, full"}},
+		{[]string{"megatron", "--loss", "1.8", "--format", "xml"}, 2, []string{`"xml"`, "table, json, csv"}},
+		{[]string{"megatron", "--loss", "1.8", "--net-param", "bandwidth_gbit_per_s=fast"}, 2, []string{"fast"}},
+		{[]string{"megatron", "--loss", "1.8", "--net-param", "colour=red"}, 2, []string{`"colour"`, "latency_ns"}},
+		{[]string{"megatron", "--loss", "1.8", "--net-bw", "0Gbps"}, 2, []string{"--net-bw", `"0Gbps"`}},
+		{[]string{"megatron", "--loss", "1.8", "--net-config", "/nonexistent.json"}, 2, []string{"/nonexistent.json"}},
+		{[]string{"megatron", "--loss", "1.8", "--matmul-eff", "2"}, 2, []string{"--matmul-eff 2"}},
+		{[]string{"megatron", "--loss", "1.8", "--gpu", "v100", "--precision", "bf16"}, 2, []string{"bf16", "fp16, fp32"}},
+		{[]string{"megatron", "--loss", "1.8", "--dp-bucket", "-5MB"}, 2, []string{`"-5MB"`}},
+		{[]string{"megatron", "--loss", "1.8", "extra"}, 2, []string{`"extra"`}},
+		{[]string{"megatron", "--loss", "1.8", "--bogus"}, 2, []string{"--bogus"}},
+		{[]string{"nosuchcommand"}, 2, []string{`"nosuchcommand"`}},
+		// Valid but infeasible: GPT-3 175B on one V100 (exit 3, with the footprint).
+		{[]string{"megatron", "--layers", "96", "--hidden", "12288", "--heads", "96", "--global-batch", "8", "--steps", "1", "--gpu", "v100"},
+			3, []string{"does not fit", "weights", "capacity 34.4 GB"}},
+		// Table 9's CE 1.0 model on 40 GB A100s without sequence parallelism.
+		{[]string{"megatron", "--loss", "1.0", "--gpu", "a100-40gb"}, 3, []string{"does not fit"}},
+	}
+	for _, c := range cases {
+		out, errOut, code := execute(c.args...)
+		name := strings.Join(c.args, " ")
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", name, code, c.code, errOut)
+			continue
+		}
+		if out != "" {
+			t.Errorf("%s: wrote to stdout: %q", name, out)
+		}
+		if !strings.HasPrefix(errOut, "ddlest: ") || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "goroutine") {
+			t.Errorf("%s: stderr is not one line: %q", name, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr %q lacks %q", name, errOut, w)
+			}
+		}
+	}
+}
+
+func TestNetworkConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "net.json")
+	os.WriteFile(good, []byte(`{"bandwidth_gbit_per_s": 400, "latency_ns": 1000}`), 0o644)
+	out, errOut, code := execute("megatron", "--loss", "2.5", "--net-config", good, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Network struct{ Params map[string]string } `json:"network"`
+	}
+	json.Unmarshal([]byte(out), &doc)
+	if doc.Network.Params["bandwidth_gbit_per_s"] != "400" || doc.Network.Params["latency_ns"] != "1000" {
+		t.Errorf("params %v", doc.Network.Params)
+	}
+	// --net-param overrides the file; --net-bw overrides both.
+	out, _, _ = execute("megatron", "--loss", "2.5", "--net-config", good, "--net-param", "latency_ns=5", "--net-bw", "800Gbps", "--format", "json")
+	json.Unmarshal([]byte(out), &doc)
+	if doc.Network.Params["bandwidth_gbit_per_s"] != "800" || doc.Network.Params["latency_ns"] != "5" {
+		t.Errorf("overrides %v", doc.Network.Params)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"bandwidth": 400}`), 0o644)
+	_, errOut, code = execute("megatron", "--loss", "2.5", "--net-config", bad)
+	if code != 2 || !strings.Contains(errOut, `"bandwidth"`) {
+		t.Errorf("unknown key in config: exit %d, %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := execute("--version")
+	if code != 0 || !strings.Contains(out, version) {
+		t.Errorf("--version: %d %q", code, out)
+	}
+}
+
+// The built binary must start: an outdated go4.org/unsafe/assume-no-moving-gc (pulled in by
+// gorgonia.org/tensor) panics at start-up on Go 1.26, which in-process tests would not see.
+func TestBuiltBinaryStarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "ddlest")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "megatron", "--loss", "1.8", "--format", "json").CombinedOutput()
+	if err != nil {
+		t.Fatalf("binary failed: %v\n%s", err, out)
+	}
+	if !json.Valid(out) {
+		t.Fatalf("binary printed invalid JSON:\n%s", out)
+	}
+	cmd := exec.Command(bin, "megatron", "--loss", "abc")
+	out, _ = cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.HasPrefix(string(out), "ddlest: ") {
+		t.Errorf("bad input from the binary: exit %d, %q", cmd.ProcessState.ExitCode(), out)
+	}
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/network/all"
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
+	"github.com/ddlest/ddlest/scaling"
+)
+
+// megatronFlags holds the raw flag values; toOptions validates and converts them.
+type megatronFlags struct {
+	// auto mode
+	loss, gap, aspect, paramsPerGPU float64
+	law, shape                      string
+	maxGPUs                         int
+	// explicit mode
+	layers, hidden, heads, globalBatch, tp, pp, dp, interleave int
+	steps, tokens                                              float64
+	// both
+	seq, vocab, microBatch           int
+	seqParallel, untied, noDPOverlap bool
+	recompute, precision, optimizer  string
+	dpBucket                         string
+	gpu                              string
+	matmulEff, vectorEff, memEff     float64
+	net, netConfig, netBW, netLat    string
+	netParams                        []string
+	format                           format
+}
+
+// Flags that belong to one mode only.
+var (
+	autoOnlyFlags     = []string{"loss", "law", "loss-gap", "shape", "aspect-ratio", "max-gpus", "params-per-gpu"}
+	explicitOnlyFlags = []string{"layers", "hidden", "heads", "global-batch", "tp", "pp", "dp", "interleave", "steps", "tokens"}
+)
+
+func newMegatronCommand() *cobra.Command {
+	f := &megatronFlags{}
+	cmd := &cobra.Command{
+		Use:   "megatron",
+		Short: "Megatron-LM transformer: time to a target loss (auto mode) or for an explicit configuration",
+		Long: `Estimate training a Megatron-LM GPT-style transformer.
+
+Auto mode (--loss): a scaling law (Kaplan 2020 by default, Chinchilla with --law chinchilla) gives
+the model, the critical batch and the steps to reach the loss; the RAMP partitioner (§7.2.1)
+picks the tensor-parallel degree (smallest power of two under --params-per-gpu), the data-parallel
+degree (critical batch / local batch, at most --max-gpus in all) and the micro-batch that fills
+GPU memory. The ten losses of RAMP Table 9 use that table's shapes.
+
+Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interleave] and
+--steps or --tokens): the configuration is taken as given; no scaling law is involved.`,
+		Example: `  ddlest megatron --loss 1.8
+  ddlest megatron --loss 2.0 --law chinchilla --gpu h100 --format json
+  ddlest megatron --layers 96 --hidden 12288 --heads 96 --global-batch 1536 --micro-batch 1 \
+      --tp 8 --pp 8 --dp 24 --interleave 2 --seq 2048 --tokens 300e9 --gpu a100-80gb --seq-parallel`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := f.toOptions(cmd)
+			if err != nil {
+				return err
+			}
+			return runMegatron(opts, f.format, cmd.OutOrStdout())
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.Float64Var(&f.loss, "loss", 0, "auto mode: target cross-entropy loss in nats/token (e.g. 1.8)")
+	fs.StringVar(&f.law, "law", "kaplan", "auto mode: scaling law, kaplan or chinchilla")
+	fs.Float64Var(&f.gap, "loss-gap", scaling.DefaultGap, "auto mode (kaplan): fraction of L(N) left to the step term when training stops (0.05 reproduces RAMP Table 9)")
+	fs.StringVar(&f.shape, "shape", "auto", "auto mode: model shape rule, auto (RAMP Table 9 presets, else aspect ratio) or aspect")
+	fs.Float64Var(&f.aspect, "aspect-ratio", scaling.DefaultAspectRatio, "auto mode: d_model / n_layer for losses without a preset")
+	fs.IntVar(&f.maxGPUs, "max-gpus", megatron.DefaultMaxGPUs, "auto mode: most GPUs the job may use")
+	fs.Float64Var(&f.paramsPerGPU, "params-per-gpu", 0, "auto mode: transformer parameters allowed per GPU when choosing TP (default: the GPU's limit, 1.6e9 for the RAMP A100)")
+
+	fs.IntVar(&f.layers, "layers", 0, "explicit mode: transformer layers")
+	fs.IntVar(&f.hidden, "hidden", 0, "explicit mode: hidden size d_model")
+	fs.IntVar(&f.heads, "heads", 0, "explicit mode: attention heads")
+	fs.IntVar(&f.globalBatch, "global-batch", 0, "explicit mode: sequences per iteration")
+	fs.IntVar(&f.tp, "tp", 1, "explicit mode: tensor-parallel degree")
+	fs.IntVar(&f.pp, "pp", 1, "explicit mode: pipeline-parallel degree")
+	fs.IntVar(&f.dp, "dp", 1, "explicit mode: data-parallel degree")
+	fs.IntVar(&f.interleave, "interleave", 1, "explicit mode: model chunks per pipeline stage (interleaved 1F1B)")
+	fs.Float64Var(&f.steps, "steps", 0, "explicit mode: training iterations")
+	fs.Float64Var(&f.tokens, "tokens", 0, "explicit mode: training tokens (steps = tokens / (global batch × seq))")
+
+	fs.IntVar(&f.seq, "seq", scaling.DefaultSeq, "sequence length in tokens")
+	fs.IntVar(&f.vocab, "vocab", megatron.DefaultVocab, "vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model")
+	fs.IntVar(&f.microBatch, "micro-batch", 0, "sequences per micro-batch (default: auto mode fills memory, explicit mode 1)")
+	fs.BoolVar(&f.seqParallel, "seq-parallel", false, "sequence parallelism (reduce-scatter + all-gather instead of all-reduce)")
+	fs.StringVar(&f.recompute, "recompute", "full", "activation recomputation: none, selective or full (RAMP §7.3 uses full)")
+	fs.StringVar(&f.precision, "precision", "fp16", "training precision: fp16 or bf16 (mixed, fp32 master weights) or fp32")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam or sgd (with momentum)")
+	fs.BoolVar(&f.untied, "untied-embeddings", false, "give the LM head its own weights instead of sharing the input embedding")
+	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size, e.g. 25MB (default: Megatron-Core's max(4e7, 1e6·DP) parameters)")
+	fs.BoolVar(&f.noDPOverlap, "no-dp-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping buckets with it")
+	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU (see `ddlest gpus`)")
+	fs.Float64Var(&f.matmulEff, "matmul-eff", roofline.DefaultEfficiency.MatMul, "fraction of the tensor-core peak GEMMs achieve")
+	fs.Float64Var(&f.vectorEff, "vector-eff", roofline.DefaultEfficiency.Vector, "fraction of the vector peak elementwise kernels achieve")
+	fs.Float64Var(&f.memEff, "mem-eff", roofline.DefaultEfficiency.Memory, "fraction of the HBM bandwidth memory-bound kernels achieve")
+	fs.StringVar(&f.net, "net", "alphabeta", "network model (see `ddlest nets`)")
+	fs.StringArrayVar(&f.netParams, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
+	fs.StringVar(&f.netConfig, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
+	fs.StringVar(&f.netBW, "net-bw", "", "per-GPU network bandwidth, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
+	fs.StringVar(&f.netLat, "net-latency", "", "per-step network latency, e.g. 2us (sets latency_ns)")
+	addFormatFlag(fs, &f.format)
+
+	complete := func(name string, values func() []string) {
+		_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values(), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	complete("law", func() []string { return []string{"kaplan", "chinchilla"} })
+	complete("shape", func() []string { return []string{"auto", "aspect"} })
+	complete("recompute", func() []string { return []string{"none", "selective", "full"} })
+	complete("precision", func() []string { return []string{"fp16", "bf16", "fp32"} })
+	complete("optimizer", func() []string { return []string{"adam", "sgd"} })
+	complete("net", func() []string { return all.Registry().Names() })
+	complete("gpu", func() []string {
+		t, err := roofline.GPUs()
+		if err != nil {
+			return nil
+		}
+		return t.Names()
+	})
+	complete("loss", func() []string {
+		var ls []string
+		for _, r := range scaling.Table9 {
+			ls = append(ls, ftoa(r.Loss))
+		}
+		return ls
+	})
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	return cmd
+}
+
+// ftoa formats a float in its shortest exact form.
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// changed lists which of names were set on the command line, in order.
+func changed(cmd *cobra.Command, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions, error) {
+	var o workflow.MegatronOptions
+	auto, explicit := changed(cmd, autoOnlyFlags), changed(cmd, explicitOnlyFlags)
+	switch {
+	case len(auto) > 0 && len(explicit) > 0:
+		return o, errs.Usage("auto-mode flags (%s) cannot be mixed with explicit-mode flags (%s); give --loss alone or the whole configuration",
+			strings.Join(auto, ", "), strings.Join(explicit, ", "))
+	case len(explicit) > 0:
+		o.Mode = workflow.ModeExplicit
+		var missing []string
+		for _, n := range []string{"layers", "hidden", "heads", "global-batch"} {
+			if !cmd.Flags().Changed(n) {
+				missing = append(missing, "--"+n)
+			}
+		}
+		if len(missing) > 0 {
+			return o, errs.Usage("explicit mode needs %s (given: %s)", strings.Join(missing, ", "), strings.Join(explicit, ", "))
+		}
+		if f.steps < 0 || f.tokens < 0 {
+			return o, errs.Usage("--steps %g / --tokens %g must be > 0", f.steps, f.tokens)
+		}
+	case cmd.Flags().Changed("loss"):
+		o.Mode = workflow.ModeAuto
+	default:
+		return o, errs.Usage("give a target loss (--loss 1.8, auto mode) or a whole configuration (--layers --hidden --heads --global-batch ..., explicit mode)")
+	}
+
+	var err error
+	c := megatron.Config{
+		Layers: f.layers, Hidden: f.hidden, Heads: f.heads, Seq: f.seq, Vocab: f.vocab,
+		GlobalBatch: f.globalBatch, MicroBatch: f.microBatch, TP: f.tp, PP: f.pp, DP: f.dp, Interleave: f.interleave,
+		SeqParallel: f.seqParallel, UntiedEmbeddings: f.untied, NoDPOverlap: f.noDPOverlap,
+	}
+	if o.Mode == workflow.ModeExplicit && c.MicroBatch == 0 {
+		c.MicroBatch = 1
+	}
+	if c.Recompute, err = megatron.ParseRecompute(f.recompute); err != nil {
+		return o, err
+	}
+	if c.Precision, err = megatron.ParsePrecision(f.precision); err != nil {
+		return o, err
+	}
+	if c.Optimizer, err = megatron.ParseOptimizer(f.optimizer); err != nil {
+		return o, err
+	}
+	if f.dpBucket != "" {
+		b, err := units.ParseBytes(f.dpBucket)
+		if err != nil {
+			return o, errs.Usage("--dp-bucket: %v", err)
+		}
+		c.DPBucketBytes = b
+	}
+	o.Config, o.Steps, o.Tokens = c, f.steps, f.tokens
+
+	req := scaling.Request{Loss: f.loss, Gap: f.gap, AspectRatio: f.aspect, Seq: f.seq}
+	if req.Law, err = scaling.ParseLaw(f.law); err != nil {
+		return o, err
+	}
+	if req.Shape, err = scaling.ParseShapeRule(f.shape); err != nil {
+		return o, err
+	}
+	o.Scaling, o.MaxGPUs, o.ParamsPerGPU = req, f.maxGPUs, f.paramsPerGPU
+	if cmd.Flags().Changed("params-per-gpu") && !(f.paramsPerGPU > 0) {
+		return o, errs.Usage("--params-per-gpu %g must be > 0", f.paramsPerGPU)
+	}
+
+	o.GPU = f.gpu
+	o.Efficiency = roofline.Efficiency{MatMul: f.matmulEff, Vector: f.vectorEff, Memory: f.memEff}
+	o.Network, err = f.networkChoice()
+	return o, err
+}
+
+// networkChoice maps --net, --net-config, --net-param and the --net-bw/--net-latency shorthands.
+func (f *megatronFlags) networkChoice() (workflow.NetworkChoice, error) {
+	n := workflow.NetworkChoice{Name: f.net, ConfigFile: f.netConfig, Params: append([]string(nil), f.netParams...)}
+	if f.netBW != "" {
+		bw, err := units.ParseBandwidth(f.netBW)
+		if err != nil {
+			return n, errs.Usage("--net-bw: %v", err)
+		}
+		n.Params = append(n.Params, "bandwidth_gbit_per_s="+ftoa(bw.Gbit()))
+	}
+	if f.netLat != "" {
+		lat, err := units.ParseDuration(f.netLat)
+		if err != nil {
+			return n, errs.Usage("--net-latency: %v", err)
+		}
+		n.Params = append(n.Params, "latency_ns="+ftoa(float64(lat)*1e9))
+	}
+	return n, nil
+}
+
+func runMegatron(o workflow.MegatronOptions, f format, w io.Writer) error {
+	rep, err := workflow.Megatron(o)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case formatJSON:
+		return writeJSON(w, megatronJSON(rep))
+	case formatCSV:
+		return writeMegatronCSV(w, rep)
+	default:
+		return writeMegatronTable(w, rep)
+	}
+}

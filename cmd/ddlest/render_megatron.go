@@ -1,0 +1,291 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ddlest/ddlest/estimator"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/partition/megatron"
+)
+
+// The JSON document of `ddlest megatron --format json`. Keys are stable; numbers are SI base
+// units named by their suffix (_s seconds, _bytes bytes).
+type megatronDoc struct {
+	Mode            string              `json:"mode"`
+	Model           modelDoc            `json:"model"`
+	Scaling         *scalingDoc         `json:"scaling,omitempty"`
+	Training        trainingDoc         `json:"training"`
+	Parallel        parallelDoc         `json:"parallel"`
+	Hardware        hardwareDoc         `json:"hardware"`
+	Network         networkDoc          `json:"network"`
+	Iteration       estimator.Iteration `json:"iteration"`
+	Breakdown       breakdownDoc        `json:"breakdown"`
+	Collectives     []collectiveDoc     `json:"collectives"`
+	Throughput      throughputDoc       `json:"throughput"`
+	TimeToAccuracyS float64             `json:"time_to_accuracy_s"`
+	Memory          memoryDoc           `json:"memory"`
+}
+
+type modelDoc struct {
+	Params             float64 `json:"params"`
+	NonEmbeddingParams float64 `json:"non_embedding_params"`
+	Layers             int     `json:"layers"`
+	Hidden             int     `json:"hidden"`
+	Heads              int     `json:"heads"`
+	Seq                int     `json:"seq"`
+	Vocab              int     `json:"vocab"`
+	PaddedVocab        int     `json:"padded_vocab"`
+}
+
+type scalingDoc struct {
+	Law              string  `json:"law"`
+	TargetLoss       float64 `json:"target_loss"`
+	ModelLoss        float64 `json:"model_loss"`
+	ParamsForLoss    float64 `json:"params_for_loss"`
+	Shape            string  `json:"shape_source"`
+	CriticalBatch    float64 `json:"critical_batch"`
+	StepsMin         float64 `json:"steps_min,omitempty"`
+	TokenBudget      float64 `json:"token_budget,omitempty"`
+	LossGap          float64 `json:"loss_gap,omitempty"`
+	LocalBatchSource string  `json:"local_batch_source"`
+}
+
+type trainingDoc struct {
+	GlobalBatch  int     `json:"global_batch"`
+	MicroBatch   int     `json:"micro_batch"`
+	MicroBatches int     `json:"micro_batches"`
+	Steps        float64 `json:"steps"`
+	Tokens       float64 `json:"tokens"`
+	Precision    string  `json:"precision"`
+	Optimizer    string  `json:"optimizer"`
+}
+
+type parallelDoc struct {
+	GPUs        int    `json:"gpus"`
+	DP          int    `json:"dp"`
+	TP          int    `json:"tp"`
+	PP          int    `json:"pp"`
+	Interleave  int    `json:"interleave"`
+	SeqParallel bool   `json:"seq_parallel"`
+	Recompute   string `json:"recompute"`
+}
+
+type hardwareDoc struct {
+	GPU              string  `json:"gpu"`
+	Profile          string  `json:"profile"`
+	MatMulEfficiency float64 `json:"matmul_efficiency"`
+	VectorEfficiency float64 `json:"vector_efficiency"`
+	MemoryEfficiency float64 `json:"memory_efficiency"`
+}
+
+type networkDoc struct {
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params"`
+}
+
+type breakdownDoc struct {
+	ForwardS   float64 `json:"forward_s"`
+	RecomputeS float64 `json:"recompute_s"`
+	BackwardS  float64 `json:"backward_s"`
+	OptimizerS float64 `json:"optimizer_s"`
+	TPCommS    float64 `json:"tp_comm_s"`
+	PPCommS    float64 `json:"pp_comm_s"`
+	DPCommS    float64 `json:"dp_comm_s"`
+	Stage      int     `json:"critical_stage"`
+}
+
+type collectiveDoc struct {
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind"`
+	Dim       string  `json:"dim"`
+	Phase     string  `json:"phase"`
+	Bytes     float64 `json:"bytes"`
+	Group     int     `json:"group"`
+	Stride    int     `json:"stride"`
+	Count     int     `json:"count"`
+	Algorithm string  `json:"algorithm"`
+	TimeS     float64 `json:"time_s"`
+	ExposedS  float64 `json:"exposed_s"`
+}
+
+type throughputDoc struct {
+	TokensPerS        float64 `json:"tokens_per_s"`
+	SamplesPerS       float64 `json:"samples_per_s"`
+	HWTFLOPsPerGPU    float64 `json:"hw_tflops_per_gpu"`
+	ModelTFLOPsPerGPU float64 `json:"model_tflops_per_gpu"`
+	MFU               float64 `json:"mfu"`
+}
+
+type memoryDoc struct {
+	WeightsBytes     float64 `json:"weights_bytes"`
+	GradsBytes       float64 `json:"grads_bytes"`
+	OptimizerBytes   float64 `json:"optimizer_bytes"`
+	ActivationsBytes float64 `json:"activations_bytes"`
+	TotalBytes       float64 `json:"total_bytes"`
+	CapacityBytes    float64 `json:"capacity_bytes"`
+}
+
+func megatronJSON(r *workflow.MegatronReport) megatronDoc {
+	c, res := r.Config, r.Result
+	d := megatronDoc{
+		Mode: r.Mode.String(),
+		Model: modelDoc{Params: r.Params, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
+			Heads: c.Heads, Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
+		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
+			Steps: r.Steps, Tokens: r.Tokens, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
+		Parallel: parallelDoc{GPUs: c.GPUs(), DP: c.DP, TP: c.TP, PP: c.PP, Interleave: c.Interleave,
+			SeqParallel: c.SeqParallel, Recompute: c.Recompute.String()},
+		Hardware:  hardwareDocOf(r),
+		Network:   networkDoc{Name: r.Network, Params: map[string]string{}},
+		Iteration: res.Iteration,
+		Breakdown: breakdownDoc{
+			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
+			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
+			TPCommS: float64(res.Breakdown.TP), PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
+			Stage: res.Stage,
+		},
+		Collectives: []collectiveDoc{},
+		Throughput: throughputDoc{TokensPerS: res.TokensPerS, SamplesPerS: res.SamplesPerS,
+			HWTFLOPsPerGPU: float64(res.HWFLOPPerGPU) / 1e12, ModelTFLOPsPerGPU: float64(res.ModelFLOPPerGPU) / 1e12, MFU: res.MFU},
+		TimeToAccuracyS: float64(res.TimeToAccuracy),
+		Memory: memoryDoc{WeightsBytes: float64(res.Memory.Weights), GradsBytes: float64(res.Memory.Grads),
+			OptimizerBytes: float64(res.Memory.Optimizer), ActivationsBytes: float64(res.Memory.Activations),
+			TotalBytes: float64(res.Memory.Total), CapacityBytes: float64(res.Memory.Capacity)},
+	}
+	for _, p := range r.NetParams {
+		d.Network.Params[p.Key] = p.Value
+	}
+	if r.Target != nil {
+		t := r.Target
+		d.Scaling = &scalingDoc{Law: t.Law.String(), TargetLoss: t.Loss, ModelLoss: t.ModelLoss, ParamsForLoss: t.ParamsForLoss,
+			Shape: t.Shape.Source, CriticalBatch: t.CriticalBatch, StepsMin: t.StepsMin, TokenBudget: t.Tokens,
+			LocalBatchSource: r.Auto.LocalBatchSource}
+		if t.Law.String() == "kaplan" {
+			d.Scaling.LossGap = t.Gap
+		}
+	}
+	for _, col := range res.Collectives {
+		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
+			Phase: col.Phase.String(), Bytes: float64(col.Bytes), Group: col.Group, Stride: col.Stride, Count: col.Count,
+			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed)})
+	}
+	return d
+}
+
+func hardwareDocOf(r *workflow.MegatronReport) hardwareDoc {
+	return hardwareDoc{GPU: r.GPU.Name, Profile: "roofline", MatMulEfficiency: r.Efficiency.MatMul,
+		VectorEfficiency: r.Efficiency.Vector, MemoryEfficiency: r.Efficiency.Memory}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// megatronCSV is one header row and one data row: the summary, for sweeps and spreadsheets.
+var megatronCSVHeader = []string{"mode", "law", "target_loss", "params", "non_embedding_params", "layers", "hidden", "heads",
+	"seq", "vocab", "global_batch", "micro_batch", "steps", "tokens", "gpus", "dp", "tp", "pp", "interleave",
+	"seq_parallel", "recompute", "precision", "gpu", "network", "compute_s", "exposed_comm_s", "bubble_s", "total_s",
+	"comm_fraction", "time_to_accuracy_s", "tokens_per_s", "hw_tflops_per_gpu", "model_tflops_per_gpu", "mfu",
+	"memory_total_bytes", "memory_capacity_bytes"}
+
+func writeMegatronCSV(w io.Writer, r *workflow.MegatronReport) error {
+	d := megatronJSON(r)
+	law, loss := "", ""
+	if d.Scaling != nil {
+		law, loss = d.Scaling.Law, ftoa(d.Scaling.TargetLoss)
+	}
+	it := d.Iteration
+	row := []string{d.Mode, law, loss, ftoa(d.Model.Params), ftoa(d.Model.NonEmbeddingParams), itoa(d.Model.Layers),
+		itoa(d.Model.Hidden), itoa(d.Model.Heads), itoa(d.Model.Seq), itoa(d.Model.Vocab), itoa(d.Training.GlobalBatch),
+		itoa(d.Training.MicroBatch), ftoa(d.Training.Steps), ftoa(d.Training.Tokens), itoa(d.Parallel.GPUs),
+		itoa(d.Parallel.DP), itoa(d.Parallel.TP), itoa(d.Parallel.PP), itoa(d.Parallel.Interleave),
+		fmt.Sprint(d.Parallel.SeqParallel), d.Parallel.Recompute, d.Training.Precision, d.Hardware.GPU, d.Network.Name,
+		ftoa(float64(it.Compute)), ftoa(float64(it.ExposedComm)), ftoa(float64(it.Bubble)), ftoa(float64(it.Total)),
+		ftoa(it.CommFraction), ftoa(d.TimeToAccuracyS), ftoa(d.Throughput.TokensPerS), ftoa(d.Throughput.HWTFLOPsPerGPU),
+		ftoa(d.Throughput.ModelTFLOPsPerGPU), ftoa(d.Throughput.MFU), ftoa(d.Memory.TotalBytes), ftoa(d.Memory.CapacityBytes)}
+	cw := csv.NewWriter(w)
+	_ = cw.Write(megatronCSVHeader)
+	_ = cw.Write(row)
+	cw.Flush()
+	return cw.Error()
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
+	c, res := r.Config, r.Result
+	it := res.Iteration
+	b := &strings.Builder{}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+
+	title := "Megatron, explicit configuration"
+	if r.Target != nil {
+		title = fmt.Sprintf("Megatron to loss %s nats/token (%s law)", ftoa(r.Target.Loss), r.Target.Law)
+	}
+	fmt.Fprintf(b, "%s\n\n", title)
+	row("model", fmt.Sprintf("%s parameters (%s non-embedding): %d layers, hidden %d, %d heads, seq %d, vocab %d (padded %d)",
+		units.Count(r.Params), units.Count(r.NonEmbedding), c.Layers, c.Hidden, c.Heads, c.Seq, c.Vocab, megatron.PaddedVocab(c.Vocab, c.TP)))
+	if t := r.Target; t != nil {
+		s := fmt.Sprintf("law asks for %s parameters; shape from %s; model loss %.4g; critical batch %s sequences",
+			units.Count(t.ParamsForLoss), t.Shape.Source, t.ModelLoss, units.Count(t.CriticalBatch))
+		if t.Tokens > 0 {
+			s += fmt.Sprintf("; compute-optimal budget %s tokens", units.Count(t.Tokens))
+		}
+		row("scaling", s)
+		row("local batch", fmt.Sprintf("%d per DP rank, from %s", r.Auto.LocalBatch, r.Auto.LocalBatchSource))
+	}
+	row("training", fmt.Sprintf("global batch %d = DP %d × %d micro-batches of %d; %s steps; %s tokens; %s, %s",
+		c.GlobalBatch, c.DP, c.MicroBatches(), c.MicroBatch, units.Count(r.Steps), units.Count(r.Tokens), c.Precision, c.Optimizer))
+	sp := "off"
+	if c.SeqParallel {
+		sp = "on"
+	}
+	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d × PP %d (interleave %d); sequence parallel %s; recompute %s",
+		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
+	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
+		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
+	var np []string
+	for _, p := range r.NetParams {
+		np = append(np, p.Key+"="+p.Value)
+	}
+	row("network", strings.TrimSpace(r.Network+" "+strings.Join(np, " ")))
+	fmt.Fprintln(tw)
+	row("iteration", fmt.Sprintf("%v = compute %v + exposed communication %v + pipeline bubble %v (communication %s)",
+		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))
+	bd := res.Breakdown
+	row("  compute", fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer))
+	row("  exposed comm", fmt.Sprintf("tensor parallel %v, pipeline %v, data parallel %v", bd.TP, bd.PP, bd.DP))
+	row("time to accuracy", res.TimeToAccuracy.String())
+	row("throughput", fmt.Sprintf("%s tokens/s; %.4g hardware / %.4g model TFLOP/s per GPU; MFU %s",
+		units.Count(res.TokensPerS), float64(res.HWFLOPPerGPU)/1e12, float64(res.ModelFLOPPerGPU)/1e12, pct(res.MFU)))
+	m := res.Memory
+	row("memory per GPU", fmt.Sprintf("%v of %v: weights %v, gradients %v, optimizer %v, activations %v",
+		m.Total, m.Capacity, m.Weights, m.Grads, m.Optimizer, m.Activations))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(b, "\ncollectives per iteration (stage %d)\n", res.Stage)
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "name\tkind\tdim\tphase\tsize\tgroup\tcount\talgorithm\ttime\texposed\t")
+	for _, col := range res.Collectives {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%d\t%d\t%s\t%v\t%v\t\n", col.Name, col.Kind, col.Dim, col.Phase, col.Bytes,
+			col.Group, col.Count, col.Cost.Algorithm, col.Time, col.Exposed)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ddlest/ddlest/internal/errs"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ddlest",
+		Short: "Estimate deep-learning training time on a cluster and network, and where the time goes",
+		Long: `ddlest estimates the iteration time and time-to-accuracy of distributed training jobs:
+a scaling law or an explicit configuration gives the model, a partitioner splits it onto GPUs
+(tensor, sequence, pipeline and data parallelism), a roofline profile prices the compute and a
+network model prices the collectives.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(newMegatronCommand(), newGPUsCommand(), newNetsCommand())
+	return root
+}
+
+var parseFloatErr = regexp.MustCompile(`strconv\.Parse(Float|Int|Bool): parsing "[^"]*": (invalid syntax|value out of range)`)
+
+// flagError turns pflag's parse errors into one-line usage errors that name the bad value and
+// what would be valid.
+func flagError(_ *cobra.Command, err error) error {
+	msg := err.Error()
+	switch m := parseFloatErr.FindStringSubmatch(msg); {
+	case m == nil:
+	case m[1] == "Float":
+		msg = parseFloatErr.ReplaceAllString(msg, "want a number")
+	case m[1] == "Int":
+		msg = parseFloatErr.ReplaceAllString(msg, "want an integer")
+	default:
+		msg = parseFloatErr.ReplaceAllString(msg, "want true or false")
+	}
+	return errs.Usage("%s", msg)
+}
+
+// format is the --format flag: table (for people), json (for scripts, stable keys), csv.
+type format string
+
+const (
+	formatTable format = "table"
+	formatJSON  format = "json"
+	formatCSV   format = "csv"
+)
+
+var formats = []format{formatTable, formatJSON, formatCSV}
+
+func (f *format) String() string { return string(*f) }
+func (f *format) Type() string   { return "format" }
+func (f *format) Set(s string) error {
+	for _, v := range formats {
+		if s == string(v) {
+			*f = v
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of table, json, csv")
+}
+
+func addFormatFlag(fs *pflag.FlagSet, f *format) {
+	*f = formatTable
+	fs.Var(f, "format", "output format: table, json or csv")
+}
+
+func completeFormats(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp
+}
+
+// noArgs rejects positional arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return errs.Usage("%s takes no arguments, got %q; options are flags (see --help)", cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return nil
+}

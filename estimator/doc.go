@@ -1,0 +1,37 @@
+// Package estimator combines a partition.Plan, a compute profile and a network model into the
+// time of one training iteration, its breakdown, and the time to accuracy. It holds no workload
+// or network formula: ops are priced by the profile, collectives by the network model, and this
+// package only schedules them.
+//
+// Per pipeline stage s and micro-batch (blocks × repetitions):
+//
+//	F_s, R_s, B_s  forward, recomputation and backward compute (Σ op times)
+//	C_s            collectives on the critical path (tensor/sequence parallel), plus the part of
+//	               "behind-op" collectives (SP re-gathers) longer than the op they overlap
+//	period_s       F_s + R_s + B_s + C_s; the slowest stage sets the pace: T = max_s period_s
+//
+// One iteration with M micro-batches, p stages and v interleaved chunks (1F1B, Narayanan et al.
+// 2021 §2.2):
+//
+//	pipeline       M · T
+//	bubble         (p − 1)/v · T
+//	p2p            (count + 2(p − 1)) · t_p2p: every send/receive of a stage (2·v·M) is blocking,
+//	               plus the fill and drain hops
+//	DP gradients   bucket simulation during the last micro-batch's backward pass: block
+//	               repetitions finish in reverse order, their gradients fill buckets of the plan's
+//	               size, buckets are all-reduced one after another on a communication stream;
+//	               what ends after the backward pass is exposed (all of it without overlap). A stage
+//	               i > 0 ends its backward pass i backward steps before stage 0, which hides that
+//	               much of its tail.
+//	per-iteration  collectives after the backward pass (tied-embedding gradients), exposed
+//	optimizer      the stage's update ops
+//
+//	total = compute (M·(F+R+B) + optimizer) + exposed communication (M·C + p2p + DP + per-
+//	        iteration) + bubble;   comm_fraction = exposed communication / total
+//
+// Throughput: samples/s = global batch / total; tokens/s = samples/s · sequence; hardware
+// TFLOP/s per GPU counts every executed GEMM including recomputation (Megatron-LM convention,
+// Narayanan et al. 2021 §5.1), model TFLOP/s per GPU counts the model's GEMMs once, and
+// MFU = model FLOP/s per GPU / dense peak (Chowdhery et al. 2022 App. B). Time to accuracy is
+// steps × total.
+package estimator

@@ -1,0 +1,382 @@
+package estimator
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/profile"
+)
+
+// Input is what an estimate combines.
+type Input struct {
+	Plan    *partition.Plan
+	Profile profile.Profile
+	Network network.Model
+	// Steps is the number of iterations to train (0: report the iteration only).
+	Steps float64
+	// SampleTokens is the number of tokens per sample (the sequence length), for tokens/s.
+	SampleTokens int
+}
+
+// CollectiveTime is one collective of the critical stage, per iteration.
+type CollectiveTime struct {
+	Name    string          `json:"name"`
+	Kind    network.Op      `json:"kind"`
+	Dim     partition.Dim   `json:"dim"`
+	Phase   partition.Phase `json:"phase"`
+	Bytes   units.Bytes     `json:"bytes"`
+	Group   int             `json:"group"`
+	Stride  int             `json:"stride"`
+	Count   int             `json:"count"` // calls per iteration
+	Cost    network.Cost    `json:"cost"`  // one call
+	Time    units.Seconds   `json:"time_s"`
+	Exposed units.Seconds   `json:"exposed_s"`
+}
+
+// Iteration is the time of one training iteration, split so that the parts add up to Total.
+type Iteration struct {
+	Compute     units.Seconds `json:"compute_s"`
+	ExposedComm units.Seconds `json:"exposed_comm_s"`
+	Bubble      units.Seconds `json:"bubble_s"`
+	Total       units.Seconds `json:"total_s"`
+	// CommFraction is ExposedComm / Total.
+	CommFraction float64 `json:"comm_fraction"`
+}
+
+// Breakdown splits compute by phase and exposed communication by parallel dimension.
+type Breakdown struct {
+	Forward, Recompute, Backward, Optimizer units.Seconds
+	TP, PP, DP                              units.Seconds
+}
+
+// Result is an estimate.
+type Result struct {
+	Iteration   Iteration
+	Breakdown   Breakdown
+	Stage       int // the pipeline stage that sets the pace
+	Collectives []CollectiveTime
+	// TimeToAccuracy is Steps × Iteration.Total (0 when Steps is 0).
+	TimeToAccuracy units.Seconds
+	SamplesPerS    float64
+	TokensPerS     float64
+	// HWFLOPPerGPU counts every executed GEMM, recomputation included (Megatron-LM's
+	// "hardware FLOPs"); ModelFLOPPerGPU counts the model's GEMMs once.
+	HWFLOPPerGPU    units.FLOPPerSecond
+	ModelFLOPPerGPU units.FLOPPerSecond
+	// MFU is ModelFLOPPerGPU over the GPU's dense peak for the training dtype.
+	MFU    float64
+	Memory partition.Memory
+}
+
+// Estimate prices a plan. See doc.go for the model.
+func Estimate(in Input) (Result, error) {
+	p := in.Plan
+	if p == nil || len(p.Stages) == 0 {
+		return Result{}, errors.New("estimator: empty plan")
+	}
+	if in.Profile == nil || in.Network == nil {
+		return Result{}, errors.New("estimator: missing profile or network")
+	}
+	e := &estimate{in: in, prices: make(map[network.Collective]network.Cost, 16)}
+	lay := p.Layout
+	mbs := float64(lay.MicroBatches)
+	v := float64(max(1, lay.Interleave))
+	pp := float64(len(p.Stages))
+
+	stages := make([]stageTimes, len(p.Stages))
+	crit := 0
+	for i := range p.Stages {
+		st, err := e.stage(&p.Stages[i])
+		if err != nil {
+			return Result{}, err
+		}
+		stages[i] = st
+		if st.period() > stages[crit].period() {
+			crit = i
+		}
+	}
+	c := stages[crit]
+	period := c.period()
+
+	var r Result
+	r.Stage = crit
+	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
+	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
+	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
+	r.Breakdown.TP = units.Seconds(mbs) * c.comm
+	bubble := units.Seconds((pp - 1) / v) * period
+
+	var hwFLOP float64
+	for i, st := range stages {
+		r.Breakdown.Optimizer = units.Max(r.Breakdown.Optimizer, st.optimizer)
+		hwFLOP += st.hwFLOP
+		// A later stage finishes its last backward pass about i backward steps before stage 0
+		// does (1F1B cool-down), so its gradient tail can hide behind that much time.
+		exposed := st.dpExposed - units.Seconds(i)*(st.bwd+st.recompute)
+		r.Breakdown.DP = units.Max(r.Breakdown.DP, exposed+st.perIterComm)
+	}
+	if p.P2P != nil && p.P2P.Group.Size > 1 {
+		cost, err := e.price(p.P2P.Collective)
+		if err != nil {
+			return Result{}, err
+		}
+		// Blocking sends/receives: every transfer of the critical stage plus the 2(p−1) hops of
+		// pipeline fill and drain (doc.go).
+		n := float64(p.P2P.Count) + 2*(pp-1)
+		r.Breakdown.PP = units.Seconds(n) * cost.Total
+		c.colls = append(c.colls, CollectiveTime{Name: p.P2P.Name, Kind: p.P2P.Op, Dim: p.P2P.Dim, Phase: p.P2P.Phase,
+			Bytes: p.P2P.Bytes, Group: p.P2P.Group.Size, Stride: p.P2P.Group.Stride, Count: int(n), Cost: cost,
+			Time: r.Breakdown.PP, Exposed: r.Breakdown.PP})
+	}
+	it := &r.Iteration
+	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer
+	it.ExposedComm = r.Breakdown.TP + r.Breakdown.PP + r.Breakdown.DP
+	it.Bubble = bubble
+	it.Total = it.Compute + it.ExposedComm + it.Bubble
+	if it.Total > 0 {
+		it.CommFraction = float64(it.ExposedComm / it.Total)
+	}
+	r.Collectives = c.colls
+
+	r.TimeToAccuracy = units.Seconds(in.Steps) * it.Total
+	if it.Total > 0 {
+		r.SamplesPerS = float64(lay.GlobalBatch) / float64(it.Total)
+		r.TokensPerS = r.SamplesPerS * float64(in.SampleTokens)
+		gpus := float64(lay.GPUs)
+		r.HWFLOPPerGPU = units.FLOP(hwFLOP * mbs / pp).Per(it.Total)
+		r.ModelFLOPPerGPU = units.FLOP(float64(p.ModelFLOP) / gpus).Per(it.Total)
+		if peak := in.Profile.PeakFLOP(c.dtype); peak > 0 {
+			r.MFU = float64(r.ModelFLOPPerGPU / peak)
+		}
+	}
+	r.Memory = p.MaxMemory()
+	return r, nil
+}
+
+type estimate struct {
+	in     Input
+	prices map[network.Collective]network.Cost
+}
+
+// price memoises the network model: a plan prices the same few collectives many times.
+func (e *estimate) price(c network.Collective) (network.Cost, error) {
+	if c.Group.Size <= 1 {
+		return network.Cost{Algorithm: "none"}, nil
+	}
+	if cost, ok := e.prices[c]; ok {
+		return cost, nil
+	}
+	cost, err := e.in.Network.Price(c)
+	if err != nil {
+		return network.Cost{}, fmt.Errorf("pricing %s of %v over %d GPUs on %s: %w", c.Op, c.Bytes, c.Group.Size, e.in.Network.Name(), err)
+	}
+	e.prices[c] = cost
+	return cost, nil
+}
+
+// stageTimes is one stage's work: per micro-batch compute and critical communication, per
+// iteration optimizer and gradient tail.
+type stageTimes struct {
+	fwd, recompute, bwd units.Seconds // compute per micro-batch
+	comm                units.Seconds // exposed tensor-parallel communication per micro-batch
+	optimizer           units.Seconds
+	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
+	perIterComm         units.Seconds
+	hwFLOP              float64 // GEMM FLOP per micro-batch, recomputation included
+	dtype               dtype.DType // of the GEMMs, for MFU
+	hasDType            bool
+	colls               []CollectiveTime
+}
+
+// opTime is the time of the op called name in block b (0 if absent).
+func opTime(b *partition.Block, name string, prof profile.Profile) units.Seconds {
+	for _, op := range b.Ops {
+		if op.Name == name {
+			return prof.OpTime(op)
+		}
+	}
+	return 0
+}
+
+func (s stageTimes) period() units.Seconds { return s.fwd + s.recompute + s.bwd + s.comm }
+
+func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
+	var t stageTimes
+	prof := e.in.Profile
+	mbs := e.in.Plan.Layout.MicroBatches
+	// Backward time (with recomputation and critical collectives) of each block repetition, for
+	// the gradient-bucket simulation.
+	repBwd := make([]units.Seconds, len(st.Blocks))
+	for bi := range st.Blocks {
+		b := &st.Blocks[bi]
+		rep := units.Seconds(b.Repeat)
+		var fwd, rc, bwd units.Seconds
+		for _, op := range b.Ops {
+			d := prof.OpTime(op)
+			switch op.Phase {
+			case partition.Forward:
+				fwd += d
+			case partition.Recompute:
+				rc += d
+			case partition.Backward:
+				bwd += d
+			}
+			if op.Kind.IsMatMul() {
+				t.hwFLOP += float64(op.FLOP) * float64(b.Repeat)
+				if !t.hasDType {
+					t.dtype, t.hasDType = op.DType, true
+				}
+			}
+		}
+		var commFwd, commBwd units.Seconds
+		for _, c := range b.Collectives {
+			cost, err := e.price(c.Collective)
+			if err != nil {
+				return t, err
+			}
+			one := units.Seconds(c.Count) * cost.Total
+			exposed := one
+			if c.Overlap == partition.BehindOp {
+				exposed = units.Max(0, one-opTime(b, c.HideBehind, prof))
+			}
+			if c.Phase == partition.Forward {
+				commFwd += exposed
+			} else {
+				commBwd += exposed
+			}
+			n := c.Count * b.Repeat * mbs
+			t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
+				Group: c.Group.Size, Stride: c.Group.Stride, Count: n, Cost: cost,
+				Time: units.Seconds(n) * cost.Total, Exposed: exposed * rep * units.Seconds(mbs)})
+		}
+		t.fwd += rep * fwd
+		t.recompute += rep * rc
+		t.bwd += rep * bwd
+		t.comm += rep * (commFwd + commBwd)
+		repBwd[bi] = rc + bwd + commBwd
+	}
+	for _, op := range st.PerIteration {
+		t.optimizer += prof.OpTime(op)
+	}
+	for _, c := range st.PerIterationCollectives {
+		cost, err := e.price(c.Collective)
+		if err != nil {
+			return t, err
+		}
+		d := units.Seconds(c.Count) * cost.Total
+		t.perIterComm += d
+		t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
+			Group: c.Group.Size, Stride: c.Group.Stride, Count: c.Count, Cost: cost, Time: d, Exposed: d})
+	}
+	dp, colls, err := e.gradients(st, repBwd)
+	if err != nil {
+		return t, err
+	}
+	t.dpExposed = dp
+	t.colls = append(t.colls, colls...)
+	return t, nil
+}
+
+// appendColl merges calls of the same collective (same name, size and group) across blocks.
+func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
+	for i := range cs {
+		if cs[i].Name == c.Name && cs[i].Bytes == c.Bytes && cs[i].Group == c.Group && cs[i].Stride == c.Stride {
+			cs[i].Count += c.Count
+			cs[i].Time += c.Time
+			cs[i].Exposed += c.Exposed
+			return cs
+		}
+	}
+	return append(cs, c)
+}
+
+// gradients simulates the data-parallel gradient reduction during the last micro-batch's
+// backward pass: gradients become ready block repetition by block repetition in reverse order,
+// fill buckets of GradSync.BucketBytes, and the buckets are reduced one after another on a
+// communication stream. What runs past the end of the backward pass is exposed.
+func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds) (units.Seconds, []CollectiveTime, error) {
+	g := st.Grad
+	full, rest := g.Buckets()
+	if g.Group.Size <= 1 || full+boolInt(rest > 0) == 0 {
+		return 0, nil, nil
+	}
+	bucketBytes := g.Bytes
+	if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
+		bucketBytes = g.BucketBytes
+	}
+	fullCost, err := e.price(network.Collective{Op: g.Op, Bytes: bucketBytes, Group: g.Group, DType: g.DType})
+	if err != nil {
+		return 0, nil, err
+	}
+	var restCost network.Cost
+	if rest > 0 {
+		if restCost, err = e.price(network.Collective{Op: g.Op, Bytes: rest, Group: g.Group, DType: g.DType}); err != nil {
+			return 0, nil, err
+		}
+	}
+	commTotal := units.Seconds(full)*fullCost.Total + restCost.Total
+
+	var exposed units.Seconds
+	if !g.Overlap {
+		exposed = commTotal
+	} else {
+		// Walk the backward pass. gradBytes/param is uniform, so track parameters.
+		perParam := float64(g.Bytes) / st.Params
+		bucket := float64(bucketBytes)
+		var now, commEnd units.Seconds
+		var filled float64
+		next := 0 // buckets issued
+		nBuckets := full + boolInt(rest > 0)
+		issue := func(ready units.Seconds) {
+			cost := fullCost.Total
+			if next == full {
+				cost = restCost.Total
+			}
+			commEnd = units.Max(commEnd, ready) + cost
+			next++
+		}
+		for bi := len(st.Blocks) - 1; bi >= 0; bi-- {
+			b := &st.Blocks[bi]
+			for r := 0; r < b.Repeat; r++ {
+				now += repBwd[bi]
+				filled += b.Params * perParam
+				for next < full && filled >= float64(next+1)*bucket*(1-1e-12) {
+					issue(now)
+				}
+			}
+		}
+		for next < nBuckets { // the remainder (and any rounding leftovers) at the very end
+			issue(now)
+		}
+		exposed = units.Max(0, commEnd-now)
+	}
+	share := func(part units.Seconds) units.Seconds {
+		if commTotal == 0 {
+			return 0
+		}
+		return exposed * part / commTotal
+	}
+	var colls []CollectiveTime
+	if full > 0 {
+		colls = append(colls, CollectiveTime{Name: "dp.grads", Kind: g.Op, Dim: partition.DimDP, Phase: partition.Backward,
+			Bytes: bucketBytes, Group: g.Group.Size, Stride: g.Group.Stride, Count: full, Cost: fullCost,
+			Time: units.Seconds(full) * fullCost.Total, Exposed: share(units.Seconds(full) * fullCost.Total)})
+	}
+	if rest > 0 {
+		colls = append(colls, CollectiveTime{Name: "dp.grads", Kind: g.Op, Dim: partition.DimDP, Phase: partition.Backward,
+			Bytes: rest, Group: g.Group.Size, Stride: g.Group.Stride, Count: 1, Cost: restCost,
+			Time: restCost.Total, Exposed: share(restCost.Total)})
+	}
+	return exposed, colls, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

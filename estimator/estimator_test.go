@@ -1,0 +1,180 @@
+package estimator
+
+import (
+	"math"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// unitProfile prices an op at op.FLOP seconds: the tests choose times directly.
+type unitProfile struct{}
+
+func (unitProfile) Name() string                                 { return "unit" }
+func (unitProfile) OpTime(op partition.Op) units.Seconds         { return units.Seconds(op.FLOP) }
+func (unitProfile) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return 10 }
+
+// byteNet prices a collective at bytes × 1 s (any op, any group > 1).
+type byteNet struct{}
+
+func (byteNet) Name() string { return "bytes" }
+func (byteNet) Price(c network.Collective) (network.Cost, error) {
+	t := units.Seconds(c.Bytes)
+	return network.Cost{Algorithm: "test", Steps: 1, H2T: t, Total: t}, nil
+}
+
+func op(name string, ph partition.Phase, seconds float64) partition.Op {
+	return partition.Op{Name: name, Kind: partition.MatMul, Phase: ph, FLOP: units.FLOP(seconds), Output: tensor.Shape{1}}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// A layer of 1 s forward and 2 s backward with one critical 0.5 s all-reduce per micro-batch,
+// repeated 4 times, 2 micro-batches, no DP/PP.
+func simplePlan() *partition.Plan {
+	layer := partition.Block{Name: "layer", Repeat: 4, Params: 100,
+		Ops: []partition.Op{op("f", partition.Forward, 1), op("b", partition.Backward, 2)},
+		Collectives: []partition.Collective{{Name: "tp", Collective: network.Collective{Op: network.AllReduce, Bytes: 0.5,
+			Group: network.Group{Size: 2, Stride: 1}}, Dim: partition.DimTP, Phase: partition.Forward, Count: 1}},
+	}
+	return &partition.Plan{
+		Layout: partition.Layout{GPUs: 2, DP: 1, TP: 2, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 2},
+		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 400,
+			PerIteration: []partition.Op{{Name: "opt", Kind: partition.OptimizerStep, Phase: partition.Optimizer, FLOP: 0.25}},
+			Grad:         partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Bytes: 4, Group: network.Group{Size: 1, Stride: 2}}}}},
+		ModelFLOP: 8,
+	}
+}
+
+func TestIterationArithmetic(t *testing.T) {
+	r, err := Estimate(Input{Plan: simplePlan(), Profile: unitProfile{}, Network: byteNet{}, Steps: 10, SampleTokens: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := r.Iteration
+	// compute = 2 micro-batches × 4 layers × (1 + 2) s + 0.25 s optimizer = 24.25 s
+	// comm    = 2 × 4 × 0.5 s = 4 s;  total = 28.25 s
+	if !near(float64(it.Compute), 24.25) || !near(float64(it.ExposedComm), 4) || it.Bubble != 0 || !near(float64(it.Total), 28.25) {
+		t.Fatalf("iteration %+v", it)
+	}
+	if !near(it.CommFraction, 4/28.25) {
+		t.Errorf("comm fraction %g", it.CommFraction)
+	}
+	if !near(float64(r.TimeToAccuracy), 282.5) {
+		t.Errorf("time to accuracy %v, want 10 × 28.25 s", r.TimeToAccuracy)
+	}
+	// 2 samples × 3 tokens / 28.25 s.
+	if !near(r.TokensPerS, 6/28.25) {
+		t.Errorf("tokens/s %g", r.TokensPerS)
+	}
+	// Model FLOP 8 over 2 GPUs per 28.25 s, against a peak of 10.
+	if !near(float64(r.ModelFLOPPerGPU), 4/28.25) || !near(r.MFU, 4/28.25/10) {
+		t.Errorf("model FLOP/s %v MFU %g", r.ModelFLOPPerGPU, r.MFU)
+	}
+	// Hardware FLOP: the GEMMs executed per GPU, (1 + 2) × 4 layers × 2 micro-batches = 24.
+	if !near(float64(r.HWFLOPPerGPU), 24/28.25) {
+		t.Errorf("hardware FLOP/s %v", r.HWFLOPPerGPU)
+	}
+	if len(r.Collectives) != 1 || r.Collectives[0].Count != 8 || !near(float64(r.Collectives[0].Exposed), 4) {
+		t.Errorf("collectives %+v", r.Collectives)
+	}
+}
+
+// Data-parallel buckets: 4 layers, 1 s backward each (last micro-batch), 100 B of gradients per
+// layer, 200 B buckets costing 1.5 s (byteNet: 1 s per byte → scale bytes). Buckets are ready at
+// t = 2 s and 4 s of the backward pass; the stream runs [2, 3.5] and [4, 5.5]: 1.5 s exposed.
+// Without overlap all 3 s are exposed.
+func TestGradientBucketOverlap(t *testing.T) {
+	layer := partition.Block{Name: "layer", Repeat: 4, Params: 100,
+		Ops: []partition.Op{op("b", partition.Backward, 1)}}
+	p := &partition.Plan{
+		Layout: partition.Layout{GPUs: 2, DP: 2, TP: 1, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 1},
+		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 400,
+			Grad: partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Bytes: 3, Group: network.Group{Size: 2, Stride: 1}},
+				BucketBytes: 1.5, Overlap: true}}},
+	}
+	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(float64(r.Breakdown.DP), 1.5) {
+		t.Errorf("overlapped DP exposure %v, want 1.5 s", r.Breakdown.DP)
+	}
+	p.Stages[0].Grad.Overlap = false
+	r, _ = Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if !near(float64(r.Breakdown.DP), 3) {
+		t.Errorf("serial DP exposure %v, want 3 s", r.Breakdown.DP)
+	}
+	// A remainder bucket: 3.5 B = 2 × 1.5 + 0.5, the last issued at the end of the backward pass.
+	p.Stages[0].Grad.Overlap = true
+	p.Stages[0].Grad.Bytes = 3.5
+	r, _ = Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	// Per-layer 0.875 B: bucket 1 ready after layer 2 (1.75 ≥ 1.5) at 2 s, bucket 2 after layer 4
+	// (3.5 ≥ 3.0) at 4 s; stream [2, 3.5], [4, 5.5], remainder [5.5, 6]: 2 s exposed.
+	if !near(float64(r.Breakdown.DP), 2) {
+		t.Errorf("remainder DP exposure %v, want 2 s", r.Breakdown.DP)
+	}
+	if n := len(r.Collectives); n != 2 || r.Collectives[0].Count != 2 || r.Collectives[1].Bytes != 0.5 {
+		t.Errorf("bucket collectives %+v", r.Collectives)
+	}
+}
+
+// Pipeline: 4 stages, 2 interleaved chunks, 8 micro-batches; each stage 1 s forward + 2 s backward
+// per micro-batch. Bubble = (p−1)/v · 3 s = 4.5 s. P2P: 0.1 s per transfer, 2·v·M = 32 transfers
+// plus 2(p−1) = 6 fill/drain hops = 3.8 s.
+func TestPipelineBubbleAndP2P(t *testing.T) {
+	var stages []partition.Stage
+	for i := 0; i < 4; i++ {
+		stages = append(stages, partition.Stage{Index: i, Params: 1,
+			Blocks: []partition.Block{{Name: "layer", Repeat: 1, Params: 1, Ops: []partition.Op{op("f", partition.Forward, 1), op("b", partition.Backward, 2)}}},
+			Grad:   partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Group: network.Group{Size: 1, Stride: 1}}}})
+	}
+	p := &partition.Plan{
+		Layout: partition.Layout{GPUs: 4, DP: 1, TP: 1, PP: 4, Interleave: 2, GlobalBatch: 8, MicroBatch: 1, MicroBatches: 8},
+		Stages: stages,
+		P2P: &partition.Collective{Name: "pp.p2p", Collective: network.Collective{Op: network.SendRecv, Bytes: 0.1, Group: network.Group{Size: 2, Stride: 1}},
+			Dim: partition.DimPP, Count: 2 * 2 * 8},
+	}
+	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(float64(r.Iteration.Bubble), 4.5) || !near(float64(r.Breakdown.PP), 3.8) || !near(float64(r.Iteration.Compute), 24) {
+		t.Errorf("iteration %+v breakdown %+v", r.Iteration, r.Breakdown)
+	}
+	if !near(float64(r.Iteration.Total), 24+4.5+3.8) {
+		t.Errorf("total %v", r.Iteration.Total)
+	}
+}
+
+// A collective that hides behind an op is exposed only by the part longer than the op.
+func TestBehindOpOverlap(t *testing.T) {
+	p := simplePlan()
+	b := &p.Stages[0].Blocks[0]
+	b.Collectives[0].Overlap, b.Collectives[0].HideBehind = partition.BehindOp, "b" // 0.5 s behind a 2 s op
+	b.Collectives = append(b.Collectives, partition.Collective{Name: "long", Collective: network.Collective{Op: network.AllGather, Bytes: 3,
+		Group: network.Group{Size: 2, Stride: 1}}, Dim: partition.DimTP, Phase: partition.Backward, Count: 1,
+		Overlap: partition.BehindOp, HideBehind: "b"}) // 3 s behind 2 s: 1 s exposed
+	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 micro-batches × 4 layers × 1 s.
+	if !near(float64(r.Breakdown.TP), 8) {
+		t.Errorf("TP exposure %v, want 8 s", r.Breakdown.TP)
+	}
+}
+
+func TestEmptyInputs(t *testing.T) {
+	if _, err := Estimate(Input{}); err == nil {
+		t.Error("empty plan accepted")
+	}
+	if _, err := Estimate(Input{Plan: simplePlan()}); err == nil {
+		t.Error("missing profile accepted")
+	}
+}

@@ -1,0 +1,145 @@
+// Package workflow runs ddlest's pipeline end to end for one workload — scaling law → partition
+// → compute profile → network → estimator — so that commands stay thin and benchmarks measure the
+// same path users run.
+package workflow
+
+import (
+	"math"
+
+	"github.com/ddlest/ddlest/estimator"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
+	"github.com/ddlest/ddlest/scaling"
+)
+
+// Mode says how a Megatron job is specified.
+type Mode int
+
+const (
+	// ModeAuto derives the model and its partitioning from a target loss (RAMP §7.2.1).
+	ModeAuto Mode = iota
+	// ModeExplicit takes the whole configuration from the user.
+	ModeExplicit
+)
+
+func (m Mode) String() string { return [...]string{"auto", "explicit"}[m] }
+
+// MegatronOptions is a fully parsed request.
+type MegatronOptions struct {
+	Mode Mode
+
+	// Auto mode.
+	Scaling      scaling.Request
+	MaxGPUs      int
+	ParamsPerGPU float64 // 0: the GPU table's limit
+
+	// Explicit mode: the configuration (Capacity is filled from the GPU) and the training length.
+	Config megatron.Config
+	Steps  float64 // one of Steps and Tokens is > 0
+	Tokens float64
+
+	// Both modes. In auto mode these fields of Config are used as the execution settings:
+	// Vocab, SeqParallel, Recompute, Precision, Optimizer, MicroBatch (0: auto),
+	// UntiedEmbeddings, DPBucketBytes, NoDPOverlap.
+	GPU        string
+	Efficiency roofline.Efficiency
+	Network    NetworkChoice
+}
+
+// MegatronReport is everything an estimate produced, for rendering.
+type MegatronReport struct {
+	Mode         Mode
+	Target       *scaling.Target      // auto mode
+	Auto         *megatron.AutoResult // auto mode
+	Config       megatron.Config
+	Plan         *partition.Plan
+	GPU          roofline.GPU
+	Efficiency   roofline.Efficiency
+	Network      string
+	NetParams    []params.Param
+	Steps        float64
+	Tokens       float64
+	Params       float64
+	NonEmbedding float64
+	Result       estimator.Result
+}
+
+// Megatron runs the pipeline.
+func Megatron(o MegatronOptions) (*MegatronReport, error) {
+	gpu, err := roofline.LookupGPU(o.GPU)
+	if err != nil {
+		return nil, err
+	}
+	rep := &MegatronReport{Mode: o.Mode, GPU: gpu, Efficiency: o.Efficiency}
+	cfg := o.Config
+	cfg.Capacity = gpu.Memory()
+
+	switch o.Mode {
+	case ModeAuto:
+		tg, err := scaling.Resolve(o.Scaling)
+		if err != nil {
+			return nil, err
+		}
+		limit := o.ParamsPerGPU
+		if limit == 0 {
+			limit = gpu.MPParamsPerGPU
+		}
+		auto, err := megatron.Auto(megatron.AutoConfig{
+			Target: tg, MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
+			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, Recompute: cfg.Recompute, Precision: cfg.Precision,
+			Optimizer: cfg.Optimizer, MicroBatch: cfg.MicroBatch, UntiedEmbeddings: cfg.UntiedEmbeddings,
+			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap,
+		})
+		if err != nil {
+			return nil, err
+		}
+		rep.Target, rep.Auto = &tg, &auto
+		cfg = auto.Config
+		rep.Steps = auto.Steps
+	case ModeExplicit:
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		switch {
+		case o.Steps > 0 && o.Tokens > 0:
+			return nil, errs.Usage("give --steps or --tokens, not both")
+		case o.Steps > 0:
+			rep.Steps = o.Steps
+		case o.Tokens > 0:
+			rep.Steps = math.Ceil(o.Tokens / float64(cfg.GlobalBatch*cfg.Seq))
+		default:
+			return nil, errs.Usage("explicit mode needs the training length: --steps N or --tokens N")
+		}
+	}
+	rep.Config = cfg
+	rep.Tokens = rep.Steps * float64(cfg.GlobalBatch*cfg.Seq)
+	rep.Params, rep.NonEmbedding = megatron.Params(cfg)
+
+	plan, err := megatron.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.CheckMemory(); err != nil {
+		return nil, err
+	}
+	rep.Plan = plan
+
+	prof, err := roofline.New(gpu, o.Efficiency, cfg.Precision.DType())
+	if err != nil {
+		return nil, err
+	}
+	net, netParams, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: prof})
+	if err != nil {
+		return nil, err
+	}
+	rep.Network, rep.NetParams = net.Name(), netParams
+	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: net, Steps: rep.Steps, SampleTokens: cfg.Seq})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
