@@ -108,7 +108,7 @@ func Estimate(in Input) (Result, error) {
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
 	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
 	r.Breakdown.TP = units.Seconds(mbs) * c.comm
-	bubble := units.Seconds((pp - 1) / v) * period
+	bubble := units.Seconds((pp-1)/v) * period
 
 	var hwFLOP float64
 	for i, st := range stages {
@@ -186,7 +186,7 @@ type stageTimes struct {
 	optimizer           units.Seconds
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
 	perIterComm         units.Seconds
-	hwFLOP              float64 // GEMM FLOP per micro-batch, recomputation included
+	hwFLOP              float64     // GEMM FLOP per micro-batch, recomputation included
 	dtype               dtype.DType // of the GEMMs, for MFU
 	hasDType            bool
 	colls               []CollectiveTime

@@ -15,8 +15,8 @@ import (
 // unitProfile prices an op at op.FLOP seconds: the tests choose times directly.
 type unitProfile struct{}
 
-func (unitProfile) Name() string                                 { return "unit" }
-func (unitProfile) OpTime(op partition.Op) units.Seconds         { return units.Seconds(op.FLOP) }
+func (unitProfile) Name() string                                { return "unit" }
+func (unitProfile) OpTime(op partition.Op) units.Seconds        { return units.Seconds(op.FLOP) }
 func (unitProfile) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return 10 }
 
 // byteNet prices a collective at bytes × 1 s (any op, any group > 1).
