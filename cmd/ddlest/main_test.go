@@ -271,3 +271,22 @@ func TestBuiltBinaryStarts(t *testing.T) {
 		t.Errorf("bad input from the binary: exit %d, %q", cmd.ProcessState.ExitCode(), out)
 	}
 }
+
+// BenchmarkProcessMegatron times the whole `ddlest megatron --loss 1.8` process (start-up,
+// estimate, rendering). Target: ≤ 50 ms.
+func BenchmarkProcessMegatron(b *testing.B) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(b.TempDir(), "ddlest")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if out, err := exec.Command(bin, "megatron", "--loss", "1.8").CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ddlest/ddlest/estimator"
+	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
 	"github.com/ddlest/ddlest/partition/megatron"
@@ -158,7 +159,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 			OptimizerBytes: float64(res.Memory.Optimizer), ActivationsBytes: float64(res.Memory.Activations),
 			TotalBytes: float64(res.Memory.Total), CapacityBytes: float64(res.Memory.Capacity)},
 	}
-	for _, p := range r.NetParams {
+	for _, p := range params.List(r.NetConfig) {
 		d.Network.Params[p.Key] = p.Value
 	}
 	if r.Target != nil {
@@ -256,7 +257,7 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
 	var np []string
-	for _, p := range r.NetParams {
+	for _, p := range params.List(r.NetConfig) {
 		np = append(np, p.Key+"="+p.Value)
 	}
 	row("network", strings.TrimSpace(r.Network+" "+strings.Join(np, " ")))

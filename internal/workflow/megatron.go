@@ -8,7 +8,6 @@ import (
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
-	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
@@ -60,7 +59,7 @@ type MegatronReport struct {
 	GPU          roofline.GPU
 	Efficiency   roofline.Efficiency
 	Network      string
-	NetParams    []params.Param
+	NetConfig    network.Config // the network's parameters as used (params.List renders them)
 	Steps        float64
 	Tokens       float64
 	Params       float64
@@ -132,11 +131,11 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	net, netParams, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: prof})
+	net, netCfg, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: prof})
 	if err != nil {
 		return nil, err
 	}
-	rep.Network, rep.NetParams = net.Name(), netParams
+	rep.Network, rep.NetConfig = net.Name(), netCfg
 	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: net, Steps: rep.Steps, SampleTokens: cfg.Seq})
 	if err != nil {
 		return nil, err

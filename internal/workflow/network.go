@@ -46,8 +46,8 @@ func (n NetworkChoice) Config() (network.Spec, network.Config, error) {
 	return spec, cfg, nil
 }
 
-// Build configures the network and places the job on it.
-func (n NetworkChoice) Build(env network.Env) (network.Model, []params.Param, error) {
+// Build configures the network and places the job on it; it returns the configuration used.
+func (n NetworkChoice) Build(env network.Env) (network.Model, network.Config, error) {
 	spec, cfg, err := n.Config()
 	if err != nil {
 		return nil, nil, err
@@ -56,5 +56,5 @@ func (n NetworkChoice) Build(env network.Env) (network.Model, []params.Param, er
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, params.List(cfg), nil
+	return m, cfg, nil
 }

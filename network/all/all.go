@@ -3,20 +3,35 @@
 package all
 
 import (
+	"sync"
+
 	"github.com/ddlest/ddlest/internal/registry"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/alphabeta"
 	"github.com/ddlest/ddlest/network/ideal"
 )
 
-// Registry returns the network registry, keyed by each package's Name constant.
-func Registry() *registry.Registry[network.Spec] {
-	r := registry.New[network.Spec]("network")
-	for _, s := range []network.Spec{
+// Specs lists every network model, in the order `ddlest nets` shows them.
+func Specs() []network.Spec {
+	return []network.Spec{
 		ideal.Spec(),
 		alphabeta.Spec(),
-	} {
-		r.Add(s.Name, s)
 	}
-	return r
+}
+
+var (
+	once sync.Once
+	reg  *registry.Registry[network.Spec]
+)
+
+// Registry returns the network registry, keyed by each package's Name constant. It is built once;
+// entries are immutable.
+func Registry() *registry.Registry[network.Spec] {
+	once.Do(func() {
+		reg = registry.New[network.Spec]("network")
+		for _, s := range Specs() {
+			reg.Add(s.Name, s)
+		}
+	})
+	return reg
 }

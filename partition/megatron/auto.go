@@ -147,13 +147,14 @@ func Auto(a AutoConfig) (AutoResult, error) {
 }
 
 // maxMicroBatch returns the largest micro-batch whose footprint fits, using that every saved
-// activation is proportional to the micro-batch: footprint(m) = static + m·activations(1).
+// activation is proportional to the micro-batch: footprint(m) = static + m·activations(1). It
+// needs no op graph: the memory accounting is the one Build uses.
 func maxMicroBatch(c Config) (int, partition.Memory, error) {
-	plan, err := Build(c)
-	if err != nil {
+	if err := c.Validate(); err != nil {
 		return 0, partition.Memory{}, err
 	}
-	m := plan.MaxMemory()
+	c.MicroBatch = 1
+	m := stageMemory(geometry(c), c, 0)
 	static := m.Weights + m.Grads + m.Optimizer
 	if m.Activations <= 0 {
 		return math.MaxInt32, m, nil

@@ -1,6 +1,8 @@
 package megatron
 
 import (
+	"gorgonia.org/tensor"
+
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
@@ -51,6 +53,12 @@ func headParams(g geom, ownWeights bool) float64 {
 	return p
 }
 
+// geometry is the per-GPU geometry of a configuration (without a graph to build ops into).
+func geometry(c Config) geom {
+	return geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, vocab: PaddedVocab(c.Vocab, c.TP),
+		sp: c.SeqParallel, rc: c.Recompute, dt: c.Precision.DType()}
+}
+
 // Build partitions an explicit configuration into a per-GPU plan. It does not check memory;
 // call Plan.CheckMemory for that.
 func Build(c Config) (*partition.Plan, error) {
@@ -59,8 +67,8 @@ func Build(c Config) (*partition.Plan, error) {
 	}
 	p, t := c.PP, c.TP
 	mbs := c.MicroBatches()
-	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: t, vocab: PaddedVocab(c.Vocab, t),
-		sp: c.SeqParallel, rc: c.Recompute, dt: c.Precision.DType()}
+	g := geometry(c)
+	g.gr = newGraph()
 	tied := !c.UntiedEmbeddings
 	layer := layerBlock(g, c.Layers/p)
 	var embed, head partition.Block
@@ -108,7 +116,7 @@ func Build(c Config) (*partition.Plan, error) {
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
 		}
-		st.Memory = stageMemory(st, c, i)
+		st.Memory = stageMemory(g, c, i)
 		plan.Stages[i] = st
 	}
 	if p > 1 {
@@ -142,7 +150,7 @@ func optimizerOp(params float64, c Config) partition.Op {
 	n := max(1, int(params))
 	return partition.Op{
 		Name: "optimizer." + c.Optimizer.String(), Kind: partition.OptimizerStep, Phase: partition.Optimizer, DType: dt,
-		Output: shape(n), FLOP: units.FLOP(flop * params),
+		Output: tensor.Shape{n}, FLOP: units.FLOP(flop * params),
 		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
 	}
 }
@@ -175,24 +183,49 @@ func inFlight(p, v, i, mbs int) float64 {
 	return n
 }
 
+// stageParams is the parameter count of one GPU of stage i.
+func stageParams(g geom, c Config, i int) float64 {
+	p := LayerParamsPerGPU(g.h, g.t) * float64(c.Layers/c.PP)
+	if g.vocab > 0 && i == 0 {
+		p += embeddingParams(g)
+	}
+	if g.vocab > 0 && i == c.PP-1 {
+		p += headParams(g, c.UntiedEmbeddings || c.PP > 1)
+	}
+	return p
+}
+
+// stageActivations is what one micro-batch keeps on stage i, and the largest recomputation
+// workspace.
+func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
+	saved, workspace := layerActivations(g)
+	for _, x := range saved {
+		perMB += x
+	}
+	perMB *= units.Bytes(c.Layers / c.PP)
+	if g.vocab > 0 && i == 0 {
+		perMB += embeddingActivations(g)
+	}
+	if g.vocab > 0 && i == c.PP-1 {
+		ln, logits, loss := headActivations(g)
+		perMB += ln + logits + loss
+	}
+	return perMB, workspace
+}
+
 // stageMemory is a GPU's footprint: weights and gradients in the training dtype, optimizer state
-// (ZeRO §3.1 accounting), the activations its forward ops keep for each micro-batch in flight,
-// and the largest recomputation workspace.
-func stageMemory(st partition.Stage, c Config, i int) partition.Memory {
+// (ZeRO §3.1 accounting), the activations kept for each micro-batch in flight, and the
+// recomputation workspace.
+func stageMemory(g geom, c Config, i int) partition.Memory {
 	dt := c.Precision.DType()
+	params := units.Bytes(stageParams(g, c, i))
 	m := partition.Memory{
-		Weights:   units.Bytes(st.Params) * dt.Size(),
-		Grads:     units.Bytes(st.Params) * dt.Size(),
-		Optimizer: units.Bytes(st.Params) * stateBytes(c.Optimizer, c.Precision),
+		Weights:   params * dt.Size(),
+		Grads:     params * dt.Size(),
+		Optimizer: params * stateBytes(c.Optimizer, c.Precision),
 		Capacity:  c.Capacity,
 	}
-	var perMB, workspace units.Bytes
-	for _, b := range st.Blocks {
-		for _, op := range b.Ops {
-			perMB += op.Saved * units.Bytes(b.Repeat)
-		}
-		workspace = max(workspace, b.Workspace)
-	}
+	perMB, workspace := stageActivations(g, c, i)
 	m.Activations = perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + workspace
 	m.Total = m.Weights + m.Grads + m.Optimizer + m.Activations
 	return m

@@ -1,8 +1,6 @@
 package megatron
 
 import (
-	"gorgonia.org/tensor"
-
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -17,27 +15,27 @@ const tokenIDBytes = 8
 // Megatron-LM VocabParallelEmbedding) plus learned absolute position embeddings and dropout.
 func embeddingBlock(g geom) partition.Block {
 	m, s, h, t := g.m, g.s, g.h, g.t
-	dt, sz := g.dt, g.sz()
-	table := shape(g.vocab/t, h)
-	ids := shape(m, s)
-	out := shape(m, s, h)
-	x := shape(m, g.sl(), h)
+	dt, sz, gr := g.dt, g.sz(), g.gr
+	table := gr.shape(g.vocab/t, h)
+	ids := gr.shape(m, s)
+	out := gr.shape(m, s, h)
+	x := gr.shape(m, g.sl(), h)
 	full := float64(m*s) * float64(h)
 	resid := float64(m*g.sl()) * float64(h)
 	idBytes := units.Bytes(float64(m*s) * tokenIDBytes)
 
 	lookup := partition.Op{
 		Name: "embed.lookup", Kind: partition.Embedding, Phase: partition.Forward, DType: dt,
-		Inputs: []tensor.Shape{ids, table}, Output: out,
+		Inputs: gr.inputs(ids, table), Output: out,
 		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
 	}
-	pos := pointwise("embed.position", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
-	pos.Saved = units.Bytes(resid * maskBytes)
-	posBwd := pointwise("embed.position.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1,
+	pos := gr.pointwise("embed.position", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+	pos.Saved = embeddingActivations(g)
+	posBwd := gr.pointwise("embed.position.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1,
 		units.Bytes(resid*maskBytes), units.Bytes(float64(s*h)*sz))
 	lookupBwd := partition.Op{
 		Name: "embed.lookup.bwd", Kind: partition.Embedding, Phase: partition.Backward, DType: dt,
-		Inputs: []tensor.Shape{out, ids}, Output: table,
+		Inputs: gr.inputs(out, ids), Output: table,
 		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
 	}
 	var cs []partition.Collective
@@ -57,6 +55,25 @@ func embeddingBlock(g geom) partition.Block {
 	}
 }
 
+// embeddingActivations is what the embedding keeps per micro-batch: its dropout mask, sbh bytes
+// (the sequence shard with SP).
+func embeddingActivations(g geom) units.Bytes {
+	return units.Bytes(float64(g.m*g.sl()) * float64(g.h) * maskBytes)
+}
+
+// headActivations is what the head keeps per micro-batch: the final LayerNorm's input, the LM
+// head's input (gathered without SP, the shard with it) and the fp32 logits of the cross-entropy,
+// 4sbv/t (Korthikanti et al. 2022 §4.1).
+func headActivations(g geom) (ln, logits, loss units.Bytes) {
+	resid := float64(g.m*g.sl()) * float64(g.h) * g.sz()
+	logits = units.Bytes(resid)
+	if !g.sp {
+		logits = units.Bytes(float64(g.m*g.s) * float64(g.h) * g.sz())
+	}
+	loss = units.Bytes(float64(g.m*g.s) * float64(g.vocab/g.t) * crossEntropyLogitBytes)
+	return units.Bytes(resid), logits, loss
+}
+
 // crossEntropyLogitBytes: Megatron-LM computes the vocabulary-parallel cross-entropy on fp32
 // logits (Korthikanti et al. 2022 §4.1: "cross entropy … 4sbv/t").
 const crossEntropyLogitBytes = 4
@@ -68,38 +85,33 @@ const crossEntropyLogitBytes = 4
 // the first pipeline stage's embedding).
 func headBlock(g geom, ownWeights bool) partition.Block {
 	m, s, h, t := g.m, g.s, g.h, g.t
-	dt, sz := g.dt, g.sz()
-	x := shape(m, g.sl(), h)
-	xs := shape(m*s, h)
-	w := shape(h, g.vocab/t)
-	logits := shape(m*s, g.vocab/t)
-	resid := float64(m*g.sl()) * float64(h)
+	dt, sz, gr := g.dt, g.sz(), g.gr
+	x := gr.shape(m, g.sl(), h)
+	xs := gr.shape(m*s, h)
+	w := gr.shape(h, g.vocab/t)
+	logits := gr.shape(m*s, g.vocab/t)
 	lnExtra := units.Bytes(2 * float64(h) * sz)
 	nl := elems(logits)
 
-	ln := pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	ln.Saved = units.Bytes(resid * sz)
-	lm := matmul("head.logits", partition.Forward, xs, w, dt)
-	if g.sp {
-		lm.Saved = units.Bytes(resid * sz)
-	} else {
-		lm.Saved = units.Bytes(elems(xs) * sz)
-	}
+	ln := gr.pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
+	lm := gr.matmul("head.logits", partition.Forward, xs, w, dt)
+	var lossSaved units.Bytes
+	ln.Saved, lm.Saved, lossSaved = headActivations(g)
 	loss := partition.Op{
 		Name: "head.loss", Kind: partition.CrossEntropy, Phase: partition.Forward, DType: dt,
-		Inputs: []tensor.Shape{logits}, Output: shape(m, s),
+		Inputs: gr.inputs(logits), Output: gr.shape(m, s),
 		FLOP: units.FLOP(flopSoftmax * nl),
 		Read: units.Bytes(nl * sz), Written: units.Bytes(nl * crossEntropyLogitBytes),
-		Saved: units.Bytes(nl * crossEntropyLogitBytes),
+		Saved: lossSaved,
 	}
 	lossBwd := partition.Op{
 		Name: "head.loss.bwd", Kind: partition.CrossEntropy, Phase: partition.Backward, DType: dt,
-		Inputs: []tensor.Shape{logits}, Output: logits,
+		Inputs: gr.inputs(logits), Output: logits,
 		FLOP: units.FLOP(2 * nl),
 		Read: units.Bytes(nl * crossEntropyLogitBytes), Written: units.Bytes(nl * sz),
 	}
-	d, wg := linearBackward("head.logits", xs, w, dt)
-	lnBwd := pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra)
+	d, wg := gr.linearBackward("head.logits.dgrad", "head.logits.wgrad", xs, w, dt)
+	lnBwd := gr.pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra)
 
 	var cs []partition.Collective
 	if t > 1 {

@@ -1,8 +1,6 @@
 package megatron
 
 import (
-	"gorgonia.org/tensor"
-
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -11,6 +9,7 @@ import (
 
 // geom is the per-GPU geometry of one micro-batch.
 type geom struct {
+	gr            *graph
 	m, s, h, a, t int // micro-batch, sequence, hidden, heads, tensor-parallel degree
 	vocab         int // padded vocabulary (0: none)
 	sp            bool
@@ -35,30 +34,29 @@ func (g geom) actBytes() units.Bytes { return units.Bytes(float64(g.m*g.s) * flo
 func (g geom) tpGroup() network.Group { return network.Group{Size: g.t, Stride: 1} }
 
 // layerWeights lists one transformer layer's parameter tensors on a GPU with tensor parallelism
-// t (Megatron-LM, Shoeybi et al. 2019 §3): QKV and fc1 are column-parallel (weights and biases
-// split), the attention projection and fc2 row-parallel (weights split, biases replicated), the
-// two LayerNorms replicated. Their sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that
-// reproduces RAMP Table 9 (reference/ramp.md §5.3).
-func layerWeights(h, t int) []tensor.Shape {
-	return []tensor.Shape{
-		shape(h, 3*h/t), shape(3 * h / t), // attn.qkv
-		shape(h/t, h), shape(h), // attn.proj
-		shape(h, 4*h/t), shape(4 * h / t), // mlp.fc1
-		shape(4*h/t, h), shape(h), // mlp.fc2
-		shape(h), shape(h), shape(h), shape(h), // ln1, ln2 (γ, β)
+// t (Megatron-LM, Shoeybi et al. 2019 §3) as [rows, cols] (biases and LayerNorm vectors as
+// [n, 1]): QKV and fc1 are column-parallel (weights and biases split), the attention projection
+// and fc2 row-parallel (weights split, biases replicated), the two LayerNorms replicated. Their
+// sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
+// (reference/ramp.md §5.3).
+func layerWeights(h, t int) [12][2]int {
+	return [12][2]int{
+		{h, 3 * h / t}, {3 * h / t, 1}, // attn.qkv
+		{h / t, h}, {h, 1}, // attn.proj
+		{h, 4 * h / t}, {4 * h / t, 1}, // mlp.fc1
+		{4 * h / t, h}, {h, 1}, // mlp.fc2
+		{h, 1}, {h, 1}, {h, 1}, {h, 1}, // ln1, ln2 (γ, β)
 	}
-}
-
-func sumElems(ws []tensor.Shape) float64 {
-	n := 0.0
-	for _, w := range ws {
-		n += elems(w)
-	}
-	return n
 }
 
 // LayerParamsPerGPU is the parameter count of one layer on one GPU at tensor parallelism t.
-func LayerParamsPerGPU(h, t int) float64 { return sumElems(layerWeights(h, t)) }
+func LayerParamsPerGPU(h, t int) float64 {
+	n := 0.0
+	for _, w := range layerWeights(h, t) {
+		n += float64(w[0]) * float64(w[1])
+	}
+	return n
+}
 
 // tpCollective is a tensor-parallel collective on the residual stream.
 func (g geom) tpCollective(name string, op network.Op, ph partition.Phase, count int) partition.Collective {
@@ -108,110 +106,146 @@ func (g geom) tpCollectives() []partition.Collective {
 	return cs
 }
 
+// layerForwardOps is the number of forward ops of a layer, in order: ln1, attn.qkv, attn.scores,
+// attn.softmax, attn.dropout, attn.context, attn.proj, attn.residual, ln2, mlp.fc1, mlp.gelu,
+// mlp.fc2, mlp.residual.
+const layerForwardOps = 13
+
+// layerActivations is the activation memory one layer keeps per micro-batch, per forward op
+// (Korthikanti et al. 2022 §4.1, in bytes of the training dtype; dropout masks are bytes), and
+// the workspace alive while one layer is recomputed and back-propagated.
+//
+//	ln1, ln2          their inputs, 2sbh each (sequence shard with SP)
+//	attn.qkv, fc1     their inputs, 2sbh, replicated across TP ranks without SP; the SP shard
+//	                  2sbh/t with SP (re-gathered in the backward pass, §4.2.2)
+//	attn.scores       Q and K, 4sbh/t
+//	softmax, dropout  softmax output 2as²b/t and dropout mask as²b/t (not with selective recompute)
+//	attn.context      V 2sbh/t, plus the dropout output 2as²b/t (not with selective recompute)
+//	attn.proj         its input 2sbh/t
+//	residuals         dropout masks sbh (shard with SP)
+//	gelu, fc2         their inputs 8sbh/t each
+//
+// The sum is sbh(10 + 24/t + 5as/(ht)) without SP and sbh(34/t + 5as/(ht)) with it (their Table 2).
+// Full recomputation keeps only the layer input; its workspace is one layer's full set.
+// Selective recomputation drops the 5as²b/t attention core, which becomes the workspace.
+func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace units.Bytes) {
+	m, s, h, t, sz := float64(g.m), float64(g.s), float64(g.h), float64(g.t), g.sz()
+	resid := m * float64(g.sl()) * h // elements of the residual stream on this GPU
+	tpAct := m * s * h / t           // elements of a TP-sharded [m, s, h/t] activation
+	gemmIn := m * s * h * sz         // input of QKV / fc1, replicated across TP ranks...
+	if g.sp {
+		gemmIn = resid * sz // ...or kept as the sequence shard
+	}
+	core := m * float64(g.a) / t * s * s // attention-core elements
+	keepCore := g.rc != RecomputeSelective
+	b := func(x float64) units.Bytes { return units.Bytes(x) }
+	saved = [layerForwardOps]units.Bytes{
+		b(resid * sz),     // ln1
+		b(gemmIn),         // attn.qkv
+		b(2 * tpAct * sz), // attn.scores: Q, K
+		0, 0,              // attn.softmax, attn.dropout (below)
+		b(tpAct * sz), // attn.context: V (+ probabilities below)
+		b(tpAct * sz), // attn.proj
+		b(resid * maskBytes),
+		b(resid * sz), // ln2
+		b(gemmIn),     // mlp.fc1
+		b(4 * tpAct * sz),
+		b(4 * tpAct * sz),
+		b(resid * maskBytes),
+	}
+	if keepCore {
+		saved[3] = b(core * sz)
+		saved[4] = b(core * maskBytes)
+		saved[5] += b(core * sz)
+	}
+	switch g.rc {
+	case RecomputeFull:
+		for _, x := range saved {
+			workspace += x
+		}
+		saved = [layerForwardOps]units.Bytes{b(resid * sz)}
+	case RecomputeSelective:
+		workspace = b(core * (2*sz + maskBytes))
+	}
+	return saved, workspace
+}
+
 // layerBlock builds one transformer layer: forward ops (with the activations each keeps for the
 // backward pass), recomputation, backward ops and the tensor-parallel collectives.
 func layerBlock(g geom, repeat int) partition.Block {
 	m, s, h, a, t := g.m, g.s, g.h, g.a, g.t
 	dt, sz := g.dt, g.sz()
 	ht, at, dh := h/t, a/t, h/a
-	ws := layerWeights(h, t)
-	x := shape(m, g.sl(), h)                    // residual stream on this GPU
-	xs := shape(m*s, h)                         // gathered input of the column-parallel GEMMs
-	qk := shape(m*at, s, dh)                    // per-head Q (and K, V) on this GPU
-	kt := shape(m*at, dh, s)                    // Kᵀ
-	sc := shape(m*at, s, s)                     // attention scores / probabilities
-	ffn := shape(m*s, 4*ht)                     // fc1 output
+	gr := g.gr
+	wqkv, wproj, wfc1, wfc2 := gr.shape(h, 3*ht), gr.shape(ht, h), gr.shape(h, 4*ht), gr.shape(4*ht, h)
+	x := gr.shape(m, g.sl(), h)                 // residual stream on this GPU
+	xs := gr.shape(m*s, h)                      // gathered input of the column-parallel GEMMs
+	qk := gr.shape(m*at, s, dh)                 // per-head Q (and K, V) on this GPU
+	kt := gr.shape(m*at, dh, s)                 // Kᵀ
+	sc := gr.shape(m*at, s, s)                  // attention scores / probabilities
+	ffn := gr.shape(m*s, 4*ht)                  // fc1 output
+	pin := gr.shape(m*s, ht)                    // projection input
 	lnExtra := units.Bytes(2 * float64(h) * sz) // γ and β
 	resid := float64(m*g.sl()) * float64(h)     // elements of x
-	gathered := float64(m*s) * float64(h)
 
-	// Saved activations per op, Korthikanti et al. 2022 §4.1 (bytes for one micro-batch).
-	savedInGEMM := gathered * sz // QKV / fc1 input, replicated across TP ranks...
-	if g.sp {
-		savedInGEMM = resid * sz // ...or kept as the sequence shard and re-gathered (§4.2.2)
-	}
 	core := float64(m*at) * float64(s) * float64(s) // attention-core elements
-	selective := g.rc == RecomputeSelective
+	saved, workspace := layerActivations(g)
 
-	ln1 := pointwise("ln1", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	ln1.Saved = units.Bytes(resid * sz)
-	qkv := matmul("attn.qkv", partition.Forward, xs, ws[0], dt)
-	qkv.Saved = units.Bytes(savedInGEMM)
-	scores := bmm("attn.scores", partition.Forward, qk, kt, dt)
-	scores.Saved = units.Bytes(2 * float64(m*s) * float64(ht) * sz) // Q and K
-	softmax := pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, flopSoftmax, 1, 1, 0, 0)
-	drop := pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, flopDropout, 1, 1, 0, units.Bytes(core*maskBytes))
-	context := bmm("attn.context", partition.Forward, sc, qk, dt)
-	context.Saved = units.Bytes(float64(m*s) * float64(ht) * sz) // V
-	if !selective {
-		softmax.Saved = units.Bytes(core * sz)     // softmax output
-		drop.Saved = units.Bytes(core * maskBytes) // dropout mask
-		context.Saved += units.Bytes(core * sz)    // dropout output (probabilities)
+	ln1 := gr.pointwise("ln1", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
+	qkv := gr.matmul("attn.qkv", partition.Forward, xs, wqkv, dt)
+	scores := gr.bmm("attn.scores", partition.Forward, qk, kt, dt)
+	softmax := gr.pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, flopSoftmax, 1, 1, 0, 0)
+	drop := gr.pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, flopDropout, 1, 1, 0, units.Bytes(core*maskBytes))
+	context := gr.bmm("attn.context", partition.Forward, sc, qk, dt)
+	proj := gr.matmul("attn.proj", partition.Forward, pin, wproj, dt)
+	res1 := gr.pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+	ln2 := gr.pointwise("ln2", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
+	fc1 := gr.matmul("mlp.fc1", partition.Forward, xs, wfc1, dt)
+	gelu := gr.pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, flopGeLU, 1, 1, 0, 0)
+	fc2 := gr.matmul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
+	res2 := gr.pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+
+	ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
+	ops = append(ops, ln1, qkv, scores, softmax, drop, context, proj, res1, ln2, fc1, gelu, fc2, res2)
+	nf := len(ops)
+	for i := range saved {
+		ops[i].Saved = saved[i]
 	}
-	proj := matmul("attn.proj", partition.Forward, shape(m*s, ht), ws[2], dt)
-	proj.Saved = units.Bytes(float64(m*s) * float64(ht) * sz)
-	res1 := pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
-	res1.Saved = units.Bytes(resid * maskBytes)
-	ln2 := pointwise("ln2", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	ln2.Saved = units.Bytes(resid * sz)
-	fc1 := matmul("mlp.fc1", partition.Forward, xs, ws[4], dt)
-	fc1.Saved = units.Bytes(savedInGEMM)
-	gelu := pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, flopGeLU, 1, 1, 0, 0)
-	gelu.Saved = units.Bytes(elems(ffn) * sz)
-	fc2 := matmul("mlp.fc2", partition.Forward, ffn, ws[6], dt)
-	fc2.Saved = units.Bytes(elems(ffn) * sz)
-	res2 := pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
-	res2.Saved = units.Bytes(resid * maskBytes)
-
-	fwd := []partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1, ln2, fc1, gelu, fc2, res2}
-
-	var workspace units.Bytes
-	var recompute []partition.Op
 	switch g.rc {
 	case RecomputeFull:
-		// Only the layer input survives; while one layer is back-propagated its recomputed
-		// activations are alive (the workspace).
-		for i := range fwd {
-			workspace += fwd[i].Saved
-			recompute = append(recompute, asPhase(fwd[i], partition.Recompute))
-			fwd[i].Saved = 0
+		for i := 0; i < nf; i++ {
+			ops = append(ops, asPhase(ops[i], partition.Recompute))
 		}
-		fwd[0].Saved = units.Bytes(resid * sz)
 	case RecomputeSelective:
-		for _, op := range []partition.Op{scores, softmax, drop, context} {
-			recompute = append(recompute, asPhase(op, partition.Recompute))
-		}
-		workspace = units.Bytes(core * (2*sz + maskBytes)) // the recomputed core of one layer
+		ops = append(ops, asPhase(scores, partition.Recompute), asPhase(softmax, partition.Recompute),
+			asPhase(drop, partition.Recompute), asPhase(context, partition.Recompute))
 	}
 
 	// Backward, in reverse order of the forward pass.
 	maskRead := units.Bytes(resid * maskBytes)
-	var bwd []partition.Op
-	add := func(ops ...partition.Op) { bwd = append(bwd, ops...) }
-	add(pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
-	d, w := linearBackward("mlp.fc2", ffn, ws[6], dt)
+	add := func(more ...partition.Op) { ops = append(ops, more...) }
+	add(gr.pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
+	d, w := gr.linearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
 	add(d, w)
-	add(pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, flopGeLU, 2, 1, 0, 0))
-	d, w = linearBackward("mlp.fc1", xs, ws[4], dt)
+	add(gr.pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, flopGeLU, 2, 1, 0, 0))
+	d, w = gr.linearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
 	add(d, w)
-	add(pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
-	add(pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
-	d, w = linearBackward("attn.proj", shape(m*s, ht), ws[2], dt)
+	add(gr.pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
+	add(gr.pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
+	d, w = gr.linearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
 	add(d, w)
-	da, db := bmmBackward("attn.context", sc, qk, dt)
+	da, db := gr.bmmBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
 	add(da, db)
-	add(pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, flopDropout, 1, 1, units.Bytes(core*maskBytes), 0))
-	add(pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, flopSoftmax, 2, 1, 0, 0))
-	da, db = bmmBackward("attn.scores", qk, kt, dt)
+	add(gr.pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, flopDropout, 1, 1, units.Bytes(core*maskBytes), 0))
+	add(gr.pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, flopSoftmax, 2, 1, 0, 0))
+	da, db = gr.bmmBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
 	add(da, db)
-	d, w = linearBackward("attn.qkv", xs, ws[0], dt)
+	d, w = gr.linearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
 	add(d, w)
-	add(pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
+	add(gr.pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
 
-	ops := make([]partition.Op, 0, len(fwd)+len(recompute)+len(bwd))
-	ops = append(append(append(ops, fwd...), recompute...), bwd...)
 	return partition.Block{
 		Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
-		Params: sumElems(ws), Workspace: workspace,
+		Params: LayerParamsPerGPU(h, t), Workspace: workspace,
 	}
 }

@@ -377,3 +377,50 @@ func TestAutoMicroBatchFillsMemory(t *testing.T) {
 		}
 	}
 }
+
+// The memory accounting auto mode uses without building ops (stageParams, stageActivations)
+// agrees with the ops and blocks of the built plan.
+func TestMemoryAccountingMatchesGraph(t *testing.T) {
+	for _, rc := range []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull} {
+		for _, sp := range []bool{false, true} {
+			for _, untied := range []bool{false, true} {
+				c := baseConfig()
+				c.Recompute, c.SeqParallel, c.UntiedEmbeddings = rc, sp, untied
+				p := build(t, c)
+				for i, st := range p.Stages {
+					var params float64
+					var saved, ws units.Bytes
+					for _, b := range st.Blocks {
+						params += b.Params * float64(b.Repeat)
+						for _, op := range b.Ops {
+							saved += op.Saved * units.Bytes(b.Repeat)
+						}
+						ws = max(ws, b.Workspace)
+					}
+					g := geometry(c)
+					perMB, workspace := stageActivations(g, c, i)
+					if params != st.Params || params != stageParams(g, c, i) || saved != perMB || ws != workspace {
+						t.Errorf("%s sp=%v untied=%v stage %d: params %g/%g saved %v/%v workspace %v/%v", rc, sp, untied, i,
+							params, stageParams(g, c, i), saved, perMB, ws, workspace)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestBuckets(t *testing.T) {
+	cases := []struct {
+		bytes, bucket units.Bytes
+		full          int
+		rest          units.Bytes
+	}{
+		{100, 30, 3, 10}, {90, 30, 3, 0}, {10, 30, 1, 0}, {10, 0, 1, 0}, {0, 30, 0, 0},
+	}
+	for _, c := range cases {
+		g := partition.GradSync{Collective: network.Collective{Bytes: c.bytes}, BucketBytes: c.bucket}
+		if full, rest := g.Buckets(); full != c.full || rest != c.rest {
+			t.Errorf("Buckets(%v, %v) = %d, %v; want %d, %v", c.bytes, c.bucket, full, rest, c.full, c.rest)
+		}
+	}
+}

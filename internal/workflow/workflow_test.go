@@ -1,0 +1,76 @@
+package workflow
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
+	"github.com/ddlest/ddlest/scaling"
+)
+
+func autoOptions(loss float64, net string) MegatronOptions {
+	return MegatronOptions{Mode: ModeAuto, Scaling: scaling.DefaultRequest(loss), MaxGPUs: megatron.DefaultMaxGPUs,
+		GPU: roofline.DefaultGPU, Efficiency: roofline.DefaultEfficiency, Network: NetworkChoice{Name: net},
+		Config: megatron.Config{Vocab: megatron.DefaultVocab, Recompute: megatron.RecomputeFull}}
+}
+
+// Time to accuracy is steps × iteration, and the steps follow Kaplan's S = S_min(1 + B_crit/B) at
+// the partitioner's global batch.
+func TestAutoEndToEnd(t *testing.T) {
+	r, err := Megatron(autoOptions(1.8, "alphabeta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scaling.Steps(r.Target.StepsMin, r.Target.CriticalBatch, float64(r.Config.GlobalBatch))
+	if math.Abs(r.Steps-want) > 1e-9*want {
+		t.Errorf("steps %g, want %g", r.Steps, want)
+	}
+	if got := float64(r.Result.TimeToAccuracy); math.Abs(got-r.Steps*float64(r.Result.Iteration.Total)) > 1e-9*got {
+		t.Errorf("time to accuracy %g", got)
+	}
+	// A real network can only add time to the ideal one.
+	ideal, _ := Megatron(autoOptions(1.8, "ideal"))
+	if !(r.Result.Iteration.Total > ideal.Result.Iteration.Total) || ideal.Result.Iteration.ExposedComm != 0 {
+		t.Errorf("alphabeta %v vs ideal %v", r.Result.Iteration, ideal.Result.Iteration)
+	}
+	if r.Result.Iteration.Compute != ideal.Result.Iteration.Compute {
+		t.Errorf("compute depends on the network: %v vs %v", r.Result.Iteration.Compute, ideal.Result.Iteration.Compute)
+	}
+}
+
+func TestExplicitTrainingLength(t *testing.T) {
+	o := MegatronOptions{Mode: ModeExplicit, GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Network: NetworkChoice{Name: "ideal"},
+		Config: megatron.Config{Layers: 2, Hidden: 512, Heads: 8, Seq: 1024, Vocab: 1000, GlobalBatch: 8, MicroBatch: 1,
+			TP: 1, PP: 1, DP: 2, Interleave: 1}}
+	o.Tokens = 8192 * 10.5 // 10.5 iterations of 8 × 1024 tokens → 11 steps
+	r, err := Megatron(o)
+	if err != nil || r.Steps != 11 {
+		t.Fatalf("steps %v, %v", r.Steps, err)
+	}
+	o.Steps = 3
+	if _, err := Megatron(o); errs.ExitCode(err) != errs.ExitUsage {
+		t.Errorf("steps and tokens: %v", err)
+	}
+	o.Steps, o.Tokens = 0, 0
+	if _, err := Megatron(o); errs.ExitCode(err) != errs.ExitUsage {
+		t.Errorf("no length: %v", err)
+	}
+}
+
+// BenchmarkMegatronEstimate is the whole pipeline for one configuration: scaling law, auto
+// partitioning (two plan builds), roofline, network and estimator. Target: ≤ 20 µs per estimate
+// on one core.
+func BenchmarkMegatronEstimate(b *testing.B) {
+	o := autoOptions(1.8, "alphabeta")
+	if _, err := Megatron(o); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Megatron(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
