@@ -1,4 +1,3 @@
-// Package dtype names the numeric formats tensors and collectives carry, with their sizes.
 package dtype
 
 import (

@@ -1,0 +1,15 @@
+// Package partition defines the Plan: a workload split onto GPUs, as each GPU sees it.
+//
+// A Plan has one Stage per pipeline stage (all tensor- and data-parallel ranks of a stage do the
+// same work). A stage is a list of Blocks in forward order (embedding, a repeated transformer
+// layer, head…); each block holds the Ops of one repetition for one micro-batch — forward,
+// recomputed and backward kernels, each with gorgonia.org/tensor shapes, dtype, FLOP, bytes read
+// and written, and the activation bytes it keeps for the backward pass — and the Collectives it
+// issues (kind, nccl-tests size S, group and stride, parallel dimension, phase, count, what it may
+// overlap). Per stage there are also the per-iteration ops (optimizer step), per-iteration
+// collectives, the data-parallel gradient reduction (GradSync, in buckets) and the memory
+// footprint (weights, gradients, optimizer state, activations against the GPU's capacity).
+//
+// Sub-packages build plans for workloads (partition/megatron). Plans carry no seconds: a
+// profile prices the ops, a network model the collectives, and the estimator combines them.
+package partition

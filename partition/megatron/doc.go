@@ -1,0 +1,46 @@
+// Package megatron partitions a Megatron-LM GPT-style transformer (d_ff = 4h, learned position
+// embeddings, tied input/output embeddings) onto GPUs with tensor, sequence, pipeline and data
+// parallelism, activation recomputation and mixed precision.
+//
+// Per layer and micro-batch of b sequences of s tokens, hidden h, a heads, tensor parallelism t
+// (Shoeybi et al. 2019; Narayanan et al. 2021 §5.1), forward GEMM FLOP per GPU:
+//
+//	QKV 6bsh²/t + scores 2bs²h/t + context 2bs²h/t + projection 2bsh²/t + fc1 8bsh²/t + fc2 8bsh²/t
+//	  = (24bsh² + 4bs²h)/t;  backward = 2 × forward;  full recomputation adds one forward,
+//	  selective recomputation the attention core (QKᵀ and attention over V, 4bs²h/t)
+//
+// Parameters per GPU per layer: 12h²/t + 7h/t + 6h (column-parallel QKV/fc1 with their biases,
+// row-parallel projection/fc2 with replicated biases, replicated LayerNorms); this rule and
+// "MP = smallest power of two keeping n_layer·(12h²/t + 7h/t + 6h) ≤ 1.6e9" reproduce RAMP Table 9.
+//
+// Collectives per layer per micro-batch, S = b·s·h·2 bytes (nccl-tests size) over the TP group:
+//
+//	no SP   2 all-reduces forward (g), 2 backward (f); 2 more when the forward is recomputed
+//	SP      2 all-gathers + 2 reduce-scatters forward, the same backward, plus 2 all-gathers that
+//	        re-gather the column-parallel inputs behind their data-gradient GEMMs (Korthikanti
+//	        et al. 2022 §4.2.2)
+//
+// plus the vocabulary-parallel embedding (all-reduce / reduce-scatter) and cross-entropy (three
+// fp32 all-reduces of one value per token); per iteration the data-parallel gradient all-reduce of
+// every parameter the GPU holds (fp16/bf16, Megatron-Core buckets of max(4e7, 1e6·DP) parameters,
+// overlapped with the last micro-batch's backward pass unless disabled), the tied-embedding
+// all-reduce between the first and last pipeline stage, and pipeline send/receives of the
+// activation (b·s·h·2 bytes, /t with SP) twice per micro-batch and model chunk.
+//
+// Memory per GPU: weights and gradients at 2 bytes (4 in fp32), optimizer state 12 bytes per
+// parameter for mixed-precision Adam (ZeRO §3.1), activations per Korthikanti et al. 2022
+// (sbh(10 + 24/t + 5as/(ht)) per layer without SP, sbh(34/t + 5as/(ht)) with it, minus the
+// attention core with selective recomputation, 2sbh with full recomputation plus one layer's
+// workspace) times the micro-batches in flight under 1F1B (p − i on stage i, × (1 + (p−1)/(pv))
+// interleaved). A plan over the GPU's capacity is infeasible (exit code 3).
+//
+// Auto mode (RAMP §7.2.1) turns a scaling-law target into a configuration: MP as above, heads
+// raised to a multiple of MP, the local batch from Table 9 or from memory, DP = 2^round(log2(
+// B_crit/b)) capped by the GPU budget, the micro-batch as the largest divisor of the local batch
+// that fits (gradient accumulation over the rest), steps from the law at the resulting global
+// batch. The vocabulary is padded to a multiple of 128·t as Megatron-LM does.
+//
+// References: Shoeybi et al. 2019 (Megatron-LM), Narayanan et al. 2021 (PTD-P, interleaved 1F1B,
+// FLOP formula), Korthikanti et al. 2022 (sequence parallelism, selective recomputation, memory),
+// Rajbhandari et al. 2020 (ZeRO memory accounting), RAMP (Ottino et al.) §7.2.1 and Table 9.
+package megatron

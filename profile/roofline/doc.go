@@ -1,0 +1,15 @@
+// Package roofline prices ops with the roofline model (Williams, Waterman & Patterson 2009) on a
+// GPU from the table in configs/gpus.json (V100, A100 40/80 GB, H100 SXM, H200 and the RAMP
+// paper's A100), each number cited to its datasheet or paper:
+//
+//	t(op) = max( FLOP / (peak · e_compute),  (bytes read + written) / (HBM · e_memory) )
+//
+// GEMMs use the dense tensor-core peak of their dtype and e_matmul (default 0.75); other kernels
+// the vector peak and e_vector (0.5); memory traffic e_memory (0.85) of the HBM bandwidth. The
+// fractions are overridable (--matmul-eff, --vector-eff, --mem-eff).
+//
+// It also implements network.Reducer: a local n-to-1 sum of c-byte buffers reads n·c, writes c
+// and adds (n−1)·c/elem values, so t = max((n+1)c / (HBM·e_memory), (n−1)c/elem / (vector·e_vector)).
+// At RAMP's x = 32 this makes one 32-to-1 reduction 3(x−1)/(x+1) = 2.8× faster than 31 pairwise
+// ones (RAMP Fig. 23).
+package roofline
