@@ -290,3 +290,24 @@ func BenchmarkProcessMegatron(b *testing.B) {
 		}
 	}
 }
+
+func TestPlotFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "breakdown.png")
+	out, errOut, code := execute("megatron", "--loss", "2.5", "--plot", path)
+	if code != 0 || !strings.Contains(out, "iteration") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Fatalf("no PNG written: %v", err)
+	}
+	// A bad image path fails before anything is printed and leaves no file.
+	out, errOut, code = execute("megatron", "--loss", "2.5", "--plot", filepath.Join(dir, "b.bmp"))
+	if code != 2 || out != "" || !strings.Contains(errOut, ".png, .svg, .pdf") {
+		t.Errorf("bad extension: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the directory", len(entries))
+	}
+}

@@ -1,17 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/profile/roofline"
 	"github.com/ddlest/ddlest/scaling"
 )
@@ -34,6 +37,7 @@ type megatronFlags struct {
 	matmulEff, vectorEff, memEff     float64
 	net, netConfig, netBW, netLat    string
 	netParams                        []string
+	plot                             string
 	format                           format
 }
 
@@ -68,7 +72,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 			if err != nil {
 				return err
 			}
-			return runMegatron(opts, f.format, cmd.OutOrStdout())
+			return runMegatron(opts, f.format, f.plot, cmd.OutOrStdout())
 		},
 	}
 	fs := cmd.Flags()
@@ -111,6 +115,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.StringVar(&f.netConfig, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
 	fs.StringVar(&f.netBW, "net-bw", "", "per-GPU network bandwidth, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
 	fs.StringVar(&f.netLat, "net-latency", "", "per-step network latency, e.g. 2us (sets latency_ns)")
+	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
 
 	complete := func(name string, values func() []string) {
@@ -248,10 +253,24 @@ func (f *megatronFlags) networkChoice() (workflow.NetworkChoice, error) {
 	return n, nil
 }
 
-func runMegatron(o workflow.MegatronOptions, f format, w io.Writer) error {
+func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Writer) error {
 	rep, err := workflow.Megatron(o)
 	if err != nil {
 		return err
+	}
+	if plotPath != "" {
+		label := "explicit"
+		title := fmt.Sprintf("Megatron %s, %d GPUs, %s", units.Count(rep.Params), rep.Config.GPUs(), rep.Network)
+		if rep.Target != nil {
+			label = "loss " + ftoa(rep.Target.Loss)
+		}
+		p, err := plots.Breakdown(title, []plots.Bar{plots.BreakdownBar(label, rep.Result)})
+		if err != nil {
+			return err
+		}
+		if err := plots.Save(p, plotPath, 5*vg.Inch, 4*vg.Inch); err != nil {
+			return err
+		}
 	}
 	switch f {
 	case formatJSON:
