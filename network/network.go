@@ -1,9 +1,9 @@
 package network
 
 import (
-	"strings"
 
 	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 )
@@ -33,14 +33,7 @@ func (o Op) String() string { return opNames[o] }
 func (o Op) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // ParseOp reads an op name ("all-reduce", ...).
-func ParseOp(s string) (Op, error) {
-	for i, n := range opNames {
-		if s == n {
-			return Op(i), nil
-		}
-	}
-	return 0, errs.Usage("unknown collective %q; valid: %s", s, strings.Join(opNames, ", "))
-}
+func ParseOp(s string) (Op, error) { return enum.Parse[Op]("collective", s, opNames) }
 
 // Ops lists every op.
 func Ops() []Op {

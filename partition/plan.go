@@ -94,13 +94,11 @@ const (
 	// OnCriticalPath collectives block the compute stream.
 	OnCriticalPath Overlap = iota
 	// BehindOp collectives run concurrently with the op named in HideBehind (same block).
+	// (Data-parallel gradients overlap the backward pass through GradSync.)
 	BehindOp
-	// BehindBackward collectives (data-parallel gradient buckets) run while the backward pass
-	// of the last micro-batch continues.
-	BehindBackward
 )
 
-var overlapNames = []string{"none", "op", "backward"}
+var overlapNames = []string{"none", "op"}
 
 func (o Overlap) String() string { return overlapNames[o] }
 

@@ -3,7 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/estimator"
+	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/errs"
 )
 
@@ -128,20 +129,8 @@ func Save(p *plot.Plot, path string, w, h vg.Length) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return errs.Usage("--plot %q: %v", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := wt.WriteTo(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--plot %q: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--plot %q: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	return atomicfile.Write(path, func(out io.Writer) error {
+		_, err := wt.WriteTo(out)
 		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }

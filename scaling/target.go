@@ -3,8 +3,8 @@ package scaling
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"
 )
 
@@ -23,14 +23,7 @@ var lawNames = []string{"kaplan", "chinchilla"}
 func (l Law) String() string { return lawNames[l] }
 
 // ParseLaw reads a law name.
-func ParseLaw(s string) (Law, error) {
-	for i, n := range lawNames {
-		if s == n {
-			return Law(i), nil
-		}
-	}
-	return 0, errs.Usage("unknown scaling law %q; valid: %s", s, strings.Join(lawNames, ", "))
-}
+func ParseLaw(s string) (Law, error) { return enum.Parse[Law]("scaling law", s, lawNames) }
 
 // ShapeRule selects how a parameter count becomes (d_model, n_layer).
 type ShapeRule int
@@ -49,12 +42,7 @@ func (s ShapeRule) String() string { return shapeNames[s] }
 
 // ParseShapeRule reads a shape rule name.
 func ParseShapeRule(s string) (ShapeRule, error) {
-	for i, n := range shapeNames {
-		if s == n {
-			return ShapeRule(i), nil
-		}
-	}
-	return 0, errs.Usage("unknown shape rule %q; valid: %s", s, strings.Join(shapeNames, ", "))
+	return enum.Parse[ShapeRule]("shape rule", s, shapeNames)
 }
 
 // Defaults for a Request.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/errs"
 )
 
@@ -121,25 +121,9 @@ func Write(w io.Writer, meta Metadata, events []Event) error {
 	return pw.Close()
 }
 
-// WriteFile writes a trace file atomically: to a temporary file in the same directory, renamed
-// into place only when complete, so a failure never leaves a partial file behind.
+// WriteFile writes a trace file atomically: a failure never leaves a partial file behind.
 func WriteFile(path string, meta Metadata, events []Event) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return errs.Usage("%s: %v", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := Write(tmp, meta, events); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, meta, events) })
 }
 
 // Read decodes a trace file, rejecting parquet files of another schema.

@@ -12,6 +12,7 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
 )
 
@@ -30,7 +31,7 @@ type megatronDoc struct {
 	Collectives     []collectiveDoc     `json:"collectives"`
 	Throughput      throughputDoc       `json:"throughput"`
 	TimeToAccuracyS float64             `json:"time_to_accuracy_s"`
-	Memory          memoryDoc           `json:"memory"`
+	Memory          partition.Memory    `json:"memory"`
 }
 
 type modelDoc struct {
@@ -123,15 +124,6 @@ type throughputDoc struct {
 	MFU               float64 `json:"mfu"`
 }
 
-type memoryDoc struct {
-	WeightsBytes     float64 `json:"weights_bytes"`
-	GradsBytes       float64 `json:"grads_bytes"`
-	OptimizerBytes   float64 `json:"optimizer_bytes"`
-	ActivationsBytes float64 `json:"activations_bytes"`
-	TotalBytes       float64 `json:"total_bytes"`
-	CapacityBytes    float64 `json:"capacity_bytes"`
-}
-
 func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 	c, res := r.Config, r.Result
 	d := megatronDoc{
@@ -155,9 +147,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 		Throughput: throughputDoc{TokensPerS: res.TokensPerS, SamplesPerS: res.SamplesPerS,
 			HWTFLOPsPerGPU: float64(res.HWFLOPPerGPU) / 1e12, ModelTFLOPsPerGPU: float64(res.ModelFLOPPerGPU) / 1e12, MFU: res.MFU},
 		TimeToAccuracyS: float64(res.TimeToAccuracy),
-		Memory: memoryDoc{WeightsBytes: float64(res.Memory.Weights), GradsBytes: float64(res.Memory.Grads),
-			OptimizerBytes: float64(res.Memory.Optimizer), ActivationsBytes: float64(res.Memory.Activations),
-			TotalBytes: float64(res.Memory.Total), CapacityBytes: float64(res.Memory.Capacity)},
+		Memory:          res.Memory,
 	}
 	for _, p := range params.List(r.NetConfig) {
 		d.Network.Params[p.Key] = p.Value
@@ -211,7 +201,7 @@ func writeMegatronCSV(w io.Writer, r *workflow.MegatronReport) error {
 		fmt.Sprint(d.Parallel.SeqParallel), d.Parallel.Recompute, d.Training.Precision, d.Hardware.GPU, d.Network.Name,
 		ftoa(float64(it.Compute)), ftoa(float64(it.ExposedComm)), ftoa(float64(it.Bubble)), ftoa(float64(it.Total)),
 		ftoa(it.CommFraction), ftoa(d.TimeToAccuracyS), ftoa(d.Throughput.TokensPerS), ftoa(d.Throughput.HWTFLOPsPerGPU),
-		ftoa(d.Throughput.ModelTFLOPsPerGPU), ftoa(d.Throughput.MFU), ftoa(d.Memory.TotalBytes), ftoa(d.Memory.CapacityBytes)}
+		ftoa(d.Throughput.ModelTFLOPsPerGPU), ftoa(d.Throughput.MFU), ftoa(float64(d.Memory.Total)), ftoa(float64(d.Memory.Capacity))}
 	cw := csv.NewWriter(w)
 	_ = cw.Write(megatronCSVHeader)
 	_ = cw.Write(row)
@@ -246,8 +236,12 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 		row("scaling", s)
 		row("local batch", fmt.Sprintf("%d per DP rank, from %s", r.Auto.LocalBatch, r.Auto.LocalBatchSource))
 	}
-	row("training", fmt.Sprintf("global batch %d = DP %d × %d micro-batches of %d; %s steps; %s tokens; %s, %s",
-		c.GlobalBatch, c.DP, c.MicroBatches(), c.MicroBatch, units.Count(r.Steps), units.Count(r.Tokens), c.Precision, c.Optimizer))
+	mbs := "micro-batches"
+	if c.MicroBatches() == 1 {
+		mbs = "micro-batch"
+	}
+	row("training", fmt.Sprintf("global batch %d = DP %d × %d %s of %d; %s steps; %s tokens; %s, %s",
+		c.GlobalBatch, c.DP, c.MicroBatches(), mbs, c.MicroBatch, units.Count(r.Steps), units.Count(r.Tokens), c.Precision, c.Optimizer))
 	sp := "off"
 	if c.SeqParallel {
 		sp = "on"

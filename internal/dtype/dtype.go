@@ -1,9 +1,8 @@
 package dtype
 
 import (
-	"strings"
 
-	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/units"
 )
 
@@ -28,14 +27,7 @@ func (d DType) String() string { return names[d] }
 func (d DType) Size() units.Bytes { return sizes[d] }
 
 // Parse reads a dtype name.
-func Parse(s string) (DType, error) {
-	for i, n := range names {
-		if s == n {
-			return DType(i), nil
-		}
-	}
-	return 0, errs.Usage("unknown dtype %q; valid: %s", s, strings.Join(names, ", "))
-}
+func Parse(s string) (DType, error) { return enum.Parse[DType]("dtype", s, names) }
 
 // Names lists the valid names.
 func Names() []string { return append([]string(nil), names...) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/ddlest/ddlest/internal/dtype"
-	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 )
@@ -33,12 +33,7 @@ func (r Recompute) MarshalText() ([]byte, error) { return []byte(r.String()), ni
 
 // ParseRecompute reads a policy name.
 func ParseRecompute(s string) (Recompute, error) {
-	for i, n := range recomputeNames {
-		if s == n {
-			return Recompute(i), nil
-		}
-	}
-	return 0, errs.Usage("--recompute %q is not valid; valid: %s", s, strings.Join(recomputeNames, ", "))
+	return enum.Parse[Recompute]("--recompute", s, recomputeNames)
 }
 
 // Precision is the training number format.
@@ -60,12 +55,7 @@ func (p Precision) String() string { return precisionNames[p] }
 
 // ParsePrecision reads a precision name.
 func ParsePrecision(s string) (Precision, error) {
-	for i, n := range precisionNames {
-		if s == n {
-			return Precision(i), nil
-		}
-	}
-	return 0, errs.Usage("--precision %q is not valid; valid: %s", s, strings.Join(precisionNames, ", "))
+	return enum.Parse[Precision]("--precision", s, precisionNames)
 }
 
 // DType is the format of weights, activations and communicated tensors.
@@ -87,12 +77,7 @@ func (o Optimizer) String() string { return optimizerNames[o] }
 
 // ParseOptimizer reads an optimizer name.
 func ParseOptimizer(s string) (Optimizer, error) {
-	for i, n := range optimizerNames {
-		if s == n {
-			return Optimizer(i), nil
-		}
-	}
-	return 0, errs.Usage("--optimizer %q is not valid; valid: %s", s, strings.Join(optimizerNames, ", "))
+	return enum.Parse[Optimizer]("--optimizer", s, optimizerNames)
 }
 
 // stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
