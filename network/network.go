@@ -1,7 +1,6 @@
 package network
 
 import (
-
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"

@@ -68,14 +68,10 @@ type trainingDoc struct {
 	Optimizer    string  `json:"optimizer"`
 }
 
+// parallelDoc is the plan's layout plus the recomputation policy.
 type parallelDoc struct {
-	GPUs        int    `json:"gpus"`
-	DP          int    `json:"dp"`
-	TP          int    `json:"tp"`
-	PP          int    `json:"pp"`
-	Interleave  int    `json:"interleave"`
-	SeqParallel bool   `json:"seq_parallel"`
-	Recompute   string `json:"recompute"`
+	partition.Layout
+	Recompute string `json:"recompute"`
 }
 
 type hardwareDoc struct {
@@ -132,8 +128,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 			Heads: c.Heads, Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
-		Parallel: parallelDoc{GPUs: c.GPUs(), DP: c.DP, TP: c.TP, PP: c.PP, Interleave: c.Interleave,
-			SeqParallel: c.SeqParallel, Recompute: c.Recompute.String()},
+		Parallel:  parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
 		Hardware:  hardwareDocOf(r),
 		Network:   networkDoc{Name: r.Network, Params: map[string]string{}},
 		Iteration: res.Iteration,

@@ -1,7 +1,6 @@
 package dtype
 
 import (
-
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/units"
 )
