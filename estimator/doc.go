@@ -23,7 +23,8 @@
 //	               what ends after the backward pass is exposed (all of it without overlap). A stage
 //	               i > 0 ends its backward pass i backward steps before stage 0, which hides that
 //	               much of its tail.
-//	per-iteration  collectives after the backward pass (tied-embedding gradients), exposed
+//	per-iteration  collectives after the backward pass (tied-embedding gradients between the
+//	               first and last stage), exposed, counted with the pipeline communication
 //	optimizer      the stage's update ops
 //
 //	total = compute (M·(F+R+B) + optimizer) + exposed communication (M·C + p2p + DP + per-

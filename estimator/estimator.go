@@ -111,14 +111,17 @@ func Estimate(in Input) (Result, error) {
 	bubble := units.Seconds((pp-1)/v) * period
 
 	var hwFLOP float64
+	var perIter units.Seconds
 	for i, st := range stages {
 		r.Breakdown.Optimizer = units.Max(r.Breakdown.Optimizer, st.optimizer)
 		hwFLOP += st.hwFLOP
 		// A later stage finishes its last backward pass about i backward steps before stage 0
 		// does (1F1B cool-down), so its gradient tail can hide behind that much time.
 		exposed := st.dpExposed - units.Seconds(i)*(st.bwd+st.recompute)
-		r.Breakdown.DP = units.Max(r.Breakdown.DP, exposed+st.perIterComm)
+		r.Breakdown.DP = units.Max(r.Breakdown.DP, exposed)
+		perIter = units.Max(perIter, st.perIterComm)
 	}
+	r.Breakdown.PP = perIter // the embedding-group all-reduce between the first and last stage
 	if p.P2P != nil && p.P2P.Group.Size > 1 {
 		cost, err := e.price(p.P2P.Collective)
 		if err != nil {
@@ -127,10 +130,11 @@ func Estimate(in Input) (Result, error) {
 		// Blocking sends/receives: every transfer of the critical stage plus the 2(p−1) hops of
 		// pipeline fill and drain (doc.go).
 		n := float64(p.P2P.Count) + 2*(pp-1)
-		r.Breakdown.PP = units.Seconds(n) * cost.Total
+		d := units.Seconds(n) * cost.Total
+		r.Breakdown.PP += d
 		c.colls = append(c.colls, CollectiveTime{Name: p.P2P.Name, Kind: p.P2P.Op, Dim: p.P2P.Dim, Phase: p.P2P.Phase,
 			Bytes: p.P2P.Bytes, Group: p.P2P.Group.Size, Stride: p.P2P.Group.Stride, Count: int(n), Cost: cost,
-			Time: r.Breakdown.PP, Exposed: r.Breakdown.PP})
+			Time: d, Exposed: d})
 	}
 	it := &r.Iteration
 	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer

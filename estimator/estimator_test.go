@@ -140,15 +140,21 @@ func TestPipelineBubbleAndP2P(t *testing.T) {
 		P2P: &partition.Collective{Name: "pp.p2p", Collective: network.Collective{Op: network.SendRecv, Bytes: 0.1, Group: network.Group{Size: 2, Stride: 1}},
 			Dim: partition.DimPP, Count: 2 * 2 * 8},
 	}
+	// The tied-embedding all-reduce between the first and last stage (0.2 s) is pipeline
+	// communication too.
+	for _, i := range []int{0, 3} {
+		p.Stages[i].PerIterationCollectives = []partition.Collective{{Name: "pp.embedding_grads", Dim: partition.DimPP, Count: 1,
+			Collective: network.Collective{Op: network.AllReduce, Bytes: 0.2, Group: network.Group{Size: 2, Stride: 3}}}}
+	}
 	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(float64(r.Iteration.Bubble), 4.5) || !near(float64(r.Breakdown.PP), 3.8) || !near(float64(r.Iteration.Compute), 24) {
+	if !near(float64(r.Iteration.Bubble), 4.5) || !near(float64(r.Breakdown.PP), 3.8+0.2) || !near(float64(r.Iteration.Compute), 24) {
 		t.Errorf("iteration %+v breakdown %+v", r.Iteration, r.Breakdown)
 	}
-	if !near(float64(r.Iteration.Total), 24+4.5+3.8) {
-		t.Errorf("total %v", r.Iteration.Total)
+	if !near(float64(r.Iteration.Total), 24+4.5+4.0) || r.Breakdown.DP != 0 {
+		t.Errorf("total %v, DP %v", r.Iteration.Total, r.Breakdown.DP)
 	}
 }
 

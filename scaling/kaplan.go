@@ -80,6 +80,10 @@ func (k Kaplan) StepsMinForGap(gap float64) float64 { return k.Sc * math.Pow(gap
 // the S_min(S) definition rearranged).
 func Steps(sMin, bCrit, b float64) float64 { return sMin * (1 + bCrit/b) }
 
+// TrainingCompute is Kaplan's C ≈ 6·N·D FLOP for N non-embedding parameters trained on D tokens
+// (§2.1: 6N per token, forward and backward, attention context excluded).
+func TrainingCompute(n, tokens float64) float64 { return 6 * n * tokens }
+
 // ComputeMin is the compute needed at a batch far below B_crit for the same loss,
 // C_min = C / (1 + B/B_crit) (Kaplan §5.1).
 func ComputeMin(c, bCrit, b float64) float64 { return c / (1 + b/bCrit) }

@@ -237,6 +237,24 @@ func TestNetworkConfigFile(t *testing.T) {
 	}
 }
 
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		out, errOut, code := execute("completion", sh)
+		if code != 0 || !strings.Contains(out, "ddlest") {
+			t.Errorf("completion %s: exit %d %q", sh, code, errOut)
+		}
+	}
+	// Flag values complete from the registries.
+	out, _, code := execute("__complete", "megatron", "--net", "")
+	if code != 0 || !strings.Contains(out, "alphabeta") || !strings.Contains(out, "ideal") {
+		t.Errorf("--net completion: %q", out)
+	}
+	out, _, _ = execute("__complete", "megatron", "--gpu", "")
+	if !strings.Contains(out, "h100") {
+		t.Errorf("--gpu completion: %q", out)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, _, code := execute("--version")
 	if code != 0 || !strings.Contains(out, version) {

@@ -55,6 +55,7 @@ type scalingDoc struct {
 	StepsMin         float64 `json:"steps_min,omitempty"`
 	TokenBudget      float64 `json:"token_budget,omitempty"`
 	LossGap          float64 `json:"loss_gap,omitempty"`
+	ComputeMinFLOP   float64 `json:"compute_min_flop"`
 	LocalBatchSource string  `json:"local_batch_source"`
 }
 
@@ -64,6 +65,7 @@ type trainingDoc struct {
 	MicroBatches int     `json:"micro_batches"`
 	Steps        float64 `json:"steps"`
 	Tokens       float64 `json:"tokens"`
+	ComputeFLOP  float64 `json:"compute_flop"`
 	Precision    string  `json:"precision"`
 	Optimizer    string  `json:"optimizer"`
 }
@@ -127,7 +129,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 		Model: modelDoc{Params: r.Params, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
 			Heads: c.Heads, Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
-			Steps: r.Steps, Tokens: r.Tokens, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
+			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
 		Parallel:  parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
 		Hardware:  hardwareDocOf(r),
 		Network:   networkDoc{Name: r.Network, Params: map[string]string{}},
@@ -151,7 +153,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 		t := r.Target
 		d.Scaling = &scalingDoc{Law: t.Law.String(), TargetLoss: t.Loss, ModelLoss: t.ModelLoss, ParamsForLoss: t.ParamsForLoss,
 			Shape: t.Shape.Source, CriticalBatch: t.CriticalBatch, StepsMin: t.StepsMin, TokenBudget: t.Tokens,
-			LocalBatchSource: r.Auto.LocalBatchSource}
+			LocalBatchSource: r.Auto.LocalBatchSource, ComputeMinFLOP: r.ComputeMinFLOP}
 		if t.Law.String() == "kaplan" {
 			d.Scaling.LossGap = t.Gap
 		}
@@ -237,6 +239,11 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 	}
 	row("training", fmt.Sprintf("global batch %d = DP %d × %d %s of %d; %s steps; %s tokens; %s, %s",
 		c.GlobalBatch, c.DP, c.MicroBatches(), mbs, c.MicroBatch, units.Count(r.Steps), units.Count(r.Tokens), c.Precision, c.Optimizer))
+	compute := fmt.Sprintf("6ND = %v", units.FLOP(r.TrainingFLOP))
+	if r.Target != nil {
+		compute += fmt.Sprintf(" (C_min at a small batch: %v)", units.FLOP(r.ComputeMinFLOP))
+	}
+	row("compute", compute)
 	sp := "off"
 	if c.SeqParallel {
 		sp = "on"

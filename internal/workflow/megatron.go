@@ -61,7 +61,10 @@ type MegatronReport struct {
 	Tokens       float64
 	Params       float64
 	NonEmbedding float64
-	Result       estimator.Result
+	// TrainingFLOP is Kaplan's C = 6·N·D for the run; ComputeMinFLOP (auto mode) the compute the
+	// same loss needs at a batch far below critical, C/(1 + B/B_crit).
+	TrainingFLOP, ComputeMinFLOP float64
+	Result                       estimator.Result
 }
 
 // Megatron runs the pipeline.
@@ -114,6 +117,10 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	rep.Config = cfg
 	rep.Tokens = rep.Steps * float64(cfg.GlobalBatch*cfg.Seq)
 	rep.Params, rep.NonEmbedding = megatron.Params(cfg)
+	rep.TrainingFLOP = scaling.TrainingCompute(rep.NonEmbedding, rep.Tokens)
+	if rep.Target != nil {
+		rep.ComputeMinFLOP = scaling.ComputeMin(rep.TrainingFLOP, rep.Target.CriticalBatch, float64(cfg.GlobalBatch))
+	}
 
 	plan, err := megatron.Build(cfg)
 	if err != nil {

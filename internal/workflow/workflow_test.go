@@ -27,6 +27,10 @@ func TestAutoEndToEnd(t *testing.T) {
 	if math.Abs(r.Steps-want) > 1e-9*want {
 		t.Errorf("steps %g, want %g", r.Steps, want)
 	}
+	// Kaplan §2.1: C ≈ 6·N·D.
+	if want := 6 * r.NonEmbedding * r.Tokens; math.Abs(r.TrainingFLOP-want) > 1e-9*want || !(r.ComputeMinFLOP < r.TrainingFLOP) {
+		t.Errorf("training FLOP %g (C_min %g), want %g", r.TrainingFLOP, r.ComputeMinFLOP, want)
+	}
 	if got := float64(r.Result.TimeToAccuracy); math.Abs(got-r.Steps*float64(r.Result.Iteration.Total)) > 1e-9*got {
 		t.Errorf("time to accuracy %g", got)
 	}
