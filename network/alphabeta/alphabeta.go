@@ -64,5 +64,6 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err
 	}
-	return collective.Price(collective.Ring(c.Op, c.Bytes, c.Group.Size, m.link), m.env.Reducer, c.DType), nil
+	levels := []collective.Level{{Size: c.Group.Size, Link: m.link}}
+	return collective.Price(collective.Ring(c.Op, c.Bytes, levels), m.env.Reducer, c.DType), nil
 }

@@ -68,48 +68,6 @@ func Price(s Schedule, red network.Reducer, dt dtype.DType) network.Cost {
 	return c
 }
 
-// Ring builds the ring schedule of op for a group of p ranks on one tier (Patarasuk & Yuan 2009
-// for reduce-scatter/all-gather/all-reduce; Thakur, Rabenseifner & Gropp 2005 for the rooted
-// ops). S is the nccl-tests size.
-//
-//	reduce-scatter  p−1 steps of S/p, each ending in a 2-to-1 reduction of S/p
-//	all-gather      p−1 steps of S/p
-//	all-reduce      reduce-scatter + all-gather: 2(p−1) steps of S/p
-//	reduce          reduce-scatter + gather of the p−1 reduced chunks to the root (Rabenseifner)
-//	scatter, gather p−1 steps of S/p through the root's link
-//	all-to-all      pairwise exchange: p−1 steps of S/p
-//	broadcast       pipelined chain of k chunks: p+k−2 steps of S/k, k = PipelineChunks
-//	barrier         a zero-byte all-reduce: 2(p−1) latency-only steps
-//	send-recv       one step of S
-func Ring(op network.Op, s units.Bytes, p int, l Link) Schedule {
-	sch := Schedule{Algorithm: "ring"}
-	if p <= 1 {
-		return sch
-	}
-	chunk := s / units.Bytes(p)
-	steps := p - 1
-	reduce := Step{Link: l, Bytes: chunk, FanIn: 2, ReduceBytes: chunk, Repeat: steps}
-	move := Step{Link: l, Bytes: chunk, Repeat: steps}
-	switch op {
-	case network.ReduceScatter:
-		sch.Steps = []Step{reduce}
-	case network.AllGather, network.Scatter, network.Gather, network.AllToAll:
-		sch.Steps = []Step{move}
-	case network.AllReduce, network.Reduce:
-		sch.Steps = []Step{reduce, move}
-	case network.Barrier:
-		sch.Steps = []Step{{Link: l, Repeat: 2 * steps}}
-	case network.SendRecv:
-		sch.Algorithm = "direct"
-		sch.Steps = []Step{{Link: l, Bytes: s}}
-	case network.Broadcast:
-		k := PipelineChunks(s, p-1, l)
-		sch.Algorithm = "pipelined chain"
-		sch.Steps = []Step{{Link: l, Bytes: s / units.Bytes(k), Repeat: k + p - 2}}
-	}
-	return sch
-}
-
 // maxChunks bounds the pipeline depth; with zero latency the optimum is unbounded and the time
 // tends to S/B, which k = 2^20 reaches within a relative 10^-6 per hop.
 const maxChunks = 1 << 20

@@ -9,6 +9,8 @@ import (
 	"github.com/ddlest/ddlest/network"
 )
 
+func flat(p int, l Link) []Level { return []Level{{Size: p, Link: l}} }
+
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
 
 // Closed forms with α = 0 (Patarasuk & Yuan 2009; nccl-tests bus bandwidth factors).
@@ -17,7 +19,7 @@ func TestRingBandwidthClosedForms(t *testing.T) {
 	link := Link{Bandwidth: units.GBps(25)}
 	for _, n := range []int{2, 3, 8, 64, 1000} {
 		for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll} {
-			c := Price(Ring(op, S, n, link), nil, dtype.FP16)
+			c := Price(Ring(op, S, flat(n, link)), nil, dtype.FP16)
 			// t = BusFactor(n) · S/B, e.g. all-reduce 2(n−1)/n · S/B.
 			want := op.BusFactor(n) * float64(S) / 25e9
 			if !near(float64(c.Total), want, 1e-12) {
@@ -45,7 +47,7 @@ func TestRingStepCounts(t *testing.T) {
 		network.SendRecv:      1,
 	}
 	for op, want := range cases {
-		c := Price(Ring(op, 1e6, n, link), nil, dtype.FP16)
+		c := Price(Ring(op, 1e6, flat(n, link)), nil, dtype.FP16)
 		if c.Steps != want {
 			t.Errorf("%s: %d steps, want %d", op, c.Steps, want)
 		}
@@ -59,7 +61,7 @@ func TestRingStepCounts(t *testing.T) {
 func TestOneRankIsFree(t *testing.T) {
 	link := Link{Latency: units.Us(5), Bandwidth: units.GBps(1)}
 	for _, op := range network.Ops() {
-		if c := Price(Ring(op, 1e9, 1, link), nil, dtype.FP16); c.Total != 0 || c.Steps != 0 {
+		if c := Price(Ring(op, 1e9, flat(1, link)), nil, dtype.FP16); c.Total != 0 || c.Steps != 0 {
 			t.Errorf("%s with one rank: %+v", op, c)
 		}
 	}
@@ -70,7 +72,7 @@ func TestMonotoneInSize(t *testing.T) {
 	for _, op := range network.Ops() {
 		prev := units.Seconds(-1)
 		for _, s := range []units.Bytes{0, 1, 1e3, 1e6, 1e9, 1e10} {
-			c := Price(Ring(op, s, 32, link), nil, dtype.FP16)
+			c := Price(Ring(op, s, flat(32, link)), nil, dtype.FP16)
 			if c.Total < prev {
 				t.Errorf("%s: time fell from %v to %v at size %v", op, prev, c.Total, s)
 			}
@@ -89,7 +91,7 @@ func (r perByte) ReduceTime(fanIn int, b units.Bytes, _ dtype.DType) units.Secon
 func TestReductionCompute(t *testing.T) {
 	// Ring reduce-scatter on 4 ranks, 1 GB: 3 steps each reducing 2 chunks of 250 MB into one:
 	// 3 · (3 · 250e6 B) / 1e12 B/s = 2.25 ms.
-	c := Price(Ring(network.ReduceScatter, 1e9, 4, Link{Bandwidth: 1e12}), perByte{1e12}, dtype.FP16)
+	c := Price(Ring(network.ReduceScatter, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16)
 	if !near(float64(c.Compute), 2.25e-3, 1e-12) {
 		t.Errorf("compute = %v, want 2.25 ms", c.Compute)
 	}
@@ -97,7 +99,7 @@ func TestReductionCompute(t *testing.T) {
 		t.Errorf("total %v is not the sum of its parts", c.Total)
 	}
 	// Gathers do not reduce.
-	if c := Price(Ring(network.AllGather, 1e9, 4, Link{Bandwidth: 1e12}), perByte{1e12}, dtype.FP16); c.Compute != 0 {
+	if c := Price(Ring(network.AllGather, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16); c.Compute != 0 {
 		t.Errorf("all-gather compute = %v", c.Compute)
 	}
 }
@@ -134,7 +136,7 @@ func TestPipelineChunksOptimal(t *testing.T) {
 		}
 	}
 	// Zero latency: the broadcast tends to S/B.
-	c := Price(Ring(network.Broadcast, 1e9, 64, Link{Bandwidth: units.GBps(25)}), nil, dtype.FP16)
+	c := Price(Ring(network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(25)})), nil, dtype.FP16)
 	if !near(float64(c.Total), 1e9/25e9, 1e-4) {
 		t.Errorf("α=0 broadcast = %v, want 40 ms", c.Total)
 	}
