@@ -28,7 +28,9 @@ var strategyNames = []string{"best", "ring", "biring", "hierarchical", "torus2d"
 func (s Strategy) String() string { return strategyNames[s] }
 
 // ParseStrategy reads a strategy name.
-func ParseStrategy(s string) (Strategy, error) { return enum.Parse[Strategy]("--strategy", s, strategyNames) }
+func ParseStrategy(s string) (Strategy, error) {
+	return enum.Parse[Strategy]("--strategy", s, strategyNames)
+}
 
 // Build returns the schedule of one level-based strategy; false when the strategy does not
 // implement op (or is not level-based, as RAMP-x).
