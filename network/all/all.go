@@ -7,6 +7,10 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/alphabeta"
 	"github.com/ddlest/ddlest/network/ideal"
+	"github.com/ddlest/ddlest/network/ramp"
+	"github.com/ddlest/ddlest/network/superpod"
+	"github.com/ddlest/ddlest/network/topoopt"
+	"github.com/ddlest/ddlest/network/torus"
 )
 
 // Specs lists every network model, in the order `ddlest nets` shows them.
@@ -14,6 +18,10 @@ func Specs() []network.Spec {
 	return []network.Spec{
 		ideal.Spec(),
 		alphabeta.Spec(),
+		ramp.Spec(),
+		superpod.Spec(),
+		torus.Spec(),
+		topoopt.Spec(),
 	}
 }
 

@@ -64,6 +64,5 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err
 	}
-	levels := []collective.Level{{Size: c.Group.Size, Link: m.link}}
-	return collective.Price(collective.Ring(c.Op, c.Bytes, levels), m.env.Reducer, c.DType), nil
+	return collective.Price(collective.Ring(c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link)), m.env.Reducer, c.DType), nil
 }

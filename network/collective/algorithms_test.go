@@ -12,19 +12,19 @@ import (
 )
 
 // Two switched levels: 8 members at 300 GB/s, 1 µs; 16 units at 25 GB/s, 4 µs.
-func twoLevels() []Level {
-	return []Level{
+func twoLevels() Layout {
+	return Layout{Levels: []Level{
 		{Size: 8, Link: Link{Latency: units.Us(1), Bandwidth: units.GBps(300)}},
 		{Size: 16, Link: Link{Latency: units.Us(4), Bandwidth: units.GBps(25)}},
-	}
+	}}
 }
 
-func uniform(sizes ...int) []Level {
+func uniform(sizes ...int) Layout {
 	var ls []Level
 	for _, s := range sizes {
 		ls = append(ls, Level{Size: s, Link: Link{Bandwidth: units.GBps(10)}})
 	}
-	return ls
+	return Layout{Levels: ls}
 }
 
 // RAMP Fig. 15: algorithmic steps of a reduce-scatter — ring p−1, 2D-torus X+Y−2,
@@ -100,7 +100,7 @@ func TestPairwiseLevels(t *testing.T) {
 // link carries that many blocks: Σ_j min(j, n−j) = n²/4 for even n.
 func TestRingLevelHops(t *testing.T) {
 	n := 8
-	l := []Level{{Size: n, Ring: true, Link: Link{Latency: units.Us(1), Bandwidth: units.GBps(10)}}}
+	l := Layout{Levels: []Level{{Size: n, Ring: true, Link: Link{Latency: units.Us(1), Bandwidth: units.GBps(10)}}}}
 	const S = 8e6
 	c := Price(Ring(network.AllToAll, S, l), nil, dtype.FP16)
 	hops := float64(n * n / 4) // 1+2+3+4+3+2+1 = 16
@@ -111,13 +111,13 @@ func TestRingLevelHops(t *testing.T) {
 
 // A bidirectional ring halves every step's bytes when the level has ± ports.
 func TestBiRing(t *testing.T) {
-	duplex := []Level{{Size: 16, Duplex: true, Link: Link{Bandwidth: units.GBps(10)}}}
+	duplex := Layout{Levels: []Level{{Size: 16, Duplex: true, Link: Link{Bandwidth: units.GBps(10)}}}}
 	one := Price(Ring(network.AllReduce, 1e9, duplex), nil, dtype.FP16)
 	two := Price(BiRing(network.AllReduce, 1e9, duplex), nil, dtype.FP16)
 	if math.Abs(float64(two.H2T)-float64(one.H2T)/2) > 1e-15 || two.Steps != one.Steps {
 		t.Errorf("bidirectional %v vs ring %v", two, one)
 	}
-	simplex := []Level{{Size: 16, Link: Link{Bandwidth: units.GBps(10)}}}
+	simplex := flat(16, Link{Bandwidth: units.GBps(10)})
 	if a, b := Price(BiRing(network.AllReduce, 1e9, simplex), nil, 0), Price(Ring(network.AllReduce, 1e9, simplex), nil, 0); a.Total != b.Total {
 		t.Errorf("without duplex ports the bidirectional ring should equal the ring: %v vs %v", a, b)
 	}
@@ -133,14 +133,14 @@ func TestBruck(t *testing.T) {
 
 // Binary-tree broadcast at zero latency: one chunk stream at half the link rate (two children).
 func TestTree(t *testing.T) {
-	sch, ok := Tree(network.Broadcast, 1e9, []Level{{Size: 64, Link: Link{Bandwidth: units.GBps(10)}}})
+	sch, ok := Tree(network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(10)}))
 	if !ok {
 		t.Fatal("tree broadcast missing")
 	}
 	if c := Price(sch, nil, dtype.FP16); math.Abs(float64(c.Total)-2*1e9/10e9) > 1e-3*0.2 {
 		t.Errorf("tree broadcast %v, want → 2S/B = 0.2 s", c.Total)
 	}
-	if _, ok := Tree(network.AllToAll, 1, nil); ok {
+	if _, ok := Tree(network.AllToAll, 1, Layout{}); ok {
 		t.Error("tree all-to-all should not exist")
 	}
 }
@@ -161,7 +161,7 @@ func TestEveryStrategyBasics(t *testing.T) {
 				}
 				prev = c.Total
 			}
-			sch, _ := Build(st, op, 1e9, []Level{{Size: 1, Link: levels[0].Link}})
+			sch, _ := Build(st, op, 1e9, flat(1, levels.Levels[0].Link))
 			if c := Price(sch, nil, dtype.FP16); c.Total != 0 {
 				t.Errorf("%s %s with one member: %v", st, op, c.Total)
 			}

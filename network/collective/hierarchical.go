@@ -21,14 +21,14 @@ import (
 //
 // The same bytes cross the network as with a single ring (except for all-to-all), but the number
 // of steps falls from 2(p−1) to 2Σ(p_i−1) and the large chunks stay on the fast inner levels.
-func Hierarchical(op network.Op, s units.Bytes, levels []Level) Schedule {
-	return hierarchical(op, s, active(levels), "hierarchical ring")
+func Hierarchical(op network.Op, s units.Bytes, lay Layout) Schedule {
+	return hierarchical(op, s, active(lay.Levels), "hierarchical ring")
 }
 
 // Torus2D is the 2D-torus algorithm (Mikami et al. 2018): the innermost level is one dimension,
 // all outer levels together the other, and the hierarchical schedule runs on those two.
-func Torus2D(op network.Op, s units.Bytes, levels []Level) Schedule {
-	act := active(levels)
+func Torus2D(op network.Op, s units.Bytes, lay Layout) Schedule {
+	act := active(lay.Levels)
 	if len(act) > 2 {
 		act = []Level{act[0], merge(act[1:])}
 	}
@@ -86,7 +86,7 @@ func hierarchical(op network.Op, s units.Bytes, act []Level, name string) Schedu
 		}
 	case network.AllToAll:
 		for _, l := range act {
-			sch.Steps = pairwise(sch.Steps, s/units.Bytes(l.Size), []Level{l})
+			sch.Steps = pairwise(sch.Steps, s/units.Bytes(l.Size), []Level{l}, l.Size)
 		}
 	case network.Broadcast:
 		for i := n - 1; i >= 0; i-- {

@@ -18,6 +18,25 @@ type Level struct {
 	Duplex bool
 }
 
+// Layout is a group decomposed into levels (innermost first). P is its real number of members:
+// the product of the level sizes can exceed it when the group does not fill its outermost units
+// evenly (65,536 GPUs are 8 × 20 × 20 × 20.48).
+type Layout struct {
+	Levels []Level
+	P      int
+}
+
+// Flat is a layout of p members on one level.
+func Flat(p int, l Link) Layout { return Layout{Levels: []Level{{Size: p, Link: l}}, P: p} }
+
+// members is the real member count.
+func (l Layout) members() int {
+	if l.P > 0 {
+		return l.P
+	}
+	return ranks(l.Levels)
+}
+
 // ranks is the number of members of a group decomposed into levels.
 func ranks(levels []Level) int {
 	p := 1

@@ -9,10 +9,10 @@ import (
 // two). The steps whose partner lies inside a level-i unit run on level i: with cumulative unit
 // sizes c_0 < c_1 < …, level i hosts c_i − c_{i−1} of the p−1 steps. On a physical ring a step j
 // positions away travels min(j, n−j) hops and loads each link with that many blocks.
-func pairwise(steps []Step, chunk units.Bytes, act []Level) []Step {
+func pairwise(steps []Step, chunk units.Bytes, act []Level, p int) []Step {
 	inner := 1
 	for _, l := range act {
-		outer := inner * l.Size
+		outer := min(inner*l.Size, p) // the real members bound the outermost level
 		if !l.Ring {
 			steps = append(steps, Step{Link: l.Link, Bytes: chunk, Repeat: outer - inner})
 		} else {

@@ -23,9 +23,9 @@ import (
 //
 // When p is not a power of two, the p − p' extra members fold in before the halving (one step of
 // S with a reduction) and out after the doubling (one step of S).
-func RHD(op network.Op, s units.Bytes, levels []Level) Schedule {
-	act := active(levels)
-	p := ranks(act)
+func RHD(op network.Op, s units.Bytes, lay Layout) Schedule {
+	act := active(lay.Levels)
+	p := lay.members()
 	sch := Schedule{Algorithm: "recursive halving/doubling"}
 	if p <= 1 {
 		return sch

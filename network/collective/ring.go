@@ -19,30 +19,31 @@ import (
 //	broadcast       pipelined chain of k chunks: p+k−2 steps of S/k, k = PipelineChunks
 //	barrier         a zero-byte all-reduce: 2(p−1) latency-only steps
 //	send-recv       one step of S
-func Ring(op network.Op, s units.Bytes, levels []Level) Schedule {
+func Ring(op network.Op, s units.Bytes, lay Layout) Schedule {
 	if op == network.AllToAll {
-		act := active(levels)
+		act := active(lay.Levels)
 		sch := Schedule{Algorithm: "pairwise exchange"}
-		if p := ranks(act); p > 1 {
-			sch.Steps = pairwise(nil, s/units.Bytes(p), act)
+		if p := lay.members(); p > 1 {
+			sch.Steps = pairwise(nil, s/units.Bytes(p), act, p)
 		}
 		return sch
 	}
-	return ringSchedule(op, s, ranks(levels), critical(levels), "ring")
+	return ringSchedule(op, s, lay.members(), critical(lay.Levels), "ring")
 }
 
 // BiRing is the bidirectional ring: half of the data travels each way round, so on levels whose
 // members can drive both ring neighbours at once (torus dimensions) every step moves half the
 // bytes; the rooted ops pipeline along both halves of the ring. Without such duplex levels it is
 // the plain ring.
-func BiRing(op network.Op, s units.Bytes, levels []Level) Schedule {
-	m := merge(active(levels))
-	if !m.Duplex || m.Size <= 2 {
-		sch := Ring(op, s, levels)
+func BiRing(op network.Op, s units.Bytes, lay Layout) Schedule {
+	m := merge(active(lay.Levels))
+	if !m.Duplex || m.Size <= 2 || op == network.AllToAll {
+		// All-to-all already sends each block the shorter way round.
+		sch := Ring(op, s, lay)
 		sch.Algorithm = "bidirectional ring"
 		return sch
 	}
-	p := m.Size
+	p := lay.members()
 	if op == network.Broadcast {
 		hops := p / 2 // two chains of ⌈(p−1)/2⌉ hops, each carrying half the message
 		half := s / 2

@@ -9,7 +9,7 @@ import (
 	"github.com/ddlest/ddlest/network"
 )
 
-func flat(p int, l Link) []Level { return []Level{{Size: p, Link: l}} }
+func flat(p int, l Link) Layout { return Flat(p, l) }
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
 

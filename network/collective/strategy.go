@@ -34,20 +34,20 @@ func ParseStrategy(s string) (Strategy, error) {
 
 // Build returns the schedule of one level-based strategy; false when the strategy does not
 // implement op (or is not level-based, as RAMP-x).
-func Build(st Strategy, op network.Op, s units.Bytes, levels []Level) (Schedule, bool) {
+func Build(st Strategy, op network.Op, s units.Bytes, lay Layout) (Schedule, bool) {
 	switch st {
 	case StrategyRing:
-		return Ring(op, s, levels), true
+		return Ring(op, s, lay), true
 	case StrategyBiRing:
-		return BiRing(op, s, levels), true
+		return BiRing(op, s, lay), true
 	case StrategyHierarchical:
-		return Hierarchical(op, s, levels), true
+		return Hierarchical(op, s, lay), true
 	case StrategyTorus2D:
-		return Torus2D(op, s, levels), true
+		return Torus2D(op, s, lay), true
 	case StrategyRHD:
-		return RHD(op, s, levels), true
+		return RHD(op, s, lay), true
 	case StrategyTree:
-		return Tree(op, s, levels)
+		return Tree(op, s, lay)
 	}
 	return Schedule{}, false
 }
@@ -81,12 +81,12 @@ func (ss Strategies) Names() string {
 
 // PriceStrategy prices c on levels with strategy st, or with the cheapest allowed strategy for
 // Best. network names the network in errors.
-func (ss Strategies) PriceStrategy(netName string, st Strategy, c network.Collective, levels []Level, red network.Reducer) (network.Cost, error) {
+func (ss Strategies) PriceStrategy(netName string, st Strategy, c network.Collective, lay Layout, red network.Reducer) (network.Cost, error) {
 	if st != Best {
 		if !ss.allows(st, c.Op) {
 			return network.Cost{}, errs.Usage("strategy %s cannot run %s on network %s; valid: best, %s", st, c.Op, netName, ss.Names())
 		}
-		sch, ok := Build(st, c.Op, c.Bytes, levels)
+		sch, ok := Build(st, c.Op, c.Bytes, lay)
 		if !ok {
 			return network.Cost{}, errs.Usage("strategy %s does not implement %s", st, c.Op)
 		}
@@ -98,7 +98,7 @@ func (ss Strategies) PriceStrategy(netName string, st Strategy, c network.Collec
 		if !ss.allows(a, c.Op) {
 			continue
 		}
-		sch, ok := Build(a, c.Op, c.Bytes, levels)
+		sch, ok := Build(a, c.Op, c.Bytes, lay)
 		if !ok {
 			continue
 		}

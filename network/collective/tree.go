@@ -17,9 +17,9 @@ import (
 //	all-reduce  reduce then broadcast
 //
 // It spans the whole group, so its stages run at the pace of the critical link.
-func Tree(op network.Op, s units.Bytes, levels []Level) (Schedule, bool) {
-	act := active(levels)
-	p := ranks(act)
+func Tree(op network.Op, s units.Bytes, lay Layout) (Schedule, bool) {
+	act := active(lay.Levels)
+	p := lay.members()
 	sch := Schedule{Algorithm: "binary tree"}
 	switch op {
 	case network.Broadcast, network.Reduce, network.AllReduce:

@@ -1,0 +1,54 @@
+// Package topology places a job's ranks on a hierarchical network and decomposes a collective's
+// group into the levels the collective algorithms run on.
+//
+// Placement (RAMP §7.4): ranks fill the network innermost unit first — rank r sits at position r,
+// so a DGX holds ranks 0–7, a leaf 0–159, and so on — which puts the highest-bandwidth, lowest-
+// latency neighbours together. A group of Size members Stride apart in rank order then has, per
+// tier i with units of Span_i ranks, m_i = min(Size, ⌈Span_i/Stride⌉) members in one unit, and its
+// level sizes are m_0, m_1/m_0, m_2/m_1, … . On a physical ring (torus dimension) consecutive
+// members e = Stride/Span_{i−1} positions apart are e hops apart, and the e interleaved groups
+// share each link: the level's latency is e hops and its bandwidth 1/e of a link.
+package topology
+
+import (
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Tier is one level of a hierarchical network as one rank sees it.
+type Tier struct {
+	Name string
+	// Span is the number of ranks one unit of this tier holds (cumulative and increasing: a
+	// DGX 8, a leaf 160, …); the outermost tier's span covers the whole network.
+	Span int
+	// Link is what a step between two ranks whose smallest common unit is this tier uses.
+	Link   collective.Link
+	Ring   bool // a physical ring (torus dimension): neighbours only, multi-hop otherwise
+	Duplex bool // ± ports along the ring
+}
+
+// Levels decomposes group g on tiers (innermost first): one level per tier, some of size 1; the
+// product of the sizes is at least g.Size, which the layout keeps as its member count.
+func Levels(tiers []Tier, g network.Group) collective.Layout {
+	levels := make([]collective.Level, len(tiers))
+	n, s := max(1, g.Size), max(1, g.Stride)
+	prevMembers, prevSpan := 1, 1
+	for i, t := range tiers {
+		members := n
+		if i < len(tiers)-1 {
+			members = min(n, max(1, ceilDiv(t.Span, s)))
+		}
+		size := max(1, ceilDiv(members, prevMembers))
+		l := collective.Level{Size: size, Link: t.Link, Ring: t.Ring, Duplex: t.Duplex}
+		if t.Ring && size > 1 && s > prevSpan {
+			e := s / prevSpan // hops between consecutive members, = interleaved groups per link
+			l.Link = collective.Link{Latency: t.Link.Latency * units.Seconds(e), Bandwidth: t.Link.Bandwidth / units.BytesPerSecond(e)}
+		}
+		levels[i] = l
+		prevMembers, prevSpan = members, t.Span
+	}
+	return collective.Layout{Levels: levels, P: n}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

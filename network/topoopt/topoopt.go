@@ -1,0 +1,66 @@
+package topoopt
+
+import (
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/topology"
+)
+
+// Name is the registry key.
+const Name = "topoopt"
+
+// Config is TopoOpt's parameters.
+type Config struct {
+	NodeTbps  float64 `json:"node_tbps" help:"node bandwidth on the established circuit ring (Tb/s)" source:"[P] RAMP §7.5: 1.6 Tbps per node, the maximum considered by TopoOpt"`
+	LatencyNs float64 `json:"latency_ns" help:"latency between circuit neighbours (ns)" source:"[P] RAMP §7.5: maximum latency between nodes 260 ns when the circuit is established"`
+	IONs      float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
+	MaxGPUs   int     `json:"max_gpus" help:"largest job" source:"[P] RAMP §7.5: scaled to 65,536 nodes (beyond TopoOpt's 384)"`
+	Strategy  string  `json:"strategy" help:"collective strategy: best or ring" source:"[P] RAMP §7.6: only single-ring strategies; >10 ms reconfiguration rules out the others"`
+}
+
+// DefaultConfig is the paper's TopoOpt.
+func DefaultConfig() *Config {
+	return &Config{NodeTbps: 1.6, LatencyNs: 260, IONs: 100, MaxGPUs: 65536, Strategy: "best"}
+}
+
+// Validate reports every problem at once.
+func (c *Config) Validate() error {
+	var p params.Problems
+	if !(c.NodeTbps > 0) {
+		p.Addf("node_tbps %g must be > 0", c.NodeTbps)
+	}
+	if !(c.LatencyNs >= 0) || !(c.IONs >= 0) {
+		p.Addf("latency_ns %g and io_ns %g must be ≥ 0", c.LatencyNs, c.IONs)
+	}
+	if c.MaxGPUs < 1 {
+		p.Addf("max_gpus %d must be ≥ 1", c.MaxGPUs)
+	}
+	if _, err := collective.ParseStrategy(c.Strategy); err != nil {
+		p.Addf("%v", err)
+	}
+	return p.Err("network topoopt")
+}
+
+var strategies = collective.Strategies{Allowed: []collective.Strategy{collective.StrategyRing}}
+
+// Spec registers the model.
+func Spec() network.Spec {
+	return network.Spec{
+		Name:      Name,
+		Summary:   "TopoOpt optical circuit ring with pre-established circuits; single-ring strategies only",
+		Source:    "[P] RAMP §7.5–7.6 (TopoOpt, Wang et al. 2023)",
+		NewConfig: func() network.Config { return DefaultConfig() },
+		New: func(cfg network.Config, env network.Env) (network.Model, error) {
+			c := cfg.(*Config)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			st, _ := collective.ParseStrategy(c.Strategy)
+			tiers := []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true,
+				Link: collective.Link{Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}}}
+			return topology.NewModel(Name, tiers, strategies, st, env, c.MaxGPUs)
+		},
+	}
+}

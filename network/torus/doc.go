@@ -1,0 +1,8 @@
+// Package torus models the RAMP paper's 2D-torus baseline (§7.5): dim_x × dim_y nodes (128 × 512),
+// each with node_tbps (2.4 Tb/s) split over its ports (±x, ±y: 600 Gb/s each by default), and a
+// per-hop latency of the in-out time plus the dimension's worst-case propagation (156 ns along x,
+// 520 ns along y). Jobs fill x first, then y. Strategies: a ring (snake through the torus), the
+// bidirectional ring (both directions of every dimension at once), and the 2D-torus algorithm
+// (one ring per dimension). Messages between non-neighbours travel several hops and share links
+// (all-to-all is bisection-limited).
+package torus

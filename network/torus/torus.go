@@ -1,0 +1,79 @@
+package torus
+
+import (
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/topology"
+)
+
+// Name is the registry key.
+const Name = "torus"
+
+// Config is the 2D torus's parameters.
+type Config struct {
+	DimX     int     `json:"dim_x" help:"nodes along the first dimension" source:"[P] RAMP §7.5: 128 nodes per dimension"`
+	DimY     int     `json:"dim_y" help:"nodes along the second dimension" source:"[P] RAMP §7.5: 512 nodes per dimension"`
+	NodeTbps float64 `json:"node_tbps" help:"total unidirectional node capacity (Tb/s), split over the ports" source:"[P] RAMP §7.5: total node capacity of 2.4 Tbps"`
+	Ports    int     `json:"ports" help:"ports sharing the node capacity (±x, ±y)" source:"[X] a 2D torus node has 4 neighbours; the paper does not give the split (reference/ramp.md §4.2)"`
+	PropXNs  float64 `json:"prop_x_ns" help:"propagation of a link along x (ns)" source:"[P] RAMP §7.5: worst-case propagation 156 ns"`
+	PropYNs  float64 `json:"prop_y_ns" help:"propagation of a link along y (ns)" source:"[P] RAMP §7.5: worst-case propagation 520 ns"`
+	IONs     float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
+	Strategy string  `json:"strategy" help:"collective strategy: best, ring, biring, torus2d" source:"[P] RAMP §7.6: ring and 2D-torus (Mikami et al. 2018)"`
+}
+
+// DefaultConfig is the paper's 128 × 512 torus.
+func DefaultConfig() *Config {
+	return &Config{DimX: 128, DimY: 512, NodeTbps: 2.4, Ports: 4, PropXNs: 156, PropYNs: 520, IONs: 100, Strategy: "best"}
+}
+
+// Validate reports every problem at once.
+func (c *Config) Validate() error {
+	var p params.Problems
+	if c.DimX < 1 || c.DimY < 1 {
+		p.Addf("dim_x %d and dim_y %d must be ≥ 1", c.DimX, c.DimY)
+	}
+	if !(c.NodeTbps > 0) {
+		p.Addf("node_tbps %g must be > 0", c.NodeTbps)
+	}
+	if c.Ports < 1 {
+		p.Addf("ports %d must be ≥ 1", c.Ports)
+	}
+	if !(c.PropXNs >= 0) || !(c.PropYNs >= 0) || !(c.IONs >= 0) {
+		p.Addf("latencies must be ≥ 0 (prop_x_ns %g, prop_y_ns %g, io_ns %g)", c.PropXNs, c.PropYNs, c.IONs)
+	}
+	if _, err := collective.ParseStrategy(c.Strategy); err != nil {
+		p.Addf("%v", err)
+	}
+	return p.Err("network torus")
+}
+
+// Tiers: x then y, each a physical ring with ± ports at node_tbps/ports per port.
+func (c *Config) Tiers() []topology.Tier {
+	port := units.Tbps(c.NodeTbps) / units.BytesPerSecond(c.Ports)
+	return []topology.Tier{
+		{Name: "x", Span: c.DimX, Ring: true, Duplex: true, Link: collective.Link{Latency: units.Ns(c.IONs + c.PropXNs), Bandwidth: port}},
+		{Name: "y", Span: c.DimX * c.DimY, Ring: true, Duplex: true, Link: collective.Link{Latency: units.Ns(c.IONs + c.PropYNs), Bandwidth: port}},
+	}
+}
+
+var strategies = collective.Strategies{Allowed: []collective.Strategy{collective.StrategyRing, collective.StrategyBiRing, collective.StrategyTorus2D}}
+
+// Spec registers the model.
+func Spec() network.Spec {
+	return network.Spec{
+		Name:      Name,
+		Summary:   "2D torus (128 × 512 by default), node capacity split over ±x/±y ports; ring, bidirectional ring and 2D-torus strategies",
+		Source:    "[P] RAMP §7.5; 2D-torus all-reduce after Mikami et al. 2018",
+		NewConfig: func() network.Config { return DefaultConfig() },
+		New: func(cfg network.Config, env network.Env) (network.Model, error) {
+			c := cfg.(*Config)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			st, _ := collective.ParseStrategy(c.Strategy)
+			return topology.NewModel(Name, c.Tiers(), strategies, st, env, c.DimX*c.DimY)
+		},
+	}
+}
