@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,10 +60,28 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./cmd/ddlest -update)", err)
 			}
 			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./cmd/ddlest -update rewrites it):\n%s", path, out)
+				t.Errorf("output differs from %s (go test ./cmd/ddlest -update rewrites it): %s", path, firstDiff(out, string(want)))
 			}
 		})
 	}
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got: %q\nwant: %q", i+1, a, b)
+		}
+	}
+	return "same lines, different endings"
 }
 
 // The JSON contract: the stable keys exist, and the CE 1.8 row reproduces RAMP Table 9

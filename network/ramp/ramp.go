@@ -17,35 +17,37 @@ const Name = "ramp"
 
 // Config is RAMP's parameters (RAMP §3, §4, §7.5).
 type Config struct {
-	X        int     `json:"x" help:"communication groups = transceiver groups per node = splitter fan-out" source:"[P] RAMP §3, §4.2: x = 32 at maximum scale"`
-	J        int     `json:"racks" help:"racks per communication group (J ≤ x)" source:"[P] RAMP §3, §4.2: J = x = 32"`
-	Lambda   int     `json:"lambda" help:"nodes per rack = wavelength channels (Λ)" source:"[P] RAMP §3, §4.2: Λ = 64"`
-	B        int     `json:"b" help:"transceivers per transceiver group" source:"[P] RAMP §4.2: b = 1"`
-	TrxGbps  float64 `json:"trx_gbps" help:"line rate per transceiver B (Gb/s)" source:"[P] RAMP §4.1–4.2: 400 Gbps (SOH modulators, ref. [77])"`
-	NodeTbps float64 `json:"node_tbps" help:"node capacity x·b·B (Tb/s); when > 0 it sets B = node/(x·b) (the paper's 2.4 Tb/s algorithmic comparison)" source:"[P] RAMP §7.5: 12.8 Tbps for the system analysis, 2.4 Tbps for the algorithmic comparison"`
-	Subnet   string  `json:"subnet" help:"subnet type: bs (broadcast and select), rb (route and broadcast) or rs (route and switch)" source:"[P] RAMP §3.1; the scalability analysis uses B&S, the lossiest"`
-	PropNs   float64 `json:"prop_ns" help:"propagation between any two nodes (ns)" source:"[P] RAMP §7.5: 1.3 µs"`
-	IONs     float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
-	SlotNs   float64 `json:"slot_ns" help:"time slot (ns)" source:"[P] RAMP §3.1: minimum data-transfer slot of 20 ns"`
-	ReconfNs float64 `json:"reconfig_ns" help:"circuit reconfiguration time (ns); hidden behind the in-out latency when shorter" source:"[P] RAMP §3.1: < 1 ns (laser and SOA), at most 5% of the 20 ns slot; §1.4: no overhead when smaller than the node I/O time"`
-	TrxRule  string  `json:"trx_rule" help:"transceiver groups per peer: corrected, t(d) = max(1, ⌊x/(d−1)⌋), or paper (Eq. 3 as printed)" source:"[D] reference/ramp.md §2.7: Eq. 3 as printed is non-monotone; the corrected rule uses all x groups"`
-	TxDbm    float64 `json:"tx_dbm" help:"transmitter launch power (dBm)" source:"[P] RAMP Fig. 6: 8 dBm"`
-	SOAGain  float64 `json:"soa_gain_db" help:"SOA gain (dB)" source:"[D] RAMP Fig. 6: −7 → 15 dBm and −18 → 4 dBm, 22 dB"`
-	AWGRLoss float64 `json:"awgr_loss_db" help:"AWGR insertion loss for rb/rs subnets (dB)" source:"[X] typical AWGR insertion loss; the paper gives none"`
-	MinPath  float64 `json:"min_path_dbm" help:"lowest power allowed anywhere on the path (dBm)" source:"[P] RAMP §4.2: above −20 dBm for good SNR"`
-	MinRx    float64 `json:"min_rx_dbm" help:"lowest power at the receiver (dBm)" source:"[P] RAMP §4.2: above −15 dBm for direct detection"`
-	Strategy string  `json:"strategy" help:"collective strategy: best or ramp (RAMP-x); ring or rhd also run on the all-to-all fabric" source:"[P] RAMP §5–6 (RAMP-x); §6.3.1: ring and recursive halving/doubling are possible but slower"`
+	X          int     `json:"x" help:"communication groups = transceiver groups per node = splitter fan-out" source:"[P] RAMP §3, §4.2: x = 32 at maximum scale"`
+	J          int     `json:"racks" help:"racks per communication group (J ≤ x)" source:"[P] RAMP §3, §4.2: J = x = 32"`
+	Lambda     int     `json:"lambda" help:"nodes per rack = wavelength channels (Λ)" source:"[P] RAMP §3, §4.2: Λ = 64"`
+	B          int     `json:"b" help:"transceivers per transceiver group" source:"[P] RAMP §4.2: b = 1"`
+	TrxGbps    float64 `json:"trx_gbps" help:"line rate per transceiver B (Gb/s)" source:"[P] RAMP §4.1–4.2: 400 Gbps (SOH modulators, ref. [77])"`
+	NodeTbps   float64 `json:"node_tbps" help:"node capacity x·b·B (Tb/s); when > 0 it sets B = node/(x·b) (the paper's 2.4 Tb/s algorithmic comparison)" source:"[P] RAMP §7.5: 12.8 Tbps for the system analysis, 2.4 Tbps for the algorithmic comparison"`
+	Subnet     string  `json:"subnet" help:"subnet type: bs (broadcast and select), rb (route and broadcast) or rs (route and switch)" source:"[P] RAMP §3.1; the scalability analysis uses B&S, the lossiest"`
+	PropNs     float64 `json:"prop_ns" help:"propagation between any two nodes (ns)" source:"[P] RAMP §7.5: 1.3 µs"`
+	IONs       float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
+	SlotNs     float64 `json:"slot_ns" help:"time slot (ns)" source:"[P] RAMP §3.1: minimum data-transfer slot of 20 ns"`
+	ReconfNs   float64 `json:"reconfig_ns" help:"circuit reconfiguration time (ns); hidden behind the in-out latency when shorter" source:"[P] RAMP §3.1: < 1 ns (laser and SOA), at most 5% of the 20 ns slot; §1.4: no overhead when smaller than the node I/O time"`
+	TrxRule    string  `json:"trx_rule" help:"transceiver groups per peer: corrected, t(d) = max(1, ⌊x/(d−1)⌋), or paper (Eq. 3 as printed)" source:"[D] reference/ramp.md §2.7: Eq. 3 as printed is non-monotone; the corrected rule uses all x groups"`
+	TxDbm      float64 `json:"tx_dbm" help:"transmitter launch power (dBm)" source:"[P] RAMP Fig. 6: 8 dBm"`
+	SOAGain    float64 `json:"soa_gain_db" help:"SOA gain (dB)" source:"[D] RAMP Fig. 6: −7 → 15 dBm and −18 → 4 dBm, 22 dB"`
+	AWGRLoss   float64 `json:"awgr_loss_db" help:"AWGR insertion loss for rb/rs subnets (dB)" source:"[X] typical AWGR insertion loss; the paper gives none"`
+	MinPath    float64 `json:"min_path_dbm" help:"lowest power allowed anywhere on the path (dBm)" source:"[P] RAMP §4.2: above −20 dBm for good SNR"`
+	MinRx      float64 `json:"min_rx_dbm" help:"lowest power at the receiver (dBm)" source:"[P] RAMP §4.2: above −15 dBm for direct detection"`
+	Contention string  `json:"contention" help:"step-3 contention: paper (every step in one round, as RAMP §5 states) or exact (the corrected step-3 subgroups share subnets when gcd(1+⌊λ/x⌋, x)·J > x and need that many rounds)" source:"[D] engine.go CheckSchedule: at x = J = 32, Λ = 64 step 3 reuses each (subnet, wavelength) twice"`
+	Strategy   string  `json:"strategy" help:"collective strategy: best or ramp (RAMP-x); ring or rhd also run on the all-to-all fabric" source:"[P] RAMP §5–6 (RAMP-x); §6.3.1: ring and recursive halving/doubling are possible but slower"`
 }
 
 // DefaultConfig is RAMP at maximum scale: 65,536 nodes at 12.8 Tb/s.
 func DefaultConfig() *Config {
 	return &Config{X: 32, J: 32, Lambda: 64, B: 1, TrxGbps: 400, Subnet: "bs", PropNs: 1300, IONs: 100, SlotNs: 20,
-		ReconfNs: 1, TrxRule: "corrected", TxDbm: 8, SOAGain: 22, AWGRLoss: 5, MinPath: -20, MinRx: -15, Strategy: "best"}
+		ReconfNs: 1, Contention: "paper", TrxRule: "corrected", TxDbm: 8, SOAGain: 22, AWGRLoss: 5, MinPath: -20, MinRx: -15, Strategy: "best"}
 }
 
 var (
-	subnets  = []string{"bs", "rb", "rs"}
-	trxRules = []string{"corrected", "paper"}
+	subnets     = []string{"bs", "rb", "rs"}
+	contentions = []string{"paper", "exact"}
+	trxRules    = []string{"corrected", "paper"}
 )
 
 // Nodes is N = Λ·J·x (RAMP §3: Λx² with J = x).
@@ -89,6 +91,9 @@ func (c *Config) Validate() error {
 	}
 	if !contains(subnets, c.Subnet) {
 		p.Addf("subnet %q is not valid; valid: %s", c.Subnet, strings.Join(subnets, ", "))
+	}
+	if !contains(contentions, c.Contention) {
+		p.Addf("contention %q is not valid; valid: %s", c.Contention, strings.Join(contentions, ", "))
 	}
 	if !contains(trxRules, c.TrxRule) {
 		p.Addf("trx_rule %q is not valid; valid: %s", c.TrxRule, strings.Join(trxRules, ", "))

@@ -100,9 +100,16 @@ func (c *Config) RAMPx(op network.Op, s units.Bytes, p int) (collective.Schedule
 		c0 /= units.Bytes(n[i])
 		chunk[i] = c0
 	}
+	rounds := 1
+	if c.Contention == "exact" {
+		rounds = c.Step3Reuse(n[2])
+	}
 	step := func(i int, b units.Bytes, reduce bool) collective.Step {
 		g := c.groupsPerPeer(i, n[i])
 		st := collective.Step{Link: c.link(g), Bytes: c.slotted(b, g)}
+		if i == 2 {
+			st.Load = float64(rounds) // shared subnets serialise into rounds
+		}
 		if reduce {
 			st.FanIn, st.ReduceBytes = n[i], b
 		}

@@ -1,0 +1,117 @@
+package superpod
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+func model(t *testing.T, gpus int, pairs ...string) network.Model {
+	t.Helper()
+	cfg := DefaultConfig()
+	if err := params.SetPairs(cfg, pairs); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Spec().New(cfg, network.Env{GPUs: gpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func cost(t *testing.T, m network.Model, op network.Op, s units.Bytes, size, stride int) network.Cost {
+	t.Helper()
+	c, err := m.Price(network.Collective{Op: op, Bytes: s, Group: network.Group{Size: size, Stride: stride}, DType: dtype.FP16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// RAMP §7.5 component latencies give one-way paths (reference/ramp.md §4.1) of 140 ns inside a
+// DGX, 370 ns under one leaf, 1,170 ns via a spine and 4,370 ns via the core, plus the 100 ns
+// in-out latency; NVLink runs at 2.4 Tb/s per GPU and InfiniBand at 2.4/12 = 200 Gb/s.
+func TestTiers(t *testing.T) {
+	tiers := DefaultConfig().Tiers()
+	wantNs := []float64{240, 470, 1270, 4470}
+	wantGbit := []float64{2400, 200, 200, 200}
+	wantSpan := []int{8, 160, 3200, 65536}
+	for i, tr := range tiers {
+		if math.Abs(float64(tr.Link.Latency)-wantNs[i]*1e-9) > 1e-15 || math.Abs(tr.Link.Bandwidth.Gbit()-wantGbit[i]) > 1e-9 || tr.Span != wantSpan[i] {
+			t.Errorf("tier %s: %v %v span %d", tr.Name, tr.Link.Latency, tr.Link.Bandwidth, tr.Span)
+		}
+	}
+}
+
+// A tensor-parallel group of 8 stays on NVSwitch: its ring all-reduce is 2·7 steps of 240 ns plus
+// 2·7/8 · S / 300 GB/s.
+func TestNVLinkGroup(t *testing.T) {
+	c := cost(t, model(t, 64, "strategy=ring"), network.AllReduce, 1e9, 8, 1)
+	want := 14*240e-9 + 2*7.0/8*1e9/300e9
+	if math.Abs(float64(c.Total)-want) > 1e-12 {
+		t.Errorf("all-reduce %v, want %g s", c.Total, want)
+	}
+}
+
+// Best chooses per collective and size and reports the algorithm; at 65,536 GPUs a hierarchical
+// algorithm beats the single ring by orders of magnitude for small messages (RAMP Fig. 21).
+func TestBest(t *testing.T) {
+	best := cost(t, model(t, 65536), network.AllReduce, 1e6, 65536, 1)
+	ring := cost(t, model(t, 65536, "strategy=ring"), network.AllReduce, 1e6, 65536, 1)
+	if best.Algorithm == "ring" || !(ring.Total > 1000*best.Total) {
+		t.Errorf("best %v (%s) vs ring %v", best.Total, best.Algorithm, ring.Total)
+	}
+	// All-to-all is the ring's pairwise exchange unless extended_alltoall is set.
+	a2a := cost(t, model(t, 65536), network.AllToAll, 1e9, 65536, 1)
+	ext := cost(t, model(t, 65536, "extended_alltoall=true"), network.AllToAll, 1e9, 65536, 1)
+	if a2a.Algorithm != "pairwise exchange" || !(ext.Total < a2a.Total) {
+		t.Errorf("all-to-all %v (%s), extended %v (%s)", a2a.Total, a2a.Algorithm, ext.Total, ext.Algorithm)
+	}
+	if _, err := model(t, 64, "strategy=hierarchical").Price(network.Collective{Op: network.AllToAll, Bytes: 1, Group: network.Group{Size: 64, Stride: 1}}); errs.ExitCode(err) != errs.ExitUsage {
+		t.Errorf("hierarchical all-to-all without extended_alltoall: %v", err)
+	}
+}
+
+// Bandwidth-matched (oversubscription 1): the inter-node tiers run at 2.4 Tb/s too.
+func TestOversubscription(t *testing.T) {
+	c := DefaultConfig()
+	c.Oversubscription = 1
+	if g := c.Tiers()[3].Link.Bandwidth.Gbit(); math.Abs(g-2400) > 1e-9 {
+		t.Errorf("core bandwidth %g Gb/s", g)
+	}
+	c.Oversubscription = 0.5
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "oversubscription 0.5") {
+		t.Errorf("validate: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	_, err := Spec().New(DefaultConfig(), network.Env{GPUs: 70000})
+	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "65536") {
+		t.Errorf("oversized job: %v", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Strategy = "ramp"
+	_, err = Spec().New(cfg, network.Env{GPUs: 8})
+	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "best, ring, hierarchical, torus2d, rhd, tree") {
+		t.Errorf("ramp strategy on a fat tree: %v", err)
+	}
+}
+
+// Target: pricing one collective (best of five strategies) on 65,536 GPUs in ≤ 5 µs.
+func BenchmarkPriceSuperPod65536(b *testing.B) {
+	m, _ := Spec().New(DefaultConfig(), network.Env{GPUs: 65536})
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 65536, Stride: 1}, DType: dtype.FP16}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Price(col); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
