@@ -12,7 +12,6 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
-	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/profile/roofline"
@@ -35,8 +34,7 @@ type megatronFlags struct {
 	dpBucket                         string
 	gpu                              string
 	matmulEff, vectorEff, memEff     float64
-	net, netConfig, netBW, netLat    string
-	netParams                        []string
+	network                          netFlags
 	plot                             string
 	format                           format
 }
@@ -110,11 +108,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.Float64Var(&f.matmulEff, "matmul-eff", roofline.DefaultEfficiency.MatMul, "fraction of the tensor-core peak GEMMs achieve")
 	fs.Float64Var(&f.vectorEff, "vector-eff", roofline.DefaultEfficiency.Vector, "fraction of the vector peak elementwise kernels achieve")
 	fs.Float64Var(&f.memEff, "mem-eff", roofline.DefaultEfficiency.Memory, "fraction of the HBM bandwidth memory-bound kernels achieve")
-	fs.StringVar(&f.net, "net", "alphabeta", "network model (see `ddlest nets`)")
-	fs.StringArrayVar(&f.netParams, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
-	fs.StringVar(&f.netConfig, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
-	fs.StringVar(&f.netBW, "net-bw", "", "per-GPU network bandwidth, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
-	fs.StringVar(&f.netLat, "net-latency", "", "per-step network latency, e.g. 2us (sets latency_ns)")
+	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
 
@@ -128,7 +122,6 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	complete("recompute", func() []string { return []string{"none", "selective", "full"} })
 	complete("precision", func() []string { return []string{"fp16", "bf16", "fp32"} })
 	complete("optimizer", func() []string { return []string{"adam", "sgd"} })
-	complete("net", func() []string { return all.Registry().Names() })
 	complete("gpu", func() []string {
 		t, err := roofline.GPUs()
 		if err != nil {
@@ -229,28 +222,8 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 
 	o.GPU = f.gpu
 	o.Efficiency = roofline.Efficiency{MatMul: f.matmulEff, Vector: f.vectorEff, Memory: f.memEff}
-	o.Network, err = f.networkChoice()
+	o.Network, err = f.network.choice()
 	return o, err
-}
-
-// networkChoice maps --net, --net-config, --net-param and the --net-bw/--net-latency shorthands.
-func (f *megatronFlags) networkChoice() (workflow.NetworkChoice, error) {
-	n := workflow.NetworkChoice{Name: f.net, ConfigFile: f.netConfig, Params: append([]string(nil), f.netParams...)}
-	if f.netBW != "" {
-		bw, err := units.ParseBandwidth(f.netBW)
-		if err != nil {
-			return n, errs.Usage("--net-bw: %v", err)
-		}
-		n.Params = append(n.Params, "bandwidth_gbit_per_s="+ftoa(bw.Gbit()))
-	}
-	if f.netLat != "" {
-		lat, err := units.ParseDuration(f.netLat)
-		if err != nil {
-			return n, errs.Usage("--net-latency: %v", err)
-		}
-		n.Params = append(n.Params, "latency_ns="+ftoa(float64(lat)*1e9))
-	}
-	return n, nil
 }
 
 func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Writer) error {

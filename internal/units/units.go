@@ -117,6 +117,11 @@ func (r BytesPerSecond) String() string {
 	return si(float64(r), "B/s", []prefix{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}})
 }
 
+// Bits renders r as a bit rate with an SI prefix, e.g. "400 Gb/s".
+func (r BytesPerSecond) Bits() string {
+	return si(float64(r)*bitsPerByte, "b/s", []prefix{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}})
+}
+
 // String renders r, e.g. "312 TFLOP/s".
 func (r FLOPPerSecond) String() string {
 	return si(float64(r), "FLOP/s", []prefix{{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}})

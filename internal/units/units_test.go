@@ -116,6 +116,8 @@ func TestStrings(t *testing.T) {
 		{Bytes(150e6).String(), "150 MB"},
 		{Bytes(12).String(), "12 B"},
 		{GBps(25).String(), "25 GB/s"},
+		{Gbps(400).Bits(), "400 Gb/s"},
+		{Tbps(12.8).Bits(), "12.8 Tb/s"},
 		{TFLOPS(312).String(), "312 TFLOP/s"},
 		{Seconds(98.1e-3).String(), "98.1 ms"},
 		{Seconds(1.3e-6).String(), "1.3 µs"},

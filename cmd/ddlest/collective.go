@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/profile/roofline"
+)
+
+type collectiveFlags struct {
+	ops, sizes, gpus, gpu, dtype string
+	network                      netFlags
+	format                       format
+}
+
+func newCollectiveCommand() *cobra.Command {
+	f := &collectiveFlags{}
+	cmd := &cobra.Command{
+		Use:   "collective",
+		Short: "Price MPI collectives on a network: completion time, head-to-head, head-to-tail and compute, bus bandwidth",
+		Long: `Price collectives with the best strategy the network allows (or the one given by --strategy).
+Sizes follow nccl-tests (the whole buffer: all-gather output, reduce-scatter input, all-to-all
+per-rank send buffer). --op, --size and --gpus take comma-separated lists for sweeps.`,
+		Example: `  ddlest collective --op all-reduce --size 1GB --gpus 65536 --net ramp
+  ddlest collective --op all --size 1GB --gpus 65536 --net superpod
+  ddlest collective --op all-reduce --size 1MB,100MB,10GB --gpus 16,256,4096,65536 --net superpod \
+      --strategy ring --net-param oversubscription=1 --format csv`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.toOptions()
+			if err != nil {
+				return err
+			}
+			rows, err := workflow.Collectives(o)
+			if err != nil {
+				return err
+			}
+			return writeCollectives(cmd.OutOrStdout(), rows, f.format)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.ops, "op", "all-reduce", "collective(s): "+strings.Join(opNames(), ", ")+", or all")
+	fs.StringVar(&f.sizes, "size", "1GB", "message size(s), e.g. 1GB, 1GiB, 10MB, 1e9")
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "sizes" { // --sizes is an alias of --size
+			name = "size"
+		}
+		return pflag.NormalizedName(name)
+	})
+	fs.StringVar(&f.gpus, "gpus", "65536", "GPUs in the job (and the group), e.g. 16,256,65536")
+	addNetFlags(cmd, &f.network, "ramp")
+	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline)")
+	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
+	addFormatFlag(fs, &f.format)
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	_ = cmd.RegisterFlagCompletionFunc("op", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return append(opNames(), "all"), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func opNames() []string {
+	var ns []string
+	for _, op := range network.Ops() {
+		ns = append(ns, op.String())
+	}
+	return ns
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (f *collectiveFlags) toOptions() (workflow.CollectiveOptions, error) {
+	var o workflow.CollectiveOptions
+	for _, s := range splitList(f.ops) {
+		if s == "all" {
+			o.Ops = append(o.Ops, network.Ops()...)
+			continue
+		}
+		op, err := network.ParseOp(s)
+		if err != nil {
+			return o, errs.Usage("--op: %v", err)
+		}
+		o.Ops = append(o.Ops, op)
+	}
+	for _, s := range splitList(f.sizes) {
+		b, err := units.ParseBytes(s)
+		if err != nil {
+			return o, errs.Usage("--size: %v", err)
+		}
+		o.Sizes = append(o.Sizes, b)
+	}
+	for _, s := range splitList(f.gpus) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return o, errs.Usage("--gpus %q: want a whole number of GPUs ≥ 1", s)
+		}
+		o.GPUs = append(o.GPUs, n)
+	}
+	if len(o.Ops) == 0 || len(o.Sizes) == 0 || len(o.GPUs) == 0 {
+		return o, errs.Usage("--op, --size and --gpus must each name at least one value")
+	}
+	var err error
+	if o.DType, err = dtype.Parse(f.dtype); err != nil {
+		return o, errs.Usage("--dtype: %v", err)
+	}
+	o.GPU = f.gpu
+	o.Network, err = f.network.choice()
+	return o, err
+}
+
+type collectiveDocRow struct {
+	Op        string  `json:"op"`
+	GPUs      int     `json:"gpus"`
+	Bytes     float64 `json:"bytes"`
+	Network   string  `json:"network"`
+	Algorithm string  `json:"algorithm"`
+	Steps     int     `json:"steps"`
+	H2HS      float64 `json:"h2h_s"`
+	H2TS      float64 `json:"h2t_s"`
+	ComputeS  float64 `json:"compute_s"`
+	TotalS    float64 `json:"total_s"`
+	AlgBW     float64 `json:"algbw_bytes_per_s"`
+	BusBW     float64 `json:"busbw_bytes_per_s"`
+}
+
+func writeCollectives(w io.Writer, rows []workflow.CollectiveRow, f format) error {
+	docs := make([]collectiveDocRow, len(rows))
+	for i, r := range rows {
+		docs[i] = collectiveDocRow{Op: r.Op.String(), GPUs: r.GPUs, Bytes: float64(r.Bytes), Network: r.Network,
+			Algorithm: r.Cost.Algorithm, Steps: r.Cost.Steps, H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
+			ComputeS: float64(r.Cost.Compute), TotalS: float64(r.Cost.Total), AlgBW: float64(r.AlgBW), BusBW: float64(r.BusBW)}
+	}
+	switch f {
+	case formatJSON:
+		return writeJSON(w, docs)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"op", "gpus", "bytes", "network", "algorithm", "steps", "h2h_s", "h2t_s", "compute_s", "total_s",
+			"algbw_bytes_per_s", "busbw_bytes_per_s"})
+		for _, d := range docs {
+			_ = cw.Write([]string{d.Op, itoa(d.GPUs), ftoa(d.Bytes), d.Network, d.Algorithm, itoa(d.Steps), ftoa(d.H2HS), ftoa(d.H2TS),
+				ftoa(d.ComputeS), ftoa(d.TotalS), ftoa(d.AlgBW), ftoa(d.BusBW)})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "op\tgpus\tsize\tnetwork\talgorithm\tsteps\th2h\th2t\tcompute\ttotal\tbus bw\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%d\t%v\t%v\t%v\t%v\t%v\t\n", r.Op, r.GPUs, r.Bytes, r.Network, r.Cost.Algorithm,
+			r.Cost.Steps, r.Cost.H2H, r.Cost.H2T, r.Cost.Compute, r.Cost.Total, r.BusBW)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/network/all"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// netFlags are the network options every command that prices communication shares.
+type netFlags struct {
+	net, config, bw, latency, strategy, nodeTbps string
+	params                                       []string
+}
+
+func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.net, "net", defaultNet, "network model (see `ddlest nets`)")
+	fs.StringArrayVar(&f.params, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
+	fs.StringVar(&f.config, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
+	fs.StringVar(&f.strategy, "strategy", "", "collective strategy: best, ring, biring, hierarchical, torus2d, rhd, tree, ramp (sets strategy; the network must offer it)")
+	fs.StringVar(&f.nodeTbps, "node-tbps", "", "node (per-GPU) bandwidth in Tb/s, e.g. 2.4 (sets node_tbps)")
+	fs.StringVar(&f.bw, "net-bw", "", "per-GPU bandwidth of the alphabeta network, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
+	fs.StringVar(&f.latency, "net-latency", "", "per-step latency of the alphabeta network, e.g. 2us (sets latency_ns)")
+	_ = cmd.RegisterFlagCompletionFunc("net", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return all.Registry().Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("strategy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"best", "ring", "biring", "hierarchical", "torus2d", "rhd", "tree", "ramp"}, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// choice maps the flags onto a network choice; the shorthands become key=value parameters after
+// the --net-param ones, so they win.
+func (f *netFlags) choice() (workflow.NetworkChoice, error) {
+	n := workflow.NetworkChoice{Name: f.net, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
+	if f.strategy != "" {
+		if _, err := collective.ParseStrategy(f.strategy); err != nil {
+			return n, err
+		}
+		n.Params = append(n.Params, "strategy="+f.strategy)
+	}
+	if f.nodeTbps != "" {
+		n.Params = append(n.Params, "node_tbps="+f.nodeTbps)
+	}
+	if f.bw != "" {
+		bw, err := units.ParseBandwidth(f.bw)
+		if err != nil {
+			return n, errs.Usage("--net-bw: %v", err)
+		}
+		n.Params = append(n.Params, "bandwidth_gbit_per_s="+ftoa(bw.Gbit()))
+	}
+	if f.latency != "" {
+		lat, err := units.ParseDuration(f.latency)
+		if err != nil {
+			return n, errs.Usage("--net-latency: %v", err)
+		}
+		n.Params = append(n.Params, "latency_ns="+ftoa(float64(lat)*1e9))
+	}
+	return n, nil
+}

@@ -1,0 +1,71 @@
+package workflow
+
+import (
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/profile/roofline"
+)
+
+// CollectiveOptions is a sweep of collectives on one network.
+type CollectiveOptions struct {
+	Ops     []network.Op
+	Sizes   []units.Bytes // nccl-tests sizes
+	GPUs    []int         // job sizes; the group is the whole job
+	Network NetworkChoice
+	GPU     string // prices the local reductions (roofline)
+	DType   dtype.DType
+}
+
+// CollectiveRow is one priced collective.
+type CollectiveRow struct {
+	Op      network.Op
+	GPUs    int
+	Bytes   units.Bytes
+	Network string
+	Cost    network.Cost
+	// AlgBW is S/t and BusBW AlgBW × the nccl-tests bus factor (2(n−1)/n for all-reduce, …).
+	AlgBW, BusBW units.BytesPerSecond
+}
+
+// Collectives prices every (GPUs, size, op) combination, job sizes outermost.
+func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
+	gpu, err := roofline.LookupGPU(o.GPU)
+	if err != nil {
+		return nil, err
+	}
+	prof, err := roofline.New(gpu, roofline.DefaultEfficiency, o.DType)
+	if err != nil {
+		return nil, err
+	}
+	var rows []CollectiveRow
+	for _, n := range o.GPUs {
+		if n < 1 {
+			return nil, errs.Usage("--gpus %d must be ≥ 1", n)
+		}
+		net, _, err := o.Network.Build(network.Env{GPUs: n, Reducer: prof})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range o.Sizes {
+			for _, op := range o.Ops {
+				g := network.Group{Size: n, Stride: 1}
+				if op == network.SendRecv {
+					g.Size = min(n, 2)
+				}
+				c, err := net.Price(network.Collective{Op: op, Bytes: s, Group: g, DType: o.DType})
+				if err != nil {
+					return nil, err
+				}
+				r := CollectiveRow{Op: op, GPUs: n, Bytes: s, Network: net.Name(), Cost: c}
+				if c.Total > 0 && op != network.Barrier {
+					r.AlgBW = units.BytesPerSecond(float64(s) / float64(c.Total))
+					r.BusBW = r.AlgBW * units.BytesPerSecond(op.BusFactor(g.Size))
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	return rows, nil
+}
