@@ -31,6 +31,7 @@ type megatronFlags struct {
 	seq, vocab, microBatch           int
 	seqParallel, untied, noDPOverlap bool
 	recompute, precision, optimizer  string
+	tpComm                           string
 	dpBucket                         string
 	gpu                              string
 	matmulEff, vectorEff, memEff     float64
@@ -98,6 +99,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.IntVar(&f.vocab, "vocab", megatron.DefaultVocab, "vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model")
 	fs.IntVar(&f.microBatch, "micro-batch", 0, "sequences per micro-batch (default: auto mode fills memory, explicit mode 1)")
 	fs.BoolVar(&f.seqParallel, "seq-parallel", false, "sequence parallelism (reduce-scatter + all-gather instead of all-reduce)")
+	fs.StringVar(&f.tpComm, "tp-comm", "megatron", "tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)")
 	fs.StringVar(&f.recompute, "recompute", "full", "activation recomputation: none, selective or full (RAMP §7.3 uses full)")
 	fs.StringVar(&f.precision, "precision", "fp16", "training precision: fp16 or bf16 (mixed, fp32 master weights) or fp32")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam or sgd (with momentum)")
@@ -122,6 +124,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	complete("recompute", func() []string { return []string{"none", "selective", "full"} })
 	complete("precision", func() []string { return []string{"fp16", "bf16", "fp32"} })
 	complete("optimizer", func() []string { return []string{"adam", "sgd"} })
+	complete("tp-comm", func() []string { return []string{"megatron", "ramp"} })
 	complete("gpu", func() []string {
 		t, err := roofline.GPUs()
 		if err != nil {
@@ -189,6 +192,9 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 	}
 	if o.Mode == workflow.ModeExplicit && c.MicroBatch == 0 {
 		c.MicroBatch = 1
+	}
+	if c.TPComm, err = megatron.ParseTPComm(f.tpComm); err != nil {
+		return o, err
 	}
 	if c.Recompute, err = megatron.ParseRecompute(f.recompute); err != nil {
 		return o, err

@@ -12,6 +12,8 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
 )
@@ -206,6 +208,28 @@ func writeMegatronCSV(w io.Writer, r *workflow.MegatronReport) error {
 	return cw.Error()
 }
 
+// changedParams lists the network parameters that differ from the model's defaults.
+func changedParams(name string, cfg network.Config) string {
+	spec, err := all.Registry().Lookup(name)
+	if err != nil || cfg == nil {
+		return ""
+	}
+	def := map[string]string{}
+	for _, p := range params.List(spec.NewConfig()) {
+		def[p.Key] = p.Value
+	}
+	var out []string
+	for _, p := range params.List(cfg) {
+		if def[p.Key] != p.Value {
+			out = append(out, p.Key+"="+p.Value)
+		}
+	}
+	if len(out) == 0 {
+		return "(default parameters, see `ddlest nets`)"
+	}
+	return strings.Join(out, " ")
+}
+
 func itoa(i int) string { return fmt.Sprint(i) }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
@@ -252,11 +276,7 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
 	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
-	var np []string
-	for _, p := range params.List(r.NetConfig) {
-		np = append(np, p.Key+"="+p.Value)
-	}
-	row("network", strings.TrimSpace(r.Network+" "+strings.Join(np, " ")))
+	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
 	fmt.Fprintln(tw)
 	row("iteration", fmt.Sprintf("%v = compute %v + exposed communication %v + pipeline bubble %v (communication %s)",
 		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))

@@ -89,7 +89,7 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 		}
 		auto, err := megatron.Auto(megatron.AutoConfig{
 			Target: tg, MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
-			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, Recompute: cfg.Recompute, Precision: cfg.Precision,
+			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, TPComm: cfg.TPComm, Recompute: cfg.Recompute, Precision: cfg.Precision,
 			Optimizer: cfg.Optimizer, MicroBatch: cfg.MicroBatch, UntiedEmbeddings: cfg.UntiedEmbeddings,
 			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap,
 		})

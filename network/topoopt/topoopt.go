@@ -60,7 +60,24 @@ func Spec() network.Spec {
 			st, _ := collective.ParseStrategy(c.Strategy)
 			tiers := []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true,
 				Link: collective.Link{Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}}}
-			return topology.NewModel(Name, tiers, strategies, st, env, c.MaxGPUs)
+			m, err := topology.NewModel(Name, tiers, strategies, st, env, c.MaxGPUs)
+			if err != nil {
+				return nil, err
+			}
+			return perGroupRing{m}, nil
 		},
 	}
+}
+
+// perGroupRing prices every group on its own circuit ring: TopoOpt sets up the circuits for the
+// job, so a group's members are ring neighbours whatever their stride in the rank order (RAMP
+// §7.4: "minimising the number of logical circuits needed such that the effective degree is one").
+type perGroupRing struct{ *topology.Model }
+
+func (m perGroupRing) Price(c network.Collective) (network.Cost, error) {
+	if err := network.CheckGroup(c, m.Env); err != nil {
+		return network.Cost{}, err
+	}
+	c.Group.Stride = 1
+	return m.Model.Price(c)
 }

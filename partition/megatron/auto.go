@@ -30,6 +30,7 @@ type AutoConfig struct {
 	Capacity     units.Bytes // GPU memory
 	Vocab        int
 	SeqParallel  bool
+	TPComm       TPComm
 	Recompute    Recompute
 	Precision    Precision
 	Optimizer    Optimizer
@@ -99,7 +100,7 @@ func Auto(a AutoConfig) (AutoResult, error) {
 	cfg := Config{
 		Layers: layers, Hidden: h, Heads: heads, Seq: tg.Seq, Vocab: a.Vocab,
 		TP: t, PP: 1, DP: 1, Interleave: 1, GlobalBatch: 1, MicroBatch: 1,
-		SeqParallel: a.SeqParallel, Recompute: a.Recompute, Precision: a.Precision, Optimizer: a.Optimizer,
+		SeqParallel: a.SeqParallel, TPComm: a.TPComm, Recompute: a.Recompute, Precision: a.Precision, Optimizer: a.Optimizer,
 		UntiedEmbeddings: a.UntiedEmbeddings, DPBucketBytes: a.DPBucketBytes, NoDPOverlap: a.NoDPOverlap,
 		Capacity: a.Capacity,
 	}

@@ -56,7 +56,7 @@ func headParams(g geom, ownWeights bool) float64 {
 // geometry is the per-GPU geometry of a configuration (without a graph to build ops into).
 func geometry(c Config) geom {
 	return geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, vocab: PaddedVocab(c.Vocab, c.TP),
-		sp: c.SeqParallel, rc: c.Recompute, dt: c.Precision.DType()}
+		sp: c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType()}
 }
 
 // Build partitions an explicit configuration into a per-GPU plan. It does not check memory;

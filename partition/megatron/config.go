@@ -63,6 +63,26 @@ func (p Precision) DType() dtype.DType {
 	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32}[p]
 }
 
+// TPComm selects which tensor-parallel collectives a layer issues.
+type TPComm int
+
+const (
+	// TPCommMegatron is Megatron-LM's: the conjugate f/g operators of the attention and MLP
+	// blocks, 2 all-reduces forward and 2 backward per layer (+2 when the forward is recomputed).
+	TPCommMegatron TPComm = iota
+	// TPCommRAMP is the RAMP paper's reading (§7.2.1): "the partitioned multi-head attention and
+	// corresponding backward path all-reduce, and partitioned feed-forward MLP with corresponding
+	// forward path all-reduce" — one all-reduce forward and one backward per layer.
+	TPCommRAMP
+)
+
+var tpCommNames = []string{"megatron", "ramp"}
+
+func (t TPComm) String() string { return tpCommNames[t] }
+
+// ParseTPComm reads a TP-collective reading.
+func ParseTPComm(s string) (TPComm, error) { return enum.Parse[TPComm]("--tp-comm", s, tpCommNames) }
+
 // Optimizer is the parameter update rule.
 type Optimizer int
 
@@ -111,9 +131,11 @@ type Config struct {
 	// Narayanan et al. 2021 §2.2); 1 is plain 1F1B.
 	Interleave  int
 	SeqParallel bool
-	Recompute   Recompute
-	Precision   Precision
-	Optimizer   Optimizer
+	// TPComm is the tensor-parallel collective pattern (Megatron-LM by default).
+	TPComm    TPComm
+	Recompute Recompute
+	Precision Precision
+	Optimizer Optimizer
 	// UntiedEmbeddings gives the LM head its own weights instead of sharing the input
 	// embedding's (Megatron-LM ties them by default).
 	UntiedEmbeddings bool
@@ -161,6 +183,9 @@ func (c Config) Validate() error {
 	}
 	if okA && okT && c.Heads%c.TP != 0 {
 		p.Addf("--tp %d does not divide the %d heads; valid: %s", c.TP, c.Heads, divisorList(c.Heads))
+	}
+	if c.SeqParallel && c.TPComm == TPCommRAMP {
+		p.Addf("--tp-comm ramp (the RAMP paper's two all-reduces per layer) cannot be combined with --seq-parallel")
 	}
 	if okT && okS && c.SeqParallel && c.Seq%c.TP != 0 {
 		p.Addf("--seq-parallel needs --tp %d to divide --seq %d", c.TP, c.Seq)

@@ -13,6 +13,7 @@ type geom struct {
 	m, s, h, a, t int // micro-batch, sequence, hidden, heads, tensor-parallel degree
 	vocab         int // padded vocabulary (0: none)
 	sp            bool
+	tpc           TPComm
 	rc            Recompute
 	dt            dtype.DType
 }
@@ -79,6 +80,11 @@ func (g geom) tpCollectives() []partition.Collective {
 	var cs []partition.Collective
 	add := func(name string, op network.Op, ph partition.Phase, n int) {
 		cs = append(cs, g.tpCollective(name, op, ph, n))
+	}
+	if g.tpc == TPCommRAMP {
+		add("tp.mlp.fwd", network.AllReduce, partition.Forward, 1)
+		add("tp.attn.bwd", network.AllReduce, partition.Backward, 1)
+		return cs
 	}
 	if !g.sp {
 		add("tp.g.fwd", network.AllReduce, partition.Forward, 2)
