@@ -67,14 +67,18 @@ func TestExplicitTrainingLength(t *testing.T) {
 // partitioning (two plan builds), roofline, network and estimator. Target: ≤ 20 µs per estimate
 // on one core.
 func BenchmarkMegatronEstimate(b *testing.B) {
-	o := autoOptions(1.8, "alphabeta")
-	if _, err := Megatron(o); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Megatron(o); err != nil {
-			b.Fatal(err)
-		}
+	for _, net := range []string{"alphabeta", "ramp", "superpod"} {
+		b.Run(net, func(b *testing.B) {
+			o := autoOptions(1.8, net)
+			if _, err := Megatron(o); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Megatron(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
