@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -130,6 +131,44 @@ type Problems []string
 
 // Addf records a problem.
 func (p *Problems) Addf(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+
+// Positive records a problem unless v is finite and > 0.
+func (p *Problems) Positive(key string, v float64) {
+	if !(v > 0) || math.IsInf(v, 0) {
+		p.Addf("%s %g must be > 0", key, v)
+	}
+}
+
+// NonNegative records a problem unless v is finite and ≥ 0.
+func (p *Problems) NonNegative(key string, v float64) {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		p.Addf("%s %g must be ≥ 0", key, v)
+	}
+}
+
+// AtLeast records a problem unless v ≥ lo.
+func (p *Problems) AtLeast(key string, v, lo int) {
+	if v < lo {
+		p.Addf("%s %d must be ≥ %d", key, v, lo)
+	}
+}
+
+// OneOf records a problem unless v is one of valid.
+func (p *Problems) OneOf(key, v string, valid []string) {
+	for _, x := range valid {
+		if v == x {
+			return
+		}
+	}
+	p.Addf("%s %q is not valid; valid: %s", key, v, strings.Join(valid, ", "))
+}
+
+// Check records err, if any.
+func (p *Problems) Check(err error) {
+	if err != nil {
+		p.Addf("%v", err)
+	}
+}
 
 // Err returns nil when there are no problems, else a usage error joining them with "; ".
 func (p Problems) Err(prefix string) error {

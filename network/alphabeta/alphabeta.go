@@ -25,12 +25,8 @@ const (
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var p params.Problems
-	if !(c.BandwidthGbit > 0) {
-		p.Addf("bandwidth_gbit_per_s %g must be > 0", c.BandwidthGbit)
-	}
-	if !(c.LatencyNs >= 0) {
-		p.Addf("latency_ns %g must be ≥ 0", c.LatencyNs)
-	}
+	p.Positive("bandwidth_gbit_per_s", c.BandwidthGbit)
+	p.NonNegative("latency_ns", c.LatencyNs)
 	return p.Err("network alphabeta")
 }
 

@@ -3,7 +3,6 @@ package ramp
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
@@ -69,14 +68,10 @@ func (c *Config) NodeCapacity() units.BytesPerSecond {
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var p params.Problems
-	for _, f := range []struct {
-		k string
-		v int
-	}{{"x", c.X}, {"racks", c.J}, {"lambda", c.Lambda}, {"b", c.B}} {
-		if f.v < 1 {
-			p.Addf("%s %d must be ≥ 1", f.k, f.v)
-		}
-	}
+	p.AtLeast("x", c.X, 1)
+	p.AtLeast("racks", c.J, 1)
+	p.AtLeast("lambda", c.Lambda, 1)
+	p.AtLeast("b", c.B, 1)
 	if c.X >= 1 && c.J > c.X {
 		p.Addf("racks %d must be ≤ x %d (RAMP §3: at most J = x racks per communication group)", c.J, c.X)
 	}
@@ -86,39 +81,20 @@ func (c *Config) Validate() error {
 	if !(c.TrxGbps > 0) && !(c.NodeTbps > 0) {
 		p.Addf("trx_gbps %g must be > 0", c.TrxGbps)
 	}
-	if c.NodeTbps < 0 {
-		p.Addf("node_tbps %g must be ≥ 0 (0: x·b·trx_gbps)", c.NodeTbps)
-	}
-	if !contains(subnets, c.Subnet) {
-		p.Addf("subnet %q is not valid; valid: %s", c.Subnet, strings.Join(subnets, ", "))
-	}
-	if !contains(contentions, c.Contention) {
-		p.Addf("contention %q is not valid; valid: %s", c.Contention, strings.Join(contentions, ", "))
-	}
-	if !contains(trxRules, c.TrxRule) {
-		p.Addf("trx_rule %q is not valid; valid: %s", c.TrxRule, strings.Join(trxRules, ", "))
-	}
-	if !(c.PropNs >= 0) || !(c.IONs >= 0) || !(c.SlotNs > 0) {
-		p.Addf("prop_ns %g, io_ns %g must be ≥ 0 and slot_ns %g > 0", c.PropNs, c.IONs, c.SlotNs)
-	}
-	if !(c.ReconfNs >= 0) {
-		p.Addf("reconfig_ns %g must be ≥ 0", c.ReconfNs)
-	}
+	p.NonNegative("node_tbps", c.NodeTbps)
+	p.OneOf("subnet", c.Subnet, subnets)
+	p.OneOf("contention", c.Contention, contentions)
+	p.OneOf("trx_rule", c.TrxRule, trxRules)
+	p.NonNegative("prop_ns", c.PropNs)
+	p.NonNegative("io_ns", c.IONs)
+	p.Positive("slot_ns", c.SlotNs)
+	p.NonNegative("reconfig_ns", c.ReconfNs)
 	if st, err := collective.ParseStrategy(c.Strategy); err != nil {
-		p.Addf("%v", err)
+		p.Check(err)
 	} else if !allowed(st) {
 		p.Addf("strategy %q cannot run on ramp; valid: best, ramp, ring, rhd", c.Strategy)
 	}
 	return p.Err("network ramp")
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func allowed(st collective.Strategy) bool {

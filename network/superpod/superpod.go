@@ -40,38 +40,23 @@ func DefaultConfig() *Config {
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var p params.Problems
-	pos := func(k string, v float64) {
-		if !(v > 0) {
-			p.Addf("%s %g must be > 0", k, v)
-		}
-	}
-	nonneg := func(k string, v float64) {
-		if !(v >= 0) {
-			p.Addf("%s %g must be ≥ 0", k, v)
-		}
-	}
-	pos("node_tbps", c.NodeTbps)
+	p.Positive("node_tbps", c.NodeTbps)
 	if !(c.Oversubscription >= 1) {
 		p.Addf("oversubscription %g must be ≥ 1 (1 = bandwidth-matched)", c.Oversubscription)
 	}
-	for _, f := range []struct {
-		k string
-		v int
-	}{{"gpus_per_node", c.GPUsPerNode}, {"nodes_per_leaf", c.NodesPerLeaf}, {"leaves_per_spine", c.LeavesPerSpine}, {"max_gpus", c.MaxGPUs}} {
-		if f.v < 1 {
-			p.Addf("%s %d must be ≥ 1", f.k, f.v)
-		}
-	}
+	p.AtLeast("gpus_per_node", c.GPUsPerNode, 1)
+	p.AtLeast("nodes_per_leaf", c.NodesPerLeaf, 1)
+	p.AtLeast("leaves_per_spine", c.LeavesPerSpine, 1)
+	p.AtLeast("max_gpus", c.MaxGPUs, 1)
 	for _, f := range []struct {
 		k string
 		v float64
 	}{{"nvswitch_ns", c.NVSwitchNs}, {"ib_switch_ns", c.IBSwitchNs}, {"prop_node_ns", c.PropNodeNs}, {"prop_leaf_ns", c.PropLeafNs},
 		{"prop_spine_ns", c.PropSpineNs}, {"prop_core_ns", c.PropCoreNs}, {"io_ns", c.IONs}} {
-		nonneg(f.k, f.v)
+		p.NonNegative(f.k, f.v)
 	}
-	if _, err := collective.ParseStrategy(c.Strategy); err != nil {
-		p.Addf("%v", err)
-	}
+	_, err := collective.ParseStrategy(c.Strategy)
+	p.Check(err)
 	return p.Err("network superpod")
 }
 

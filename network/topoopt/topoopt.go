@@ -28,18 +28,12 @@ func DefaultConfig() *Config {
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var p params.Problems
-	if !(c.NodeTbps > 0) {
-		p.Addf("node_tbps %g must be > 0", c.NodeTbps)
-	}
-	if !(c.LatencyNs >= 0) || !(c.IONs >= 0) {
-		p.Addf("latency_ns %g and io_ns %g must be ≥ 0", c.LatencyNs, c.IONs)
-	}
-	if c.MaxGPUs < 1 {
-		p.Addf("max_gpus %d must be ≥ 1", c.MaxGPUs)
-	}
-	if _, err := collective.ParseStrategy(c.Strategy); err != nil {
-		p.Addf("%v", err)
-	}
+	p.Positive("node_tbps", c.NodeTbps)
+	p.NonNegative("latency_ns", c.LatencyNs)
+	p.NonNegative("io_ns", c.IONs)
+	p.AtLeast("max_gpus", c.MaxGPUs, 1)
+	_, err := collective.ParseStrategy(c.Strategy)
+	p.Check(err)
 	return p.Err("network topoopt")
 }
 

@@ -31,21 +31,15 @@ func DefaultConfig() *Config {
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var p params.Problems
-	if c.DimX < 1 || c.DimY < 1 {
-		p.Addf("dim_x %d and dim_y %d must be ≥ 1", c.DimX, c.DimY)
-	}
-	if !(c.NodeTbps > 0) {
-		p.Addf("node_tbps %g must be > 0", c.NodeTbps)
-	}
-	if c.Ports < 1 {
-		p.Addf("ports %d must be ≥ 1", c.Ports)
-	}
-	if !(c.PropXNs >= 0) || !(c.PropYNs >= 0) || !(c.IONs >= 0) {
-		p.Addf("latencies must be ≥ 0 (prop_x_ns %g, prop_y_ns %g, io_ns %g)", c.PropXNs, c.PropYNs, c.IONs)
-	}
-	if _, err := collective.ParseStrategy(c.Strategy); err != nil {
-		p.Addf("%v", err)
-	}
+	p.AtLeast("dim_x", c.DimX, 1)
+	p.AtLeast("dim_y", c.DimY, 1)
+	p.Positive("node_tbps", c.NodeTbps)
+	p.AtLeast("ports", c.Ports, 1)
+	p.NonNegative("prop_x_ns", c.PropXNs)
+	p.NonNegative("prop_y_ns", c.PropYNs)
+	p.NonNegative("io_ns", c.IONs)
+	_, err := collective.ParseStrategy(c.Strategy)
+	p.Check(err)
 	return p.Err("network torus")
 }
 
