@@ -89,3 +89,21 @@ func FuzzDecodeJSON(f *testing.F) {
 		_ = DecodeJSON(&testConfig{}, strings.NewReader(in), "fuzz.json")
 	})
 }
+
+func TestProblemHelpers(t *testing.T) {
+	var p Problems
+	p.Positive("a", 0)
+	p.Positive("b", 1)
+	p.NonNegative("c", -1)
+	p.NonNegative("d", 0)
+	p.AtLeast("e", 0, 1)
+	p.AtLeast("f", 2, 1)
+	p.OneOf("g", "x", []string{"y", "z"})
+	p.OneOf("h", "y", []string{"y", "z"})
+	p.Check(nil)
+	p.Check(errs.Usage("boom"))
+	want := `cfg: a 0 must be > 0; c -1 must be ≥ 0; e 0 must be ≥ 1; g "x" is not valid; valid: y, z; boom`
+	if got := p.Err("cfg").Error(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
