@@ -48,7 +48,7 @@ func runGPUs(f format, w io.Writer) error {
 	case formatCSV:
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"name", "memory_bytes", "hbm_bytes_per_s", "fp8_tensor_flop_per_s", "fp16_tensor_flop_per_s",
-			"bf16_tensor_flop_per_s", "fp32_tensor_flop_per_s", "mp_params_per_gpu", "description"})
+			"bf16_tensor_flop_per_s", "tf32_tensor_flop_per_s", "fp32_tensor_flop_per_s", "mp_params_per_gpu", "description"})
 		for _, g := range gpus {
 			num := func(k string) string {
 				if v, ok := g.TensorFLOPs[k]; ok {
@@ -57,17 +57,17 @@ func runGPUs(f format, w io.Writer) error {
 				return ""
 			}
 			_ = cw.Write([]string{g.Name, ftoa(g.MemoryBytes), ftoa(g.HBMBytesPerS), num("fp8"), num("fp16"), num("bf16"),
-				num("fp32"), ftoa(g.MPParamsPerGPU), g.Description})
+				num("tf32"), num("fp32"), ftoa(g.MPParamsPerGPU), g.Description})
 		}
 		cw.Flush()
 		return cw.Error()
 	}
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tMEMORY\tHBM\tFP16 TENSOR\tBF16 TENSOR\tFP8 TENSOR\tFP32\tTP LIMIT\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tMEMORY\tHBM\tFP16 TENSOR\tBF16 TENSOR\tFP8 TENSOR\tTF32 TENSOR\tFP32\tTP LIMIT\tDESCRIPTION")
 	for _, g := range gpus {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%s\t%s\t%s\t%s params\t%s\n", g.Name, units.Bytes(g.MemoryBytes), g.HBM(),
-			peak(g.TensorFLOPs, "fp16"), peak(g.TensorFLOPs, "bf16"), peak(g.TensorFLOPs, "fp8"), peak(g.TensorFLOPs, "fp32"),
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%s\t%s\t%s\t%s\t%s params\t%s\n", g.Name, units.Bytes(g.MemoryBytes), g.HBM(),
+			peak(g.TensorFLOPs, "fp16"), peak(g.TensorFLOPs, "bf16"), peak(g.TensorFLOPs, "fp8"), peak(g.TensorFLOPs, "tf32"), peak(g.TensorFLOPs, "fp32"),
 			units.Count(g.MPParamsPerGPU), g.Description)
 	}
 	_ = tw.Flush()

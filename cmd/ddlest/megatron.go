@@ -101,7 +101,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.BoolVar(&f.seqParallel, "seq-parallel", false, "sequence parallelism (reduce-scatter + all-gather instead of all-reduce)")
 	fs.StringVar(&f.tpComm, "tp-comm", "megatron", "tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)")
 	fs.StringVar(&f.recompute, "recompute", "full", "activation recomputation: none, selective or full (RAMP §7.3 uses full)")
-	fs.StringVar(&f.precision, "precision", "fp16", "training precision: fp16 or bf16 (mixed, fp32 master weights) or fp32")
+	fs.StringVar(&f.precision, "precision", "fp16", "training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam or sgd (with momentum)")
 	fs.BoolVar(&f.untied, "untied-embeddings", false, "give the LM head its own weights instead of sharing the input embedding")
 	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size, e.g. 25MB (default: Megatron-Core's max(4e7, 1e6·DP) parameters)")
@@ -122,7 +122,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	complete("law", func() []string { return []string{"kaplan", "chinchilla"} })
 	complete("shape", func() []string { return []string{"auto", "aspect"} })
 	complete("recompute", func() []string { return []string{"none", "selective", "full"} })
-	complete("precision", func() []string { return []string{"fp16", "bf16", "fp32"} })
+	complete("precision", func() []string { return []string{"fp16", "bf16", "fp32", "tf32"} })
 	complete("optimizer", func() []string { return []string{"adam", "sgd"} })
 	complete("tp-comm", func() []string { return []string{"megatron", "ramp"} })
 	complete("gpu", func() []string {

@@ -13,12 +13,16 @@ const (
 	FP16
 	BF16
 	FP8
+	// TF32 is fp32 storage with TensorFloat-32 tensor-core math (NVIDIA Ampere and later), what
+	// "fp32" training in PyTorch/TensorFlow runs on an A100 by default for convolutions.
+	TF32
 )
 
-var names = []string{"fp32", "fp16", "bf16", "fp8"}
+var names = []string{"fp32", "fp16", "bf16", "fp8", "tf32"}
 
-// sizes in bytes per element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2).
-var sizes = []units.Bytes{4, 2, 2, 1}
+// sizes in bytes per element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2; TF32 is
+// stored as binary32).
+var sizes = []units.Bytes{4, 2, 2, 1, 4}
 
 func (d DType) String() string { return names[d] }
 

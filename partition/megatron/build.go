@@ -140,7 +140,7 @@ func optimizerOp(params float64, c Config) partition.Op {
 	state := stateBytes(c.Optimizer, c.Precision)
 	read := state + dt.Size()
 	written := state + dt.Size()
-	if c.Precision == FP32 {
+	if !c.Precision.Mixed() {
 		read += dt.Size() // weights are read too (no master copy in the state)
 	}
 	flop := float64(flopAdam)

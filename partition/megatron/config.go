@@ -47,9 +47,14 @@ const (
 	MixedBF16
 	// FP32: everything in fp32.
 	FP32
+	// TF32: fp32 storage, GEMMs on TF32 tensor cores (Ampere and later).
+	TF32
 )
 
-var precisionNames = []string{"fp16", "bf16", "fp32"}
+var precisionNames = []string{"fp16", "bf16", "fp32", "tf32"}
+
+// Mixed reports whether the precision keeps fp32 master weights beside 16-bit working weights.
+func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 }
 
 func (p Precision) String() string { return precisionNames[p] }
 
@@ -60,7 +65,7 @@ func ParsePrecision(s string) (Precision, error) {
 
 // DType is the format of weights, activations and communicated tensors.
 func (p Precision) DType() dtype.DType {
-	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32}[p]
+	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32}[p]
 }
 
 // TPComm selects which tensor-parallel collectives a layer issues.
@@ -109,7 +114,7 @@ func stateBytes(o Optimizer, p Precision) units.Bytes {
 		moments = 1
 	}
 	state := moments * 4 // fp32 moments
-	if p != FP32 {
+	if p.Mixed() {
 		state += 4 // fp32 master weights
 	}
 	return state
