@@ -45,7 +45,7 @@ func simplePlan() *partition.Plan {
 	return &partition.Plan{
 		Layout: partition.Layout{GPUs: 2, DP: 1, TP: 2, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 2},
 		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 400,
-			PerIteration: []partition.Op{{Name: "opt", Kind: partition.OptimizerStep, Phase: partition.Optimizer, FLOP: 0.25}},
+			PerIteration: []partition.Op{{Name: "opt", Kind: partition.OptimizerStep, Phase: partition.Update, FLOP: 0.25}},
 			Grad:         partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Bytes: 4, Group: network.Group{Size: 1, Stride: 2}}}}},
 		ModelFLOP: 8,
 	}

@@ -19,7 +19,7 @@ const (
 	Forward Phase = iota
 	Backward
 	Recompute // forward work repeated before backward (activation recomputation)
-	Optimizer // once per iteration, after the gradients are reduced
+	Update    // the optimizer step, once per iteration after the gradients are reduced
 )
 
 var phaseNames = []string{"fwd", "bwd", "recompute", "optimizer"}

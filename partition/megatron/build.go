@@ -1,8 +1,6 @@
 package megatron
 
 import (
-	"gorgonia.org/tensor"
-
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
@@ -102,7 +100,7 @@ func Build(c Config) (*partition.Plan, error) {
 				}
 			}
 		}
-		st.PerIteration = []partition.Op{optimizerOp(st.Params, c)}
+		st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, c.Optimizer, c.Precision)}
 		st.Grad = gradSync(st.Params, c)
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
 			// The tied input/output embedding lives on the first and last stage; their gradients
@@ -131,28 +129,6 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 	}
 	return plan, nil
-}
-
-// optimizerOp is the per-iteration parameter update: it reads the optimizer state, the gradients
-// (and in fp32 the weights) and writes the state and the working weights.
-func optimizerOp(params float64, c Config) partition.Op {
-	dt := c.Precision.DType()
-	state := stateBytes(c.Optimizer, c.Precision)
-	read := state + dt.Size()
-	written := state + dt.Size()
-	if !c.Precision.Mixed() {
-		read += dt.Size() // weights are read too (no master copy in the state)
-	}
-	flop := float64(flopAdam)
-	if c.Optimizer == SGD {
-		flop = flopSGD
-	}
-	n := max(1, int(params))
-	return partition.Op{
-		Name: "optimizer." + c.Optimizer.String(), Kind: partition.OptimizerStep, Phase: partition.Optimizer, DType: dt,
-		Output: tensor.Shape{n}, FLOP: units.FLOP(flop * params),
-		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
-	}
 }
 
 // gradSync is the data-parallel gradient all-reduce of a stage's parameters.
@@ -217,16 +193,7 @@ func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 // (ZeRO §3.1 accounting), the activations kept for each micro-batch in flight, and the
 // recomputation workspace.
 func stageMemory(g geom, c Config, i int) partition.Memory {
-	dt := c.Precision.DType()
-	params := units.Bytes(stageParams(g, c, i))
-	m := partition.Memory{
-		Weights:   params * dt.Size(),
-		Grads:     params * dt.Size(),
-		Optimizer: params * stateBytes(c.Optimizer, c.Precision),
-		Capacity:  c.Capacity,
-	}
+	m := partition.StaticMemory(stageParams(g, c, i), c.Optimizer, c.Precision, c.Capacity)
 	perMB, workspace := stageActivations(g, c, i)
-	m.Activations = perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + workspace
-	m.Total = m.Weights + m.Grads + m.Optimizer + m.Activations
-	return m
+	return m.WithActivations(perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + workspace)
 }

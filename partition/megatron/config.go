@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/partition"
 )
 
 // Recompute is the activation recomputation policy (Korthikanti et al. 2022).
@@ -36,37 +36,26 @@ func ParseRecompute(s string) (Recompute, error) {
 	return enum.Parse[Recompute]("--recompute", s, recomputeNames)
 }
 
-// Precision is the training number format.
-type Precision int
-
-const (
-	// MixedFP16: fp16 weights, activations and gradients, fp32 master weights in the optimizer
-	// (Micikevicius et al. 2018; the RAMP paper's setting, §7.3).
-	MixedFP16 Precision = iota
-	// MixedBF16: as MixedFP16 with bfloat16.
-	MixedBF16
-	// FP32: everything in fp32.
-	FP32
-	// TF32: fp32 storage, GEMMs on TF32 tensor cores (Ampere and later).
-	TF32
+// Precision, Optimizer and their values are partition's (shared by every workload).
+type (
+	Precision = partition.Precision
+	Optimizer = partition.Optimizer
 )
 
-var precisionNames = []string{"fp16", "bf16", "fp32", "tf32"}
+const (
+	MixedFP16 = partition.MixedFP16
+	MixedBF16 = partition.MixedBF16
+	FP32      = partition.FP32
+	TF32      = partition.TF32
+	Adam      = partition.Adam
+	SGD       = partition.SGD
+)
 
-// Mixed reports whether the precision keeps fp32 master weights beside 16-bit working weights.
-func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 }
-
-func (p Precision) String() string { return precisionNames[p] }
-
-// ParsePrecision reads a precision name.
-func ParsePrecision(s string) (Precision, error) {
-	return enum.Parse[Precision]("--precision", s, precisionNames)
-}
-
-// DType is the format of weights, activations and communicated tensors.
-func (p Precision) DType() dtype.DType {
-	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32}[p]
-}
+// ParsePrecision and ParseOptimizer read the names.
+var (
+	ParsePrecision = partition.ParsePrecision
+	ParseOptimizer = partition.ParseOptimizer
+)
 
 // TPComm selects which tensor-parallel collectives a layer issues.
 type TPComm int
@@ -87,38 +76,6 @@ func (t TPComm) String() string { return tpCommNames[t] }
 
 // ParseTPComm reads a TP-collective reading.
 func ParseTPComm(s string) (TPComm, error) { return enum.Parse[TPComm]("--tp-comm", s, tpCommNames) }
-
-// Optimizer is the parameter update rule.
-type Optimizer int
-
-const (
-	Adam Optimizer = iota // Kingma & Ba 2015: two moments per parameter
-	SGD                   // SGD with momentum: one moment per parameter
-)
-
-var optimizerNames = []string{"adam", "sgd"}
-
-func (o Optimizer) String() string { return optimizerNames[o] }
-
-// ParseOptimizer reads an optimizer name.
-func ParseOptimizer(s string) (Optimizer, error) {
-	return enum.Parse[Optimizer]("--optimizer", s, optimizerNames)
-}
-
-// stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
-// precision Adam keeps fp32 master weights, momentum and variance, K = 12 bytes). In fp32 the
-// master copy is the weights themselves.
-func stateBytes(o Optimizer, p Precision) units.Bytes {
-	moments := units.Bytes(2)
-	if o == SGD {
-		moments = 1
-	}
-	state := moments * 4 // fp32 moments
-	if p.Mixed() {
-		state += 4 // fp32 master weights
-	}
-	return state
-}
 
 // Config is an explicit Megatron-LM configuration: a GPT-style decoder (the RAMP paper's
 // encoder-only stack has the same per-layer work) with d_ff = 4·hidden.

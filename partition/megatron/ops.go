@@ -19,8 +19,6 @@ const (
 	flopGeLU     = 8
 	flopDropout  = 2
 	flopResidual = 4 // bias + dropout + add, fused
-	flopAdam     = 12
-	flopSGD      = 4
 	maskBytes    = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
 )
 

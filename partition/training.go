@@ -1,0 +1,121 @@
+package partition
+
+import (
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/enum"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// Precision is the training number format.
+type Precision int
+
+const (
+	// MixedFP16: fp16 weights, activations and gradients, fp32 master weights in the optimizer
+	// (Micikevicius et al. 2018; the RAMP paper's setting, §7.3).
+	MixedFP16 Precision = iota
+	// MixedBF16: as MixedFP16 with bfloat16.
+	MixedBF16
+	// FP32: everything in fp32.
+	FP32
+	// TF32: fp32 storage, GEMMs on TF32 tensor cores (Ampere and later).
+	TF32
+)
+
+var precisionNames = []string{"fp16", "bf16", "fp32", "tf32"}
+
+// Mixed reports whether the precision keeps fp32 master weights beside 16-bit working weights.
+func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 }
+
+func (p Precision) String() string { return precisionNames[p] }
+
+// ParsePrecision reads a precision name.
+func ParsePrecision(s string) (Precision, error) {
+	return enum.Parse[Precision]("--precision", s, precisionNames)
+}
+
+// DType is the format of weights, activations and communicated tensors.
+func (p Precision) DType() dtype.DType {
+	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32}[p]
+}
+
+// Optimizer is the parameter update rule.
+type Optimizer int
+
+const (
+	Adam Optimizer = iota // Kingma & Ba 2015: two moments per parameter
+	SGD                   // SGD with momentum: one moment per parameter
+)
+
+var optimizerNames = []string{"adam", "sgd"}
+
+func (o Optimizer) String() string { return optimizerNames[o] }
+
+// ParseOptimizer reads an optimizer name.
+func ParseOptimizer(s string) (Optimizer, error) {
+	return enum.Parse[Optimizer]("--optimizer", s, optimizerNames)
+}
+
+// stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
+// precision Adam keeps fp32 master weights, momentum and variance, K = 12 bytes). In fp32 the
+// master copy is the weights themselves.
+func StateBytes(o Optimizer, p Precision) units.Bytes {
+	moments := units.Bytes(2)
+	if o == SGD {
+		moments = 1
+	}
+	state := moments * 4 // fp32 moments
+	if p.Mixed() {
+		state += 4 // fp32 master weights
+	}
+	return state
+}
+
+// Optimizer-step operation counts per parameter [X], from the update formulas: Adam reads the
+// gradient, updates two moments, bias-corrects and applies (≈12 FLOP); SGD with momentum ≈4.
+const (
+	flopAdam = 12
+	flopSGD  = 4
+)
+
+// OptimizerOp is the per-iteration parameter update of params parameters: it reads the optimizer
+// state and the gradients (and, without a master copy, the weights) and writes the state and the
+// working weights.
+func OptimizerOp(params float64, o Optimizer, p Precision) Op {
+	dt := p.DType()
+	state := StateBytes(o, p)
+	read := state + dt.Size()
+	written := state + dt.Size()
+	if !p.Mixed() {
+		read += dt.Size() // weights are read too (no master copy in the state)
+	}
+	flop := float64(flopAdam)
+	if o == SGD {
+		flop = flopSGD
+	}
+	return Op{
+		Name: "optimizer." + o.String(), Kind: OptimizerStep, Phase: Update, DType: dt,
+		Output: []int{max(1, int(params))}, FLOP: units.FLOP(flop * params),
+		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
+	}
+}
+
+// StaticMemory is the footprint of params parameters without activations: weights and gradients
+// in the training dtype and the optimizer state (ZeRO §3.1 accounting).
+func StaticMemory(params float64, o Optimizer, p Precision, capacity units.Bytes) Memory {
+	dt := p.DType()
+	m := Memory{
+		Weights:   units.Bytes(params) * dt.Size(),
+		Grads:     units.Bytes(params) * dt.Size(),
+		Optimizer: units.Bytes(params) * StateBytes(o, p),
+		Capacity:  capacity,
+	}
+	m.Total = m.Weights + m.Grads + m.Optimizer
+	return m
+}
+
+// WithActivations adds activation memory to a footprint.
+func (m Memory) WithActivations(a units.Bytes) Memory {
+	m.Activations = a
+	m.Total = m.Weights + m.Grads + m.Optimizer + a
+	return m
+}
