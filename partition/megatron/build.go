@@ -66,7 +66,7 @@ func Build(c Config) (*partition.Plan, error) {
 	p, t := c.PP, c.TP
 	mbs := c.MicroBatches()
 	g := geometry(c)
-	g.gr = newGraph()
+	g.gr = partition.NewGraph(192, 80)
 	tied := !c.UntiedEmbeddings
 	layer := layerBlock(g, c.Layers/p)
 	var embed, head partition.Block

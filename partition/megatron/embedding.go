@@ -16,26 +16,26 @@ const tokenIDBytes = 8
 func embeddingBlock(g geom) partition.Block {
 	m, s, h, t := g.m, g.s, g.h, g.t
 	dt, sz, gr := g.dt, g.sz(), g.gr
-	table := gr.shape(g.vocab/t, h)
-	ids := gr.shape(m, s)
-	out := gr.shape(m, s, h)
-	x := gr.shape(m, g.sl(), h)
+	table := gr.Shape(g.vocab/t, h)
+	ids := gr.Shape(m, s)
+	out := gr.Shape(m, s, h)
+	x := gr.Shape(m, g.sl(), h)
 	full := float64(m*s) * float64(h)
 	resid := float64(m*g.sl()) * float64(h)
 	idBytes := units.Bytes(float64(m*s) * tokenIDBytes)
 
 	lookup := partition.Op{
 		Name: "embed.lookup", Kind: partition.Embedding, Phase: partition.Forward, DType: dt,
-		Inputs: gr.inputs(ids, table), Output: out,
+		Inputs: gr.Inputs(ids, table), Output: out,
 		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
 	}
-	pos := gr.pointwise("embed.position", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+	pos := gr.Pointwise("embed.position", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 	pos.Saved = embeddingActivations(g)
-	posBwd := gr.pointwise("embed.position.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1,
-		units.Bytes(resid*maskBytes), units.Bytes(float64(s*h)*sz))
+	posBwd := gr.Pointwise("embed.position.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1,
+		units.Bytes(resid*partition.MaskBytes), units.Bytes(float64(s*h)*sz))
 	lookupBwd := partition.Op{
 		Name: "embed.lookup.bwd", Kind: partition.Embedding, Phase: partition.Backward, DType: dt,
-		Inputs: gr.inputs(out, ids), Output: table,
+		Inputs: gr.Inputs(out, ids), Output: table,
 		Read: units.Bytes(full*sz) + idBytes, Written: units.Bytes(full * sz),
 	}
 	var cs []partition.Collective
@@ -58,7 +58,7 @@ func embeddingBlock(g geom) partition.Block {
 // embeddingActivations is what the embedding keeps per micro-batch: its dropout mask, sbh bytes
 // (the sequence shard with SP).
 func embeddingActivations(g geom) units.Bytes {
-	return units.Bytes(float64(g.m*g.sl()) * float64(g.h) * maskBytes)
+	return units.Bytes(float64(g.m*g.sl()) * float64(g.h) * partition.MaskBytes)
 }
 
 // headActivations is what the head keeps per micro-batch: the final LayerNorm's input, the LM
@@ -86,32 +86,32 @@ const crossEntropyLogitBytes = 4
 func headBlock(g geom, ownWeights bool) partition.Block {
 	m, s, h, t := g.m, g.s, g.h, g.t
 	dt, sz, gr := g.dt, g.sz(), g.gr
-	x := gr.shape(m, g.sl(), h)
-	xs := gr.shape(m*s, h)
-	w := gr.shape(h, g.vocab/t)
-	logits := gr.shape(m*s, g.vocab/t)
+	x := gr.Shape(m, g.sl(), h)
+	xs := gr.Shape(m*s, h)
+	w := gr.Shape(h, g.vocab/t)
+	logits := gr.Shape(m*s, g.vocab/t)
 	lnExtra := units.Bytes(2 * float64(h) * sz)
-	nl := elems(logits)
+	nl := partition.Elems(logits)
 
-	ln := gr.pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	lm := gr.matmul("head.logits", partition.Forward, xs, w, dt)
+	ln := gr.Pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
+	lm := gr.MatMul("head.logits", partition.Forward, xs, w, dt)
 	var lossSaved units.Bytes
 	ln.Saved, lm.Saved, lossSaved = headActivations(g)
 	loss := partition.Op{
 		Name: "head.loss", Kind: partition.CrossEntropy, Phase: partition.Forward, DType: dt,
-		Inputs: gr.inputs(logits), Output: gr.shape(m, s),
-		FLOP: units.FLOP(flopSoftmax * nl),
+		Inputs: gr.Inputs(logits), Output: gr.Shape(m, s),
+		FLOP: units.FLOP(partition.FlopSoftmax * nl),
 		Read: units.Bytes(nl * sz), Written: units.Bytes(nl * crossEntropyLogitBytes),
 		Saved: lossSaved,
 	}
 	lossBwd := partition.Op{
 		Name: "head.loss.bwd", Kind: partition.CrossEntropy, Phase: partition.Backward, DType: dt,
-		Inputs: gr.inputs(logits), Output: logits,
+		Inputs: gr.Inputs(logits), Output: logits,
 		FLOP: units.FLOP(2 * nl),
 		Read: units.Bytes(nl * crossEntropyLogitBytes), Written: units.Bytes(nl * sz),
 	}
-	d, wg := gr.linearBackward("head.logits.dgrad", "head.logits.wgrad", xs, w, dt)
-	lnBwd := gr.pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra)
+	d, wg := gr.LinearBackward("head.logits.dgrad", "head.logits.wgrad", xs, w, dt)
+	lnBwd := gr.Pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra)
 
 	var cs []partition.Collective
 	if t > 1 {

@@ -9,7 +9,7 @@ import (
 
 // geom is the per-GPU geometry of one micro-batch.
 type geom struct {
-	gr            *graph
+	gr            *partition.Graph
 	m, s, h, a, t int // micro-batch, sequence, hidden, heads, tensor-parallel degree
 	vocab         int // padded vocabulary (0: none)
 	sp            bool
@@ -152,16 +152,16 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 		0, 0,              // attn.softmax, attn.dropout (below)
 		b(tpAct * sz), // attn.context: V (+ probabilities below)
 		b(tpAct * sz), // attn.proj
-		b(resid * maskBytes),
+		b(resid * partition.MaskBytes),
 		b(resid * sz), // ln2
 		b(gemmIn),     // mlp.fc1
 		b(4 * tpAct * sz),
 		b(4 * tpAct * sz),
-		b(resid * maskBytes),
+		b(resid * partition.MaskBytes),
 	}
 	if keepCore {
 		saved[3] = b(core * sz)
-		saved[4] = b(core * maskBytes)
+		saved[4] = b(core * partition.MaskBytes)
 		saved[5] += b(core * sz)
 	}
 	switch g.rc {
@@ -171,7 +171,7 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 		}
 		saved = [layerForwardOps]units.Bytes{b(resid * sz)}
 	case RecomputeSelective:
-		workspace = b(core * (2*sz + maskBytes))
+		workspace = b(core * (2*sz + partition.MaskBytes))
 	}
 	return saved, workspace
 }
@@ -183,33 +183,33 @@ func layerBlock(g geom, repeat int) partition.Block {
 	dt, sz := g.dt, g.sz()
 	ht, at, dh := h/t, a/t, h/a
 	gr := g.gr
-	wqkv, wproj, wfc1, wfc2 := gr.shape(h, 3*ht), gr.shape(ht, h), gr.shape(h, 4*ht), gr.shape(4*ht, h)
-	x := gr.shape(m, g.sl(), h)                 // residual stream on this GPU
-	xs := gr.shape(m*s, h)                      // gathered input of the column-parallel GEMMs
-	qk := gr.shape(m*at, s, dh)                 // per-head Q (and K, V) on this GPU
-	kt := gr.shape(m*at, dh, s)                 // Kᵀ
-	sc := gr.shape(m*at, s, s)                  // attention scores / probabilities
-	ffn := gr.shape(m*s, 4*ht)                  // fc1 output
-	pin := gr.shape(m*s, ht)                    // projection input
+	wqkv, wproj, wfc1, wfc2 := gr.Shape(h, 3*ht), gr.Shape(ht, h), gr.Shape(h, 4*ht), gr.Shape(4*ht, h)
+	x := gr.Shape(m, g.sl(), h)                 // residual stream on this GPU
+	xs := gr.Shape(m*s, h)                      // gathered input of the column-parallel GEMMs
+	qk := gr.Shape(m*at, s, dh)                 // per-head Q (and K, V) on this GPU
+	kt := gr.Shape(m*at, dh, s)                 // Kᵀ
+	sc := gr.Shape(m*at, s, s)                  // attention scores / probabilities
+	ffn := gr.Shape(m*s, 4*ht)                  // fc1 output
+	pin := gr.Shape(m*s, ht)                    // projection input
 	lnExtra := units.Bytes(2 * float64(h) * sz) // γ and β
 	resid := float64(m*g.sl()) * float64(h)     // elements of x
 
 	core := float64(m*at) * float64(s) * float64(s) // attention-core elements
 	saved, workspace := layerActivations(g)
 
-	ln1 := gr.pointwise("ln1", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	qkv := gr.matmul("attn.qkv", partition.Forward, xs, wqkv, dt)
-	scores := gr.bmm("attn.scores", partition.Forward, qk, kt, dt)
-	softmax := gr.pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, flopSoftmax, 1, 1, 0, 0)
-	drop := gr.pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, flopDropout, 1, 1, 0, units.Bytes(core*maskBytes))
-	context := gr.bmm("attn.context", partition.Forward, sc, qk, dt)
-	proj := gr.matmul("attn.proj", partition.Forward, pin, wproj, dt)
-	res1 := gr.pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
-	ln2 := gr.pointwise("ln2", partition.Norm, partition.Forward, x, dt, flopNorm, 1, 1, lnExtra, 0)
-	fc1 := gr.matmul("mlp.fc1", partition.Forward, xs, wfc1, dt)
-	gelu := gr.pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, flopGeLU, 1, 1, 0, 0)
-	fc2 := gr.matmul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
-	res2 := gr.pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, flopResidual, 2, 1, 0, units.Bytes(resid*maskBytes))
+	ln1 := gr.Pointwise("ln1", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
+	qkv := gr.MatMul("attn.qkv", partition.Forward, xs, wqkv, dt)
+	scores := gr.BMM("attn.scores", partition.Forward, qk, kt, dt)
+	softmax := gr.Pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, partition.FlopSoftmax, 1, 1, 0, 0)
+	drop := gr.Pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, partition.FlopDropout, 1, 1, 0, units.Bytes(core*partition.MaskBytes))
+	context := gr.BMM("attn.context", partition.Forward, sc, qk, dt)
+	proj := gr.MatMul("attn.proj", partition.Forward, pin, wproj, dt)
+	res1 := gr.Pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
+	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
+	fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
+	gelu := gr.Pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, partition.FlopGeLU, 1, 1, 0, 0)
+	fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
+	res2 := gr.Pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 
 	ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
 	ops = append(ops, ln1, qkv, scores, softmax, drop, context, proj, res1, ln2, fc1, gelu, fc2, res2)
@@ -220,35 +220,35 @@ func layerBlock(g geom, repeat int) partition.Block {
 	switch g.rc {
 	case RecomputeFull:
 		for i := 0; i < nf; i++ {
-			ops = append(ops, asPhase(ops[i], partition.Recompute))
+			ops = append(ops, partition.AsPhase(ops[i], partition.Recompute))
 		}
 	case RecomputeSelective:
-		ops = append(ops, asPhase(scores, partition.Recompute), asPhase(softmax, partition.Recompute),
-			asPhase(drop, partition.Recompute), asPhase(context, partition.Recompute))
+		ops = append(ops, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
+			partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
 	}
 
 	// Backward, in reverse order of the forward pass.
-	maskRead := units.Bytes(resid * maskBytes)
+	maskRead := units.Bytes(resid * partition.MaskBytes)
 	add := func(more ...partition.Op) { ops = append(ops, more...) }
-	add(gr.pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
-	d, w := gr.linearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
+	add(gr.Pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
+	d, w := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
 	add(d, w)
-	add(gr.pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, flopGeLU, 2, 1, 0, 0))
-	d, w = gr.linearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
+	add(gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, partition.FlopGeLU, 2, 1, 0, 0))
+	d, w = gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
 	add(d, w)
-	add(gr.pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
-	add(gr.pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, flopDropout, 1, 1, maskRead, 0))
-	d, w = gr.linearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
+	add(gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
+	add(gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
+	d, w = gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
 	add(d, w)
-	da, db := gr.bmmBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
+	da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
 	add(da, db)
-	add(gr.pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, flopDropout, 1, 1, units.Bytes(core*maskBytes), 0))
-	add(gr.pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, flopSoftmax, 2, 1, 0, 0))
-	da, db = gr.bmmBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
+	add(gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0))
+	add(gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
+	da, db = gr.BMMBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
 	add(da, db)
-	d, w = gr.linearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
+	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
 	add(d, w)
-	add(gr.pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*flopNorm, 2, 1, lnExtra, lnExtra))
+	add(gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
 	return partition.Block{
 		Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),

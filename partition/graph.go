@@ -1,0 +1,134 @@
+package partition
+
+import (
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// Per-element operation counts of the non-GEMM kernels [X]: counted from their formulas (a
+// LayerNorm computes mean, variance, normalisation and the affine map; GeLU's tanh
+// approximation about 8 operations). They only matter where a kernel is compute-bound, which
+// these memory-bound kernels never are on the GPUs in the table; the Megatron-LM FLOP convention
+// (Narayanan et al. 2021) leaves them out of model FLOPs altogether.
+const (
+	FlopNorm     = 8
+	FlopSoftmax  = 5
+	FlopGeLU     = 8
+	FlopDropout  = 2
+	FlopResidual = 4 // bias + dropout + add, fused
+	MaskBytes    = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
+)
+
+// Graph builds ops and allocates their shapes from shared slabs: a block has dozens of ops, each
+// with several shapes, and building plans is on the estimator's hot path.
+type Graph struct {
+	dims                 []int
+	shapes               []tensor.Shape
+	slabDims, slabShapes int
+}
+
+// NewGraph returns a graph whose first slabs hold dims integers and shapes shapes; size them to
+// the plan so that they need not regrow.
+func NewGraph(dims, shapes int) *Graph {
+	return &Graph{dims: make([]int, 0, dims), shapes: make([]tensor.Shape, 0, shapes), slabDims: dims, slabShapes: shapes}
+}
+
+// shape returns a tensor.Shape backed by the slab (capacity-capped so appends cannot alias).
+func (gr *Graph) Shape(dims ...int) tensor.Shape {
+	if len(gr.dims)+len(dims) > cap(gr.dims) {
+		gr.dims = make([]int, 0, max(gr.slabDims, len(dims)))
+	}
+	n := len(gr.dims)
+	gr.dims = append(gr.dims, dims...)
+	return tensor.Shape(gr.dims[n:len(gr.dims):len(gr.dims)])
+}
+
+func (gr *Graph) Inputs(shapes ...tensor.Shape) []tensor.Shape {
+	if len(gr.shapes)+len(shapes) > cap(gr.shapes) {
+		gr.shapes = make([]tensor.Shape, 0, max(gr.slabShapes, len(shapes)))
+	}
+	n := len(gr.shapes)
+	gr.shapes = append(gr.shapes, shapes...)
+	return gr.shapes[n:len(gr.shapes):len(gr.shapes)]
+}
+
+// Elems is the number of elements of a shape.
+func Elems(s tensor.Shape) float64 {
+	n := 1.0
+	for _, d := range s {
+		n *= float64(d)
+	}
+	return n
+}
+
+// MatMul is Y[M,N] = X[M,K] · W[K,N]: 2·M·K·N FLOP, reads X and W, writes Y.
+func (gr *Graph) MatMul(name string, ph Phase, x, w tensor.Shape, dt dtype.DType) Op {
+	m, k, n := x[0], x[1], w[1]
+	y := gr.Shape(m, n)
+	sz := float64(dt.Size())
+	return Op{
+		Name: name, Kind: MatMul, Phase: ph, DType: dt,
+		Inputs: gr.Inputs(x, w), Output: y,
+		FLOP:    units.FLOP(2 * float64(m) * float64(k) * float64(n)),
+		Read:    units.Bytes((Elems(x) + Elems(w)) * sz),
+		Written: units.Bytes(Elems(y) * sz),
+	}
+}
+
+// BMM is C[B,M,N] = A[B,M,K] · B[B,K,N]: 2·B·M·K·N FLOP.
+func (gr *Graph) BMM(name string, ph Phase, a, b tensor.Shape, dt dtype.DType) Op {
+	bt, m, k, n := a[0], a[1], a[2], b[2]
+	c := gr.Shape(bt, m, n)
+	sz := float64(dt.Size())
+	return Op{
+		Name: name, Kind: BatchedMatMul, Phase: ph, DType: dt,
+		Inputs: gr.Inputs(a, b), Output: c,
+		FLOP:    units.FLOP(2 * float64(bt) * float64(m) * float64(k) * float64(n)),
+		Read:    units.Bytes((Elems(a) + Elems(b)) * sz),
+		Written: units.Bytes(Elems(c) * sz),
+	}
+}
+
+// Pointwise is a memory-bound kernel over x: reads `reads` tensors of x's size (plus extra
+// bytes), writes `writes` of them (plus extra), flopPerElem operations per element.
+func (gr *Graph) Pointwise(name string, kind OpKind, ph Phase, x tensor.Shape, dt dtype.DType,
+	flopPerElem float64, reads, writes float64, extraRead, extraWrite units.Bytes) Op {
+	n := Elems(x)
+	sz := float64(dt.Size())
+	return Op{
+		Name: name, Kind: kind, Phase: ph, DType: dt,
+		Inputs: gr.Inputs(x), Output: x,
+		FLOP:    units.FLOP(flopPerElem * n),
+		Read:    units.Bytes(reads*n*sz) + extraRead,
+		Written: units.Bytes(writes*n*sz) + extraWrite,
+	}
+}
+
+// LinearBackward returns the two GEMMs of Y = X·W's backward pass: dX = dY·Wᵀ and
+// dW = Xᵀ·dY, each with the forward FLOP count.
+func (gr *Graph) LinearBackward(dgradName, wgradName string, x, w tensor.Shape, dt dtype.DType) (dgrad, wgrad Op) {
+	m, k, n := x[0], x[1], w[1]
+	dy := gr.Shape(m, n)
+	dgrad = gr.MatMul(dgradName, Backward, dy, gr.Shape(n, k), dt)
+	wgrad = gr.MatMul(wgradName, Backward, gr.Shape(k, m), dy, dt)
+	return dgrad, wgrad
+}
+
+// BMMBackward returns the two batched GEMMs of C = A·B's backward: dA = dC·Bᵀ, dB = Aᵀ·dC.
+func (gr *Graph) BMMBackward(daName, dbName string, a, b tensor.Shape, dt dtype.DType) (da, db Op) {
+	bt, m, k, n := a[0], a[1], a[2], b[2]
+	dc := gr.Shape(bt, m, n)
+	da = gr.BMM(daName, Backward, dc, gr.Shape(bt, n, k), dt)
+	db = gr.BMM(dbName, Backward, gr.Shape(bt, k, m), dc, dt)
+	return da, db
+}
+
+// AsPhase returns a copy of op for another phase (recomputation), without saved activations.
+// The name stays: the phase tells the copies apart.
+func AsPhase(op Op, ph Phase) Op {
+	op.Phase = ph
+	op.Saved = 0
+	return op
+}
