@@ -298,66 +298,91 @@ func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
 	return append(cs, c)
 }
 
-// gradients simulates the data-parallel gradient reduction during the last micro-batch's
-// backward pass: gradients become ready block repetition by block repetition in reverse order,
-// fill buckets of GradSync.BucketBytes, and the buckets are reduced one after another on a
-// communication stream. What runs past the end of the backward pass is exposed.
+// gradients simulates the stage's gradient reductions during the last micro-batch's backward
+// pass: block repetitions finish in reverse order, their gradients fill the buckets of the
+// GradSync their block points at, and full buckets are reduced one after another on a single
+// communication stream shared by all of the stage's GradSyncs. Remainders, and every bucket of a
+// GradSync without overlap, go after the backward pass. What runs past its end is exposed.
 func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds) (units.Seconds, []CollectiveTime, error) {
-	g := st.Grad
-	full, rest := g.Buckets()
-	if g.Group.Size <= 1 || full+boolInt(rest > 0) == 0 {
-		return 0, nil, nil
+	type sync struct {
+		g                  partition.GradSync
+		full               int
+		rest, bucket       units.Bytes
+		fullCost, restCost network.Cost
+		perParam, filled   float64
+		next               int
+		total              units.Seconds
 	}
-	bucketBytes := g.Bytes
-	if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
-		bucketBytes = g.BucketBytes
-	}
-	fullCost, err := e.price(network.Collective{Op: g.Op, Bytes: bucketBytes, Group: g.Group, DType: g.DType})
-	if err != nil {
-		return 0, nil, err
-	}
-	var restCost network.Cost
-	if rest > 0 {
-		if restCost, err = e.price(network.Collective{Op: g.Op, Bytes: rest, Group: g.Group, DType: g.DType}); err != nil {
+	syncs := make([]sync, len(st.Grads))
+	var commTotal units.Seconds
+	for i, g := range st.Grads {
+		s := &syncs[i]
+		s.g = g
+		s.full, s.rest = g.Buckets()
+		if g.Group.Size <= 1 || s.full+boolInt(s.rest > 0) == 0 {
+			s.full, s.rest = 0, 0
+			continue
+		}
+		s.bucket = g.Bytes
+		if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
+			s.bucket = g.BucketBytes
+		}
+		var err error
+		if s.fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.bucket, Group: g.Group, DType: g.DType}); err != nil {
 			return 0, nil, err
 		}
-	}
-	commTotal := units.Seconds(full)*fullCost.Total + restCost.Total
-
-	var exposed units.Seconds
-	if !g.Overlap {
-		exposed = commTotal
-	} else {
-		// Walk the backward pass. gradBytes/param is uniform, so track parameters.
-		perParam := float64(g.Bytes) / st.Params
-		bucket := float64(bucketBytes)
-		var now, commEnd units.Seconds
-		var filled float64
-		next := 0 // buckets issued
-		nBuckets := full + boolInt(rest > 0)
-		issue := func(ready units.Seconds) {
-			cost := fullCost.Total
-			if next == full {
-				cost = restCost.Total
+		if s.rest > 0 {
+			if s.restCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.rest, Group: g.Group, DType: g.DType}); err != nil {
+				return 0, nil, err
 			}
-			commEnd = units.Max(commEnd, ready) + cost
-			next++
 		}
-		for bi := len(st.Blocks) - 1; bi >= 0; bi-- {
-			b := &st.Blocks[bi]
-			for r := 0; r < b.Repeat; r++ {
-				now += repBwd[bi]
-				filled += b.Params * perParam
-				for next < full && filled >= float64(next+1)*bucket*(1-1e-12) {
-					issue(now)
+		s.total = units.Seconds(s.full)*s.fullCost.Total + s.restCost.Total
+		commTotal += s.total
+		if g.Overlap {
+			var params float64
+			for _, b := range st.Blocks {
+				if b.Sync == i {
+					params += b.Params * float64(b.Repeat)
 				}
 			}
+			if params > 0 {
+				s.perParam = float64(g.Bytes) / params // gradient bytes per parameter are uniform
+			}
 		}
-		for next < nBuckets { // the remainder (and any rounding leftovers) at the very end
-			issue(now)
-		}
-		exposed = units.Max(0, commEnd-now)
 	}
+	var now, commEnd units.Seconds
+	issue := func(s *sync, ready units.Seconds) {
+		cost := s.fullCost.Total
+		if s.next >= s.full {
+			cost = s.restCost.Total
+		}
+		commEnd = units.Max(commEnd, ready) + cost
+		s.next++
+	}
+	for bi := len(st.Blocks) - 1; bi >= 0; bi-- {
+		b := &st.Blocks[bi]
+		var s *sync
+		if b.Sync >= 0 && b.Sync < len(syncs) && syncs[b.Sync].perParam > 0 {
+			s = &syncs[b.Sync]
+		}
+		for r := 0; r < b.Repeat; r++ {
+			now += repBwd[bi]
+			if s == nil {
+				continue
+			}
+			s.filled += b.Params * s.perParam
+			for s.next < s.full && s.filled >= float64(s.next+1)*float64(s.bucket)*(1-1e-12) {
+				issue(s, now)
+			}
+		}
+	}
+	for i := range syncs { // remainders, rounding leftovers and non-overlapped reductions
+		s := &syncs[i]
+		for s.next < s.full+boolInt(s.rest > 0) {
+			issue(s, now)
+		}
+	}
+	exposed := units.Max(0, commEnd-now)
 	share := func(part units.Seconds) units.Seconds {
 		if commTotal == 0 {
 			return 0
@@ -365,15 +390,23 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds) (units
 		return exposed * part / commTotal
 	}
 	var colls []CollectiveTime
-	if full > 0 {
-		colls = append(colls, CollectiveTime{Name: "dp.grads", Kind: g.Op, Dim: partition.DimDP, Phase: partition.Backward,
-			Bytes: bucketBytes, Group: g.Group.Size, Stride: g.Group.Stride, Count: full, Cost: fullCost,
-			Time: units.Seconds(full) * fullCost.Total, Exposed: share(units.Seconds(full) * fullCost.Total)})
-	}
-	if rest > 0 {
-		colls = append(colls, CollectiveTime{Name: "dp.grads", Kind: g.Op, Dim: partition.DimDP, Phase: partition.Backward,
-			Bytes: rest, Group: g.Group.Size, Stride: g.Group.Stride, Count: 1, Cost: restCost,
-			Time: restCost.Total, Exposed: share(restCost.Total)})
+	for _, s := range syncs {
+		g := s.g
+		name := g.Name
+		if name == "" {
+			name = "dp.grads"
+		}
+		if s.full > 0 {
+			d := units.Seconds(s.full) * s.fullCost.Total
+			colls = append(colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,
+				Bytes: s.bucket, Group: g.Group.Size, Stride: g.Group.Stride, Count: s.full, Cost: s.fullCost,
+				Time: d, Exposed: share(d)})
+		}
+		if s.rest > 0 {
+			colls = append(colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,
+				Bytes: s.rest, Group: g.Group.Size, Stride: g.Group.Stride, Count: 1, Cost: s.restCost,
+				Time: s.restCost.Total, Exposed: share(s.restCost.Total)})
+		}
 	}
 	return exposed, colls, nil
 }

@@ -46,7 +46,7 @@ func simplePlan() *partition.Plan {
 		Layout: partition.Layout{GPUs: 2, DP: 1, TP: 2, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 2},
 		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 400,
 			PerIteration: []partition.Op{{Name: "opt", Kind: partition.OptimizerStep, Phase: partition.Update, FLOP: 0.25}},
-			Grad:         partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Bytes: 4, Group: network.Group{Size: 1, Stride: 2}}}}},
+			Grads:        []partition.GradSync{{Collective: network.Collective{Op: network.AllReduce, Bytes: 4, Group: network.Group{Size: 1, Stride: 2}}}}}},
 		ModelFLOP: 8,
 	}
 }
@@ -95,8 +95,8 @@ func TestGradientBucketOverlap(t *testing.T) {
 	p := &partition.Plan{
 		Layout: partition.Layout{GPUs: 2, DP: 2, TP: 1, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 1},
 		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 400,
-			Grad: partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Bytes: 3, Group: network.Group{Size: 2, Stride: 1}},
-				BucketBytes: 1.5, Overlap: true}}},
+			Grads: []partition.GradSync{{Collective: network.Collective{Op: network.AllReduce, Bytes: 3, Group: network.Group{Size: 2, Stride: 1}},
+				BucketBytes: 1.5, Overlap: true}}}},
 	}
 	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
 	if err != nil {
@@ -105,14 +105,14 @@ func TestGradientBucketOverlap(t *testing.T) {
 	if !near(float64(r.Breakdown.DP), 1.5) {
 		t.Errorf("overlapped DP exposure %v, want 1.5 s", r.Breakdown.DP)
 	}
-	p.Stages[0].Grad.Overlap = false
+	p.Stages[0].Grads[0].Overlap = false
 	r, _ = Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
 	if !near(float64(r.Breakdown.DP), 3) {
 		t.Errorf("serial DP exposure %v, want 3 s", r.Breakdown.DP)
 	}
 	// A remainder bucket: 3.5 B = 2 × 1.5 + 0.5, the last issued at the end of the backward pass.
-	p.Stages[0].Grad.Overlap = true
-	p.Stages[0].Grad.Bytes = 3.5
+	p.Stages[0].Grads[0].Overlap = true
+	p.Stages[0].Grads[0].Bytes = 3.5
 	r, _ = Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
 	// Per-layer 0.875 B: bucket 1 ready after layer 2 (1.75 ≥ 1.5) at 2 s, bucket 2 after layer 4
 	// (3.5 ≥ 3.0) at 4 s; stream [2, 3.5], [4, 5.5], remainder [5.5, 6]: 2 s exposed.
@@ -124,6 +124,41 @@ func TestGradientBucketOverlap(t *testing.T) {
 	}
 }
 
+// Two gradient reductions on one stream (a CosmoFlow- or MoE-like stage): blocks, in forward
+// order, A (sync 0, 2 s backward), B (no sync, 1 s), C (sync 1, 1 s), each 100 parameters.
+// byteNet prices 1 s per byte. Sync 0 holds 1 B in one bucket, sync 1 2 B in one bucket.
+// Backward: C ends at 1 s → sync 1 runs [1, 3]; B ends at 2 s; A ends at 4 s → sync 0 runs
+// [4, 5]: 1 s exposed, split 1/3 : 2/3 by communication time. With sync 1 not overlapped it
+// runs after the backward pass too: [4, 5] + [5, 7] → 3 s exposed.
+func TestGradientSyncsShareOneStream(t *testing.T) {
+	blk := func(name string, sync int, bwd float64) partition.Block {
+		return partition.Block{Name: name, Repeat: 1, Params: 100, Sync: sync, Ops: []partition.Op{op("b", partition.Backward, bwd)}}
+	}
+	p := &partition.Plan{
+		Layout: partition.Layout{GPUs: 4, DP: 2, TP: 2, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 1},
+		Stages: []partition.Stage{{Blocks: []partition.Block{blk("A", 0, 2), blk("B", partition.NoSync, 1), blk("C", 1, 1)}, Params: 300,
+			Grads: []partition.GradSync{
+				{Name: "dp.grads", Dim: partition.DimDP, Collective: network.Collective{Op: network.AllReduce, Bytes: 1, Group: network.Group{Size: 4, Stride: 1}}, Overlap: true},
+				{Name: "ep.grads", Dim: partition.DimEP, Collective: network.Collective{Op: network.AllReduce, Bytes: 2, Group: network.Group{Size: 2, Stride: 2}}, Overlap: true},
+			}}},
+	}
+	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(float64(r.Breakdown.DP), 1) {
+		t.Errorf("exposed %v, want 1 s", r.Breakdown.DP)
+	}
+	if len(r.Collectives) != 2 || r.Collectives[1].Name != "ep.grads" || r.Collectives[1].Dim != partition.DimEP ||
+		!near(float64(r.Collectives[0].Exposed), 1.0/3) || !near(float64(r.Collectives[1].Exposed), 2.0/3) {
+		t.Errorf("collectives %+v", r.Collectives)
+	}
+	p.Stages[0].Grads[1].Overlap = false
+	if r, _ = Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}}); !near(float64(r.Breakdown.DP), 3) {
+		t.Errorf("exposed without overlap %v, want 3 s", r.Breakdown.DP)
+	}
+}
+
 // Pipeline: 4 stages, 2 interleaved chunks, 8 micro-batches; each stage 1 s forward + 2 s backward
 // per micro-batch. Bubble = (p−1)/v · 3 s = 4.5 s. P2P: 0.1 s per transfer, 2·v·M = 32 transfers
 // plus 2(p−1) = 6 fill/drain hops = 3.8 s.
@@ -132,7 +167,7 @@ func TestPipelineBubbleAndP2P(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		stages = append(stages, partition.Stage{Index: i, Params: 1,
 			Blocks: []partition.Block{{Name: "layer", Repeat: 1, Params: 1, Ops: []partition.Op{op("f", partition.Forward, 1), op("b", partition.Backward, 2)}}},
-			Grad:   partition.GradSync{Collective: network.Collective{Op: network.AllReduce, Group: network.Group{Size: 1, Stride: 1}}}})
+			Grads:  []partition.GradSync{{Collective: network.Collective{Op: network.AllReduce, Group: network.Group{Size: 1, Stride: 1}}}}})
 	}
 	p := &partition.Plan{
 		Layout: partition.Layout{GPUs: 4, DP: 1, TP: 1, PP: 4, Interleave: 2, GlobalBatch: 8, MicroBatch: 1, MicroBatches: 8},

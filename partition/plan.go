@@ -41,9 +41,10 @@ const (
 	Embedding                   // table lookup / scatter-add
 	CrossEntropy                // vocabulary softmax + loss
 	OptimizerStep               // parameter update
+	Convolution                 // convolution as an implicit GEMM on tensor cores (cuDNN)
 )
 
-var kindNames = []string{"matmul", "bmm", "norm", "softmax", "elementwise", "embedding", "cross_entropy", "optimizer"}
+var kindNames = []string{"matmul", "bmm", "norm", "softmax", "elementwise", "embedding", "cross_entropy", "optimizer", "conv"}
 
 func (k OpKind) String() string { return kindNames[k] }
 
@@ -51,8 +52,9 @@ func (k OpKind) String() string { return kindNames[k] }
 func (k OpKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // IsMatMul reports whether the op runs on the matrix engines (tensor cores) and counts towards
-// model FLOPs in the Megatron-LM convention (Narayanan et al. 2021 §5.1 counts only GEMMs).
-func (k OpKind) IsMatMul() bool { return k == MatMul || k == BatchedMatMul }
+// model FLOPs in the Megatron-LM convention (Narayanan et al. 2021 §5.1 counts only GEMMs;
+// convolutions are GEMMs in implicit form).
+func (k OpKind) IsMatMul() bool { return k == MatMul || k == BatchedMatMul || k == Convolution }
 
 // Op is one kernel of a per-GPU graph, executed once per repetition of its block per
 // micro-batch (or once per iteration for Optimizer ops).
@@ -78,9 +80,12 @@ const (
 	DimDP Dim = iota // data parallel
 	DimTP            // tensor (and sequence) parallel
 	DimPP            // pipeline parallel
+	DimEP            // expert parallel (Mixture-of-Experts all-to-all)
+	DimMP            // model parallel embedding tables (DLRM all-to-all)
+	DimSP            // spatial (operator) parallel: halo exchange, sharded dense layers
 )
 
-var dimNames = []string{"dp", "tp", "pp"}
+var dimNames = []string{"dp", "tp", "pp", "ep", "mp", "sp"}
 
 func (d Dim) String() string { return dimNames[d] }
 
@@ -122,14 +127,23 @@ type Block struct {
 	Ops         []Op         // per repetition per micro-batch, in execution order
 	Collectives []Collective // per repetition per micro-batch
 	Params      float64      // parameters held per repetition on this GPU
+	// Sync indexes the stage's Grads entry that reduces this block's gradients (0, the first,
+	// by default; NoSync for parameters no other GPU holds, like a sharded embedding table).
+	Sync int
 	// Workspace is the activation memory alive, beyond the saved activations, while one
 	// repetition is recomputed and back-propagated (per micro-batch).
 	Workspace units.Bytes
 }
 
-// GradSync is a stage's data-parallel gradient reduction, once per iteration.
+// NoSync marks a block whose gradients are not reduced across GPUs.
+const NoSync = -1
+
+// GradSync is a gradient reduction over the GPUs that replicate some of a stage's parameters
+// (the blocks whose Sync points at it), once per iteration.
 type GradSync struct {
-	network.Collective             // Op, Bytes = all of the GPU's gradients, Group = the DP group
+	Name               string // e.g. "dp.grads"
+	Dim                Dim
+	network.Collective             // Op, Bytes = all of those gradients on one GPU, Group = the replicas
 	BucketBytes        units.Bytes // gradients are reduced in buckets of this size (last one smaller)
 	Overlap            bool        // buckets start during the last micro-batch's backward pass
 }
@@ -176,9 +190,10 @@ type Stage struct {
 	// PerIterationCollectives run once per iteration after the backward pass, on the critical
 	// path (e.g. the tied-embedding gradient all-reduce between the first and last stage).
 	PerIterationCollectives []Collective
-	Grad                    GradSync
-	Params                  float64 // parameters held by one GPU of this stage
-	Memory                  Memory
+	// Grads are the stage's gradient reductions; they share one communication stream.
+	Grads  []GradSync
+	Params float64 // parameters held by one GPU of this stage
+	Memory Memory
 }
 
 // Layout is the parallel decomposition.

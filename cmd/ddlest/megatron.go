@@ -33,8 +33,7 @@ type megatronFlags struct {
 	recompute, precision, optimizer  string
 	tpComm                           string
 	dpBucket                         string
-	gpu                              string
-	matmulEff, vectorEff, memEff     float64
+	hw                               hwFlags
 	network                          netFlags
 	plot                             string
 	format                           format
@@ -106,10 +105,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.BoolVar(&f.untied, "untied-embeddings", false, "give the LM head its own weights instead of sharing the input embedding")
 	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size, e.g. 25MB (default: Megatron-Core's max(4e7, 1e6·DP) parameters)")
 	fs.BoolVar(&f.noDPOverlap, "no-dp-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping buckets with it")
-	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU (see `ddlest gpus`)")
-	fs.Float64Var(&f.matmulEff, "matmul-eff", roofline.DefaultEfficiency.MatMul, "fraction of the tensor-core peak GEMMs achieve")
-	fs.Float64Var(&f.vectorEff, "vector-eff", roofline.DefaultEfficiency.Vector, "fraction of the vector peak elementwise kernels achieve")
-	fs.Float64Var(&f.memEff, "mem-eff", roofline.DefaultEfficiency.Memory, "fraction of the HBM bandwidth memory-bound kernels achieve")
+	addHWFlags(fs, &f.hw, false)
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
@@ -226,8 +222,7 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 		return o, errs.Usage("--params-per-gpu %g must be > 0", f.paramsPerGPU)
 	}
 
-	o.GPU = f.gpu
-	o.Efficiency = roofline.Efficiency{MatMul: f.matmulEff, Vector: f.vectorEff, Memory: f.memEff}
+	o.GPU, o.Efficiency = f.hw.gpu, f.hw.eff
 	o.Network, err = f.network.choice()
 	return o, err
 }

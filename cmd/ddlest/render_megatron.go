@@ -16,16 +16,22 @@ import (
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
 )
 
 // The JSON document of `ddlest megatron --format json`. Keys are stable; numbers are SI base
 // units named by their suffix (_s seconds, _bytes bytes).
 type megatronDoc struct {
-	Mode            string              `json:"mode"`
-	Model           modelDoc            `json:"model"`
-	Scaling         *scalingDoc         `json:"scaling,omitempty"`
-	Training        trainingDoc         `json:"training"`
-	Parallel        parallelDoc         `json:"parallel"`
+	Mode     string      `json:"mode"`
+	Model    modelDoc    `json:"model"`
+	Scaling  *scalingDoc `json:"scaling,omitempty"`
+	Training trainingDoc `json:"training"`
+	Parallel parallelDoc `json:"parallel"`
+	resultDoc
+}
+
+// resultDoc holds the JSON sections every workload shares.
+type resultDoc struct {
 	Hardware        hardwareDoc         `json:"hardware"`
 	Network         networkDoc          `json:"network"`
 	Iteration       estimator.Iteration `json:"iteration"`
@@ -34,6 +40,37 @@ type megatronDoc struct {
 	Throughput      throughputDoc       `json:"throughput"`
 	TimeToAccuracyS float64             `json:"time_to_accuracy_s"`
 	Memory          partition.Memory    `json:"memory"`
+}
+
+func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, profileName, net string, cfg network.Config) resultDoc {
+	d := resultDoc{
+		Hardware: hardwareDoc{GPU: gpu, Profile: profileName, MatMulEfficiency: eff.MatMul,
+			ConvEfficiency: eff.Conv, VectorEfficiency: eff.Vector, MemoryEfficiency: eff.Memory},
+		Network:   networkDoc{Name: net, Params: map[string]string{}},
+		Iteration: res.Iteration,
+		Breakdown: breakdownDoc{
+			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
+			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
+			TPCommS: float64(res.Breakdown.TP), PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
+			Stage: res.Stage,
+		},
+		Collectives: []collectiveDoc{},
+		Throughput: throughputDoc{TokensPerS: res.TokensPerS, SamplesPerS: res.SamplesPerS,
+			HWTFLOPsPerGPU: float64(res.HWFLOPPerGPU) / 1e12, ModelTFLOPsPerGPU: float64(res.ModelFLOPPerGPU) / 1e12, MFU: res.MFU},
+		TimeToAccuracyS: float64(res.TimeToAccuracy),
+		Memory:          res.Memory,
+	}
+	if cfg != nil {
+		for _, p := range params.List(cfg) {
+			d.Network.Params[p.Key] = p.Value
+		}
+	}
+	for _, col := range res.Collectives {
+		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
+			Phase: col.Phase.String(), Bytes: float64(col.Bytes), Group: col.Group, Stride: col.Stride, Count: col.Count,
+			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed)})
+	}
+	return d
 }
 
 type modelDoc struct {
@@ -82,6 +119,7 @@ type hardwareDoc struct {
 	GPU              string  `json:"gpu"`
 	Profile          string  `json:"profile"`
 	MatMulEfficiency float64 `json:"matmul_efficiency"`
+	ConvEfficiency   float64 `json:"conv_efficiency"`
 	VectorEfficiency float64 `json:"vector_efficiency"`
 	MemoryEfficiency float64 `json:"memory_efficiency"`
 }
@@ -125,7 +163,7 @@ type throughputDoc struct {
 }
 
 func megatronJSON(r *workflow.MegatronReport) megatronDoc {
-	c, res := r.Config, r.Result
+	c := r.Config
 	d := megatronDoc{
 		Mode: r.Mode.String(),
 		Model: modelDoc{Params: r.Params, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
@@ -133,23 +171,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
 		Parallel:  parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
-		Hardware:  hardwareDocOf(r),
-		Network:   networkDoc{Name: r.Network, Params: map[string]string{}},
-		Iteration: res.Iteration,
-		Breakdown: breakdownDoc{
-			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
-			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
-			TPCommS: float64(res.Breakdown.TP), PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
-			Stage: res.Stage,
-		},
-		Collectives: []collectiveDoc{},
-		Throughput: throughputDoc{TokensPerS: res.TokensPerS, SamplesPerS: res.SamplesPerS,
-			HWTFLOPsPerGPU: float64(res.HWFLOPPerGPU) / 1e12, ModelTFLOPsPerGPU: float64(res.ModelFLOPPerGPU) / 1e12, MFU: res.MFU},
-		TimeToAccuracyS: float64(res.TimeToAccuracy),
-		Memory:          res.Memory,
-	}
-	for _, p := range params.List(r.NetConfig) {
-		d.Network.Params[p.Key] = p.Value
+		resultDoc: newResultDoc(r.Result, r.GPU.Name, r.Efficiency, "roofline", r.Network, r.NetConfig),
 	}
 	if r.Target != nil {
 		t := r.Target
@@ -160,17 +182,7 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 			d.Scaling.LossGap = t.Gap
 		}
 	}
-	for _, col := range res.Collectives {
-		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
-			Phase: col.Phase.String(), Bytes: float64(col.Bytes), Group: col.Group, Stride: col.Stride, Count: col.Count,
-			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed)})
-	}
 	return d
-}
-
-func hardwareDocOf(r *workflow.MegatronReport) hardwareDoc {
-	return hardwareDoc{GPU: r.GPU.Name, Profile: "roofline", MatMulEfficiency: r.Efficiency.MatMul,
-		VectorEfficiency: r.Efficiency.Vector, MemoryEfficiency: r.Efficiency.Memory}
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -236,7 +248,6 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 	c, res := r.Config, r.Result
-	it := res.Iteration
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
@@ -278,31 +289,42 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
 	fmt.Fprintln(tw)
+	if err := writeResultTable(b, tw, res); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeResultTable renders what every workload shares: iteration, breakdown, time to accuracy,
+// throughput, memory and the collectives table. tw is the open key/value table.
+func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Result) error {
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	it := res.Iteration
 	row("iteration", fmt.Sprintf("%v = compute %v + exposed communication %v + pipeline bubble %v (communication %s)",
 		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))
 	bd := res.Breakdown
 	row("  compute", fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer))
-	row("  exposed comm", fmt.Sprintf("tensor parallel %v, pipeline %v, data parallel %v", bd.TP, bd.PP, bd.DP))
+	row("  exposed comm", fmt.Sprintf("tensor/model parallel %v, pipeline %v, data parallel %v", bd.TP, bd.PP, bd.DP))
 	row("time to accuracy", res.TimeToAccuracy.String())
-	row("throughput", fmt.Sprintf("%s tokens/s; %.4g hardware / %.4g model TFLOP/s per GPU; MFU %s",
-		units.Count(res.TokensPerS), float64(res.HWFLOPPerGPU)/1e12, float64(res.ModelFLOPPerGPU)/1e12, pct(res.MFU)))
+	tput := fmt.Sprintf("%s samples/s", units.Count(res.SamplesPerS))
+	if res.TokensPerS > 0 {
+		tput = fmt.Sprintf("%s tokens/s", units.Count(res.TokensPerS))
+	}
+	row("throughput", fmt.Sprintf("%s; %.4g hardware / %.4g model TFLOP/s per GPU; MFU %s",
+		tput, float64(res.HWFLOPPerGPU)/1e12, float64(res.ModelFLOPPerGPU)/1e12, pct(res.MFU)))
 	m := res.Memory
 	row("memory per GPU", fmt.Sprintf("%v of %v: weights %v, gradients %v, optimizer %v, activations %v",
 		m.Total, m.Capacity, m.Weights, m.Grads, m.Optimizer, m.Activations))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-
 	fmt.Fprintf(b, "\ncollectives per iteration (stage %d)\n", res.Stage)
-	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "name\tkind\tdim\tphase\tsize\tgroup\tcount\talgorithm\ttime\texposed\t")
+	ct := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(ct, "name\tkind\tdim\tphase\tsize\tgroup\tcount\talgorithm\ttime\texposed\t")
 	for _, col := range res.Collectives {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%d\t%d\t%s\t%v\t%v\t\n", col.Name, col.Kind, col.Dim, col.Phase, col.Bytes,
+		fmt.Fprintf(ct, "%s\t%s\t%s\t%s\t%v\t%d\t%d\t%s\t%v\t%v\t\n", col.Name, col.Kind, col.Dim, col.Phase, col.Bytes,
 			col.Group, col.Count, col.Cost.Algorithm, col.Time, col.Exposed)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return ct.Flush()
 }

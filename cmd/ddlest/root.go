@@ -30,7 +30,7 @@ network model prices the collectives.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newMegatronCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand())
+	root.AddCommand(newMegatronCommand(), newDPCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand())
 	return root
 }
 
@@ -91,3 +91,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+func usagef(format string, a ...any) error { return errs.Usage(format, a...) }
+
+func joinNames(ns []string) string { return strings.Join(ns, ", ") }

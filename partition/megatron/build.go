@@ -101,7 +101,7 @@ func Build(c Config) (*partition.Plan, error) {
 			}
 		}
 		st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, c.Optimizer, c.Precision)}
-		st.Grad = gradSync(st.Params, c)
+		st.Grads = []partition.GradSync{gradSync(st.Params, c)}
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
 			// The tied input/output embedding lives on the first and last stage; their gradients
 			// are summed over the embedding group before the optimizer (Megatron-LM
@@ -139,6 +139,7 @@ func gradSync(params float64, c Config) partition.GradSync {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
 	}
 	return partition.GradSync{
+		Name: "dp.grads", Dim: partition.DimDP,
 		Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(params) * dt.Size(), Group: network.Group{Size: c.DP, Stride: c.TP}, DType: dt},
 		BucketBytes: bucket,
 		Overlap:     !c.NoDPOverlap,

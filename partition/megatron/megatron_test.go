@@ -201,15 +201,15 @@ func TestGradSyncAndPipeline(t *testing.T) {
 	c := baseConfig()
 	p := build(t, c)
 	for _, st := range p.Stages {
-		if want := units.Bytes(st.Params * 2); st.Grad.Bytes != want {
-			t.Errorf("stage %d grads %v, want %v", st.Index, st.Grad.Bytes, want)
+		if want := units.Bytes(st.Params * 2); st.Grads[0].Bytes != want {
+			t.Errorf("stage %d grads %v, want %v", st.Index, st.Grads[0].Bytes, want)
 		}
-		if st.Grad.Group != (network.Group{Size: 4, Stride: 4}) || !st.Grad.Overlap {
-			t.Errorf("stage %d grad group %+v overlap %v", st.Index, st.Grad.Group, st.Grad.Overlap)
+		if st.Grads[0].Group != (network.Group{Size: 4, Stride: 4}) || !st.Grads[0].Overlap {
+			t.Errorf("stage %d grad group %+v overlap %v", st.Index, st.Grads[0].Group, st.Grads[0].Overlap)
 		}
 		// max(4e7, 1e6·4) parameters × 2 B.
-		if st.Grad.BucketBytes != 8e7 {
-			t.Errorf("bucket %v, want 80 MB", st.Grad.BucketBytes)
+		if st.Grads[0].BucketBytes != 8e7 {
+			t.Errorf("bucket %v, want 80 MB", st.Grads[0].BucketBytes)
 		}
 		// Tied embeddings on the first and last stage: one all-reduce between them.
 		if len(st.PerIterationCollectives) != 1 || st.PerIterationCollectives[0].Group != (network.Group{Size: 2, Stride: 16}) {

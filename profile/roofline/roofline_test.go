@@ -90,7 +90,7 @@ func TestUnsupportedDType(t *testing.T) {
 	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "fp16, fp32") {
 		t.Errorf("v100 bf16: %v", err)
 	}
-	_, err = New(g, Efficiency{MatMul: 1.5, Vector: 0.5, Memory: 0}, dtype.FP16)
+	_, err = New(g, Efficiency{MatMul: 1.5, Conv: 0.5, Vector: 0.5, Memory: 0}, dtype.FP16)
 	if err == nil || !strings.Contains(err.Error(), "--matmul-eff 1.5") || !strings.Contains(err.Error(), "--mem-eff 0") {
 		t.Errorf("bad efficiency: %v", err)
 	}
