@@ -164,6 +164,7 @@ func Estimate(in Input) (Result, error) {
 type estimate struct {
 	in     Input
 	prices map[network.Collective]network.Cost
+	costs  []network.Cost // scratch: one block's collective prices
 }
 
 // price memoises the network model: a plan prices the same few collectives many times.
@@ -237,15 +238,32 @@ func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
 			}
 		}
 		var commFwd, commBwd units.Seconds
+		// Collectives hidden behind the same op share it: their summed time beyond the op's is
+		// exposed, split in proportion to their times.
+		costs := e.costs[:0]
 		for _, c := range b.Collectives {
 			cost, err := e.price(c.Collective)
 			if err != nil {
 				return t, err
 			}
+			costs = append(costs, cost)
+		}
+		e.costs = costs
+		behind := func(op string) (sum units.Seconds) {
+			for i, c := range b.Collectives {
+				if c.Overlap == partition.BehindOp && c.HideBehind == op {
+					sum += units.Seconds(c.Count) * costs[i].Total
+				}
+			}
+			return sum
+		}
+		for i, c := range b.Collectives {
+			cost := costs[i]
 			one := units.Seconds(c.Count) * cost.Total
 			exposed := one
-			if c.Overlap == partition.BehindOp {
-				exposed = units.Max(0, one-opTime(b, c.HideBehind, prof))
+			if c.Overlap == partition.BehindOp && one > 0 {
+				sum := behind(c.HideBehind)
+				exposed = units.Max(0, sum-opTime(b, c.HideBehind, prof)) * one / sum
 			}
 			if c.Phase == partition.Forward {
 				commFwd += exposed
@@ -285,10 +303,10 @@ func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
 	return t, nil
 }
 
-// appendColl merges calls of the same collective (same name, size and group) across blocks.
+// appendColl merges calls of the same collective (same name, phase, size and group) across blocks.
 func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
 	for i := range cs {
-		if cs[i].Name == c.Name && cs[i].Bytes == c.Bytes && cs[i].Group == c.Group && cs[i].Stride == c.Stride {
+		if cs[i].Name == c.Name && cs[i].Phase == c.Phase && cs[i].Bytes == c.Bytes && cs[i].Group == c.Group && cs[i].Stride == c.Stride {
 			cs[i].Count += c.Count
 			cs[i].Time += c.Time
 			cs[i].Exposed += c.Exposed

@@ -193,21 +193,27 @@ func TestPipelineBubbleAndP2P(t *testing.T) {
 	}
 }
 
-// A collective that hides behind an op is exposed only by the part longer than the op.
+// Collectives that hide behind an op are exposed only by the part of their summed time longer
+// than the op, shared in proportion to their times.
 func TestBehindOpOverlap(t *testing.T) {
 	p := simplePlan()
 	b := &p.Stages[0].Blocks[0]
 	b.Collectives[0].Overlap, b.Collectives[0].HideBehind = partition.BehindOp, "b" // 0.5 s behind a 2 s op
 	b.Collectives = append(b.Collectives, partition.Collective{Name: "long", Collective: network.Collective{Op: network.AllGather, Bytes: 3,
 		Group: network.Group{Size: 2, Stride: 1}}, Dim: partition.DimTP, Phase: partition.Backward, Count: 1,
-		Overlap: partition.BehindOp, HideBehind: "b"}) // 3 s behind 2 s: 1 s exposed
+		Overlap: partition.BehindOp, HideBehind: "b"}) // 0.5 + 3 s behind 2 s: 1.5 s exposed
 	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 micro-batches × 4 layers × 1 s.
-	if !near(float64(r.Breakdown.TP), 8) {
-		t.Errorf("TP exposure %v, want 8 s", r.Breakdown.TP)
+	// 2 micro-batches × 4 layers × 1.5 s, of which 3/3.5 is the long one's.
+	if !near(float64(r.Breakdown.TP), 12) {
+		t.Errorf("TP exposure %v, want 12 s", r.Breakdown.TP)
+	}
+	for _, c := range r.Collectives {
+		if c.Name == "long" && !near(float64(c.Exposed), 12*3/3.5) {
+			t.Errorf("long exposed %v, want %v", c.Exposed, 12*3/3.5)
+		}
 	}
 }
 

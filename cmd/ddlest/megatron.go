@@ -105,7 +105,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.BoolVar(&f.untied, "untied-embeddings", false, "give the LM head its own weights instead of sharing the input embedding")
 	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size, e.g. 25MB (default: Megatron-Core's max(4e7, 1e6·DP) parameters)")
 	fs.BoolVar(&f.noDPOverlap, "no-dp-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping buckets with it")
-	addHWFlags(fs, &f.hw, false)
+	addHWFlags(fs, &f.hw, roofline.DefaultGPU, false)
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)

@@ -73,10 +73,10 @@ type hwFlags struct {
 
 // addHWFlags registers --gpu and the efficiency flags (--conv-eff only for workloads with
 // convolutions).
-func addHWFlags(fs *pflag.FlagSet, f *hwFlags, conv bool) {
+func addHWFlags(fs *pflag.FlagSet, f *hwFlags, gpu string, conv bool) {
 	d := roofline.DefaultEfficiency
 	f.eff.Conv = d.Conv
-	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU (see `ddlest gpus`)")
+	fs.StringVar(&f.gpu, "gpu", gpu, "GPU (see `ddlest gpus`)")
 	fs.Float64Var(&f.eff.MatMul, "matmul-eff", d.MatMul, "fraction of the tensor-core peak GEMMs achieve")
 	if conv {
 		fs.Float64Var(&f.eff.Conv, "conv-eff", d.Conv, "fraction of the tensor-core peak convolutions achieve")

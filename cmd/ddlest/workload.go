@@ -35,7 +35,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	fs.StringVar(&f.optimizer, "optimizer", optimizer, "optimizer: adam or sgd (with momentum)")
 	fs.Float64Var(&f.epochs, "epochs", 0, "passes over the training set for time to accuracy (default: the workload's, see the output)")
 	fs.Float64Var(&f.samples, "samples", 0, "training-set size in samples (default: the workload's dataset)")
-	addHWFlags(fs, &f.hw, true)
+	addHWFlags(fs, &f.hw, "a100-80gb", true)
 	fs.StringVar(&f.profile, "profile", "roofline", "compute profile: roofline, or published (measured times that ship with the workload)")
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")

@@ -10,10 +10,12 @@ import (
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/nn"
 	"github.com/ddlest/ddlest/partition/zoo"
+	"github.com/ddlest/ddlest/profile"
 )
 
 // DataParallelOptions is a data-parallel job of a zoo model.
 type DataParallelOptions struct {
+	Workload    string // the command ("dp", "resnet")
 	Model       string
 	GPUs        int
 	Batch       int // per GPU per iteration (0: the model's default)
@@ -31,11 +33,12 @@ var publishedDP = map[string]map[int]Published{
 	// HammingMesh (Hoefler et al., SC'22) §V-B2: "The compute time in one training iteration of
 	// ResNet-152 is 108 ms on 1,024 A100s" (M = 32,768, 32 per GPU, FP32); the SST motif splits it
 	// into 36 ms forward and 10 × 7.2 ms backward, and gives 63 + 126 ms at 512 GPUs (64 per GPU)
-	// and 119 + 238 ms at 256 (128 per GPU) (reference/hammingmesh.md §6.1).
+	// and 119 + 238 ms at 256 (128 per GPU) (reference/hammingmesh.md §6.1). The motif has no
+	// optimizer step: its iteration compute is forward + backward, so the update is 0.
 	"resnet152": {
-		32:  {Forward: 36e-3, Backward: 72e-3, Source: "HammingMesh §V-B2, A100, 32 images per GPU"},
-		64:  {Forward: 63e-3, Backward: 126e-3, Source: "HammingMesh SST motif, A100, 64 images per GPU"},
-		128: {Forward: 119e-3, Backward: 238e-3, Source: "HammingMesh SST motif, A100, 128 images per GPU"},
+		32:  {Measured: profile.Measured{Forward: 36e-3, Backward: 72e-3}, Source: "HammingMesh §V-B2, A100, 32 images per GPU"},
+		64:  {Measured: profile.Measured{Forward: 63e-3, Backward: 126e-3}, Source: "HammingMesh SST motif, A100, 64 images per GPU"},
+		128: {Measured: profile.Measured{Forward: 119e-3, Backward: 238e-3}, Source: "HammingMesh SST motif, A100, 128 images per GPU"},
 	},
 }
 
@@ -57,7 +60,7 @@ func DataParallel(o DataParallelOptions) (*Report, error) {
 	if batch == 0 {
 		batch = m.Batch
 	}
-	rep := &Report{Workload: "dp", Model: m.Name, Params: net.Params(), Dataset: m.Dataset}
+	rep := &Report{Workload: o.Workload, Model: m.Name, Params: net.Params(), Dataset: m.Dataset}
 	plan, err := nn.DataParallel(net, nn.Training{Workload: m.Name, DP: o.GPUs, LocalBatch: batch, MicroBatch: o.MicroBatch,
 		Precision: o.Precision, Optimizer: o.Optimizer, Buckets: o.Buckets, BucketBytes: o.BucketBytes, NoOverlap: o.NoOverlap,
 		Capacity: gpu})

@@ -46,11 +46,12 @@ type Report struct {
 	Notes []string
 }
 
-// Published is a measured compute time for one workload configuration: the phases' totals per
-// micro-batch, which scale the roofline's op times phase by phase.
+// Published is a measured compute time for one workload configuration: the phases' totals
+// (forward and backward per micro-batch on the plan's critical stage, the optimizer step per
+// iteration), which scale the roofline's op times phase by phase.
 type Published struct {
-	Forward, Backward float64 // seconds per micro-batch on the plan's critical stage
-	Source            string
+	profile.Measured
+	Source string
 }
 
 // estimate runs the common tail of every workload: memory check, profile, network, estimator.
@@ -76,7 +77,7 @@ func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published) e
 		if published == nil {
 			return errs.Usage("--profile published: no measured compute ships with %s; valid: roofline", rep.Workload)
 		}
-		prof = profile.Scaled(roof, plan, published.Forward, published.Backward)
+		prof = profile.Scaled(roof, plan, published.Measured)
 		rep.Profile = "published (" + published.Source + ")"
 	default:
 		return errs.Usage("--profile %q is not valid; valid: roofline, published", r.Profile)

@@ -270,6 +270,12 @@ func (b *Builder) Reshape(name string, shape ...int) *Builder {
 	return b.add(Layer{Name: name, Kind: Flatten, In: b.cur, Out: shape})
 }
 
+// Gathered continues with the whole of a tensor that model-parallel ranks hold in parts (after an
+// all-gather the partitioner adds): a view with no kernel.
+func (b *Builder) Gathered(name string, shape ...int) *Builder {
+	return b.add(Layer{Name: name, Kind: Flatten, In: b.cur, Out: shape})
+}
+
 // Add sums the current tensor with an earlier one of the same shape (a residual connection).
 func (b *Builder) Add(name string, other []int) *Builder {
 	if prod(other) != prod(b.cur) {

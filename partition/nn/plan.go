@@ -154,6 +154,23 @@ func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) [
 	return ops
 }
 
+// Blocks turns every layer of n into a block for micro-batches of m samples, and returns the
+// activations the forward pass saves and the GEMM FLOP (forward and backward) per micro-batch.
+func Blocks(gr *partition.Graph, n *Net, m int, dt dtype.DType) (blocks []partition.Block, saved units.Bytes, flop units.FLOP) {
+	blocks = make([]partition.Block, 0, len(n.Layers))
+	for i, l := range n.Layers {
+		blk := LayerBlock(gr, l, m, dt, i == 0)
+		blocks = append(blocks, blk)
+		for _, op := range blk.Ops {
+			saved += op.Saved
+			if op.Kind.IsMatMul() {
+				flop += op.FLOP
+			}
+		}
+	}
+	return blocks, saved, flop
+}
+
 // DataParallel partitions a network with pure data parallelism: every GPU runs the whole network
 // on its local batch (in micro-batches, accumulating gradients) and the gradients are all-reduced
 // over all GPUs in buckets, overlapped with the last micro-batch's backward pass.
@@ -164,20 +181,8 @@ func DataParallel(n *Net, t Training) (*partition.Plan, error) {
 	dt := t.Precision.DType()
 	m := t.micro()
 	gr := partition.NewGraph(8*len(n.Layers)+16, 6*len(n.Layers)+8)
-	st := partition.Stage{Index: 0, Blocks: make([]partition.Block, 0, len(n.Layers))}
-	var saved units.Bytes
-	var modelFLOP units.FLOP
-	for i, l := range n.Layers {
-		blk := LayerBlock(gr, l, m, dt, i == 0)
-		st.Blocks = append(st.Blocks, blk)
-		st.Params += blk.Params
-		for _, op := range blk.Ops {
-			saved += op.Saved
-			if op.Kind.IsMatMul() {
-				modelFLOP += op.FLOP
-			}
-		}
-	}
+	blocks, saved, modelFLOP := Blocks(gr, n, m, dt)
+	st := partition.Stage{Index: 0, Blocks: blocks, Params: n.Params()}
 	st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, t.Optimizer, t.Precision)}
 	grad := units.Bytes(st.Params) * dt.Size()
 	bucket := t.BucketBytes

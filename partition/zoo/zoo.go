@@ -3,6 +3,7 @@ package zoo
 import (
 	"github.com/ddlest/ddlest/internal/registry"
 	"github.com/ddlest/ddlest/partition/nn"
+	"github.com/ddlest/ddlest/partition/resnet"
 )
 
 // Model is a zoo entry: how to build it, its published size and its default training run.
@@ -30,6 +31,8 @@ func Models() *registry.Registry[Model] {
 	for _, m := range []Model{
 		{Name: "resnet50", Build: ResNet50, PaperParams: 25.6e6, ParamsSource: "He et al. 2016; ODDL §5 and WRHT §5.1 (≈25M)",
 			Dataset: "ImageNet-1k", Samples: imagenet, Epochs: 90, EpochsSource: "[X] He et al. 2016 / Goyal et al. 2017: 90 epochs", Batch: 32},
+		{Name: "resnet101", Build: func() (*nn.Net, error) { return resnet.Net(101) }, PaperParams: 44.5e6, ParamsSource: "[X] He et al. 2016 / torchvision: 44.5M",
+			Dataset: "ImageNet-1k", Samples: imagenet, Epochs: 90, EpochsSource: "[X] He et al. 2016: 90 epochs", Batch: 32},
 		{Name: "resnet152", Build: ResNet152, PaperParams: 60.2e6, ParamsSource: "HammingMesh §V-B2: 60.2M parameters",
 			Dataset: "ImageNet-1k", Samples: imagenet, Epochs: 90, EpochsSource: "[X] He et al. 2016: 90 epochs", Batch: 32},
 		{Name: "vgg16", Build: func() (*nn.Net, error) { return VGG(16) }, PaperParams: 138e6, ParamsSource: "WRHT §5.1: 138M",

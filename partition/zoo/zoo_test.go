@@ -12,7 +12,7 @@ import (
 // the exact architecture count instead.
 func TestParamCounts(t *testing.T) {
 	exact := map[string]float64{ // the architectures' exact counts (torchvision / HuggingFace)
-		"resnet50": 25557032, "resnet152": 60192808, "vgg16": 138357544, "vgg19": 143667240,
+		"resnet50": 25557032, "resnet101": 44549160, "resnet152": 60192808, "vgg16": 138357544, "vgg19": 143667240,
 		"alexnet": 62378344, "lenet5": 61706, "mobilenetv2": 3504872, "bert-large": 336226108,
 	}
 	r := Models()
