@@ -18,11 +18,12 @@ type Config struct {
 	IONs      float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
 	MaxGPUs   int     `json:"max_gpus" help:"largest job" source:"[P] RAMP §7.5: scaled to 65,536 nodes (beyond TopoOpt's 384)"`
 	Strategy  string  `json:"strategy" help:"collective strategy: best or ring" source:"[P] RAMP §7.6: only single-ring strategies; >10 ms reconfiguration rules out the others"`
+	AllToAll  string  `json:"alltoall" help:"all-to-all: direct (a circuit to each partner in turn, reconfiguration not counted) or relay (around the fixed ring)" source:"[AMB] RAMP §7.6 allows TopoOpt single-ring strategies only (relay; reproduces Fig. 18's all-to-all speed-up); §7.5 discards circuit reconfiguration (direct; reproduces Fig. 17's DLRM overheads)"`
 }
 
 // DefaultConfig is the paper's TopoOpt.
 func DefaultConfig() *Config {
-	return &Config{NodeTbps: 1.6, LatencyNs: 260, IONs: 100, MaxGPUs: 65536, Strategy: "best"}
+	return &Config{NodeTbps: 1.6, LatencyNs: 260, IONs: 100, MaxGPUs: 65536, Strategy: "best", AllToAll: "relay"}
 }
 
 // Validate reports every problem at once.
@@ -34,6 +35,7 @@ func (c *Config) Validate() error {
 	p.AtLeast("max_gpus", c.MaxGPUs, 1)
 	_, err := collective.ParseStrategy(c.Strategy)
 	p.Check(err)
+	p.OneOf("alltoall", c.AllToAll, []string{"direct", "relay"})
 	return p.Err("network topoopt")
 }
 
@@ -52,13 +54,19 @@ func Spec() network.Spec {
 				return nil, err
 			}
 			st, _ := collective.ParseStrategy(c.Strategy)
-			tiers := []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true,
-				Link: collective.Link{Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}}}
-			m, err := topology.NewModel(Name, tiers, strategies, st, env, c.MaxGPUs)
+			link := collective.Link{Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}
+			ring, err := topology.NewModel(Name, []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true, Link: link}},
+				strategies, st, env, c.MaxGPUs)
 			if err != nil {
 				return nil, err
 			}
-			return perGroupRing{m}, nil
+			m := perGroupRing{ring: ring, a2a: ring}
+			if c.AllToAll == "direct" {
+				// Each pairwise-exchange step sets up a circuit to its partner.
+				m.a2a, err = topology.NewModel(Name, []topology.Tier{{Name: "circuit to partner", Span: c.MaxGPUs, Link: link}},
+					strategies, st, env, c.MaxGPUs)
+			}
+			return m, err
 		},
 	}
 }
@@ -66,12 +74,18 @@ func Spec() network.Spec {
 // perGroupRing prices every group on its own circuit ring: TopoOpt sets up the circuits for the
 // job, so a group's members are ring neighbours whatever their stride in the rank order (RAMP
 // §7.4: "minimising the number of logical circuits needed such that the effective degree is one").
-type perGroupRing struct{ *topology.Model }
+// All-to-alls use a2a: the ring itself (relay) or a circuit per partner (direct).
+type perGroupRing struct{ ring, a2a *topology.Model }
+
+func (m perGroupRing) Name() string { return Name }
 
 func (m perGroupRing) Price(c network.Collective) (network.Cost, error) {
-	if err := network.CheckGroup(c, m.Env); err != nil {
+	if err := network.CheckGroup(c, m.ring.Env); err != nil {
 		return network.Cost{}, err
 	}
 	c.Group.Stride = 1
-	return m.Model.Price(c)
+	if c.Op == network.AllToAll {
+		return m.a2a.Price(c)
+	}
+	return m.ring.Price(c)
 }

@@ -30,12 +30,25 @@ func TestRingOnly(t *testing.T) {
 	}
 }
 
-// Non-neighbour blocks are relayed around the circuit ring: an all-to-all on 8 nodes moves
-// Σ min(j, 8−j) = 16 block-hops per member.
-func TestAllToAllRelays(t *testing.T) {
-	m, _ := Spec().New(DefaultConfig(), network.Env{GPUs: 8})
+// alltoall=relay (the default): non-neighbour blocks are relayed around the circuit ring: an
+// all-to-all on 8 nodes moves Σ min(j, 8−j) = 16 block-hops per member. alltoall=direct (RAMP
+// §7.5's reconfiguration-free circuits): 7 steps of one 1 MB block each, 7 · (360 ns + 1 MB /
+// 200 GB/s).
+func TestAllToAll(t *testing.T) {
+	cfg := DefaultConfig()
+	m, _ := Spec().New(cfg, network.Env{GPUs: 8})
 	c, _ := m.Price(network.Collective{Op: network.AllToAll, Bytes: 8e6, Group: network.Group{Size: 8, Stride: 1}})
 	if want := 16 * 1e6 / 200e9; math.Abs(float64(c.H2T)-want) > 1e-15 {
-		t.Errorf("H2T %v, want %g", c.H2T, want)
+		t.Errorf("relay H2T %v, want %g", c.H2T, want)
+	}
+	cfg.AllToAll = "direct"
+	m, _ = Spec().New(cfg, network.Env{GPUs: 8})
+	c, _ = m.Price(network.Collective{Op: network.AllToAll, Bytes: 8e6, Group: network.Group{Size: 8, Stride: 1}})
+	if want := 7 * (360e-9 + 1e6/200e9); math.Abs(float64(c.Total)-want) > 1e-15 {
+		t.Errorf("direct %v, want %g", c.Total, want)
+	}
+	cfg.AllToAll = "hop"
+	if _, err := Spec().New(cfg, network.Env{GPUs: 8}); err == nil || !strings.Contains(err.Error(), "direct, relay") {
+		t.Errorf("bad alltoall: %v", err)
 	}
 }

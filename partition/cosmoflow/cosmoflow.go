@@ -122,7 +122,7 @@ func Plan(c Config) (*partition.Plan, error) {
 	}
 	dt := c.Precision.DType()
 	gr := partition.NewGraph(8*len(net.Layers)+16, 6*len(net.Layers)+8)
-	blocks, saved, flop := nn.Blocks(gr, net, m, dt)
+	blocks, saved, flop := nn.Blocks(gr, net, m, dt, false)
 	sz := float64(dt.Size())
 	var convParams, denseParams float64
 	for i := range blocks {

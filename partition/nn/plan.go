@@ -156,10 +156,11 @@ func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) [
 
 // Blocks turns every layer of n into a block for micro-batches of m samples, and returns the
 // activations the forward pass saves and the GEMM FLOP (forward and backward) per micro-batch.
-func Blocks(gr *partition.Graph, n *Net, m int, dt dtype.DType) (blocks []partition.Block, saved units.Bytes, flop units.FLOP) {
+// inputGrad says whether the network's input needs a gradient (it is another part's output).
+func Blocks(gr *partition.Graph, n *Net, m int, dt dtype.DType, inputGrad bool) (blocks []partition.Block, saved units.Bytes, flop units.FLOP) {
 	blocks = make([]partition.Block, 0, len(n.Layers))
 	for i, l := range n.Layers {
-		blk := LayerBlock(gr, l, m, dt, i == 0)
+		blk := LayerBlock(gr, l, m, dt, i == 0 && !inputGrad)
 		blocks = append(blocks, blk)
 		for _, op := range blk.Ops {
 			saved += op.Saved
@@ -181,7 +182,7 @@ func DataParallel(n *Net, t Training) (*partition.Plan, error) {
 	dt := t.Precision.DType()
 	m := t.micro()
 	gr := partition.NewGraph(8*len(n.Layers)+16, 6*len(n.Layers)+8)
-	blocks, saved, modelFLOP := Blocks(gr, n, m, dt)
+	blocks, saved, modelFLOP := Blocks(gr, n, m, dt, false)
 	st := partition.Stage{Index: 0, Blocks: blocks, Params: n.Params()}
 	st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, t.Optimizer, t.Precision)}
 	grad := units.Bytes(st.Params) * dt.Size()
