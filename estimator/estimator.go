@@ -53,8 +53,18 @@ type Breakdown struct {
 	TP, PP, DP                              units.Seconds
 }
 
+// StageTime is one pipeline stage's work per micro-batch: compute by phase and the exposed
+// block collectives of the forward and the backward pass.
+type StageTime struct {
+	Forward, Recompute, Backward units.Seconds
+	CommForward, CommBackward    units.Seconds
+}
+
 // Result is an estimate.
 type Result struct {
+	// Stages are every stage's per-micro-batch times (the steady-state 1F1B step of a stage is
+	// its forward or its backward part).
+	Stages      []StageTime
 	Iteration   Iteration
 	Breakdown   Breakdown
 	Stage       int // the pipeline stage that sets the pace
@@ -88,6 +98,8 @@ func Estimate(in Input) (Result, error) {
 	pp := float64(len(p.Stages))
 
 	stages := make([]stageTimes, len(p.Stages))
+	var r Result
+	r.Stages = make([]StageTime, len(p.Stages))
 	crit := 0
 	for i := range p.Stages {
 		st, err := e.stage(&p.Stages[i])
@@ -95,6 +107,7 @@ func Estimate(in Input) (Result, error) {
 			return Result{}, err
 		}
 		stages[i] = st
+		r.Stages[i] = StageTime{Forward: st.fwd, Recompute: st.recompute, Backward: st.bwd, CommForward: st.commFwd, CommBackward: st.commBwd}
 		if st.period() > stages[crit].period() {
 			crit = i
 		}
@@ -102,7 +115,6 @@ func Estimate(in Input) (Result, error) {
 	c := stages[crit]
 	period := c.period()
 
-	var r Result
 	r.Stage = crit
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
@@ -188,6 +200,7 @@ func (e *estimate) price(c network.Collective) (network.Cost, error) {
 type stageTimes struct {
 	fwd, recompute, bwd units.Seconds // compute per micro-batch
 	comm                units.Seconds // exposed tensor-parallel communication per micro-batch
+	commFwd, commBwd    units.Seconds // its forward and backward (and recomputation) parts
 	optimizer           units.Seconds
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
 	perIterComm         units.Seconds
@@ -279,6 +292,8 @@ func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
 		t.recompute += rep * rc
 		t.bwd += rep * bwd
 		t.comm += rep * (commFwd + commBwd)
+		t.commFwd += rep * commFwd
+		t.commBwd += rep * commBwd
 		repBwd[bi] = rc + bwd + commBwd
 	}
 	for _, op := range st.PerIteration {

@@ -2,7 +2,6 @@ package partition
 
 import (
 	"fmt"
-	"strings"
 
 	"gorgonia.org/tensor"
 
@@ -236,18 +235,27 @@ func (p *Plan) MaxMemory() Memory {
 }
 
 // CheckMemory returns an infeasible error, with the footprint, when a stage does not fit.
+// With several stages over capacity it names how many and the worst one, keeping the message
+// to one line.
 func (p *Plan) CheckMemory() error {
-	var bad []string
-	for _, s := range p.Stages {
+	bad, worst := 0, -1
+	for i, s := range p.Stages {
 		if s.Memory.Total > s.Memory.Capacity {
-			bad = append(bad, fmt.Sprintf("stage %d: %v", s.Index, s.Memory))
+			bad++
+			if worst < 0 || s.Memory.Total > p.Stages[worst].Memory.Total {
+				worst = i
+			}
 		}
 	}
-	if len(bad) == 0 {
+	switch {
+	case bad == 0:
 		return nil
-	}
-	if len(p.Stages) == 1 {
+	case len(p.Stages) == 1:
 		return errs.Infeasible(p.Stages[0].Memory.String(), "the %s plan does not fit in GPU memory", p.Workload)
+	case bad == 1:
+		return errs.Infeasible(fmt.Sprintf("stage %d: %v", p.Stages[worst].Index, p.Stages[worst].Memory),
+			"the %s plan does not fit in GPU memory", p.Workload)
 	}
-	return errs.Infeasible(strings.Join(bad, "; "), "the %s plan does not fit in GPU memory", p.Workload)
+	return errs.Infeasible(fmt.Sprintf("%d of %d stages exceed it, the worst is stage %d: %v", bad, len(p.Stages),
+		p.Stages[worst].Index, p.Stages[worst].Memory), "the %s plan does not fit in GPU memory", p.Workload)
 }

@@ -6,18 +6,18 @@ import (
 	"github.com/ddlest/ddlest/partition"
 )
 
-// Measured are measured compute totals of one configuration: forward (with recomputation) and
-// backward seconds per micro-batch on the plan's slowest stage, and the optimizer step per
-// iteration.
+// Measured are measured compute totals of one configuration: forward and backward seconds per
+// micro-batch on the plan's slowest stage, and the optimizer step per iteration.
 type Measured struct {
 	Forward, Backward, Update float64
 }
 
 // Scaled calibrates a profile to measured phase totals: on the plan's slowest stage, the base
 // profile's forward, backward and update times are scaled to the measured ones, and every op of
-// a phase is scaled by that phase's factor. With the measured configuration itself the
-// estimate's compute equals the measurement exactly; other configurations (another batch, more
-// layers) inherit the measured-to-modelled ratio of each phase.
+// a phase is scaled by that phase's factor; recomputed ops are forward ops run again and take
+// the forward factor. With the measured configuration itself the estimate's forward, backward
+// and update equal the measurement exactly; other configurations (another batch, more layers)
+// inherit the measured-to-modelled ratio of each phase.
 func Scaled(base Profile, plan *partition.Plan, m Measured) Profile {
 	var bf, bb, bu, worst float64
 	for _, st := range plan.Stages {
@@ -26,7 +26,7 @@ func Scaled(base Profile, plan *partition.Plan, m Measured) Profile {
 			for _, op := range blk.Ops {
 				t := float64(base.OpTime(op)) * float64(blk.Repeat)
 				switch op.Phase {
-				case partition.Forward, partition.Recompute:
+				case partition.Forward:
 					f += t
 				case partition.Backward:
 					b += t

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
 )
 
@@ -28,10 +27,8 @@ func newCosmoFlowCommand() *cobra.Command {
 			}
 			o := workflow.CosmoFlowOptions{GPUs: gpus, Spatial: spatial, Batch: batch, MicroBatch: micro, Precision: prec,
 				Optimizer: opt, NoOverlap: noOverlap, Run: run}
-			if bucket != "" {
-				if o.BucketBytes, err = units.ParseBytes(bucket); err != nil {
-					return usagef("--dp-bucket: %v", err)
-				}
+			if o.BucketBytes, err = parseBucket(bucket); err != nil {
+				return err
 			}
 			rep, err := workflow.CosmoFlow(o)
 			if err != nil {

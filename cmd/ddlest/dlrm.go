@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
 	"github.com/ddlest/ddlest/partition/dlrm"
 )
@@ -144,10 +143,8 @@ func (f *dlrmFlags) options(cmd *cobra.Command) (workflow.DLRMOptions, error) {
 	if c.A2A, err = dlrm.ParseA2ASize(f.a2a); err != nil {
 		return o, err
 	}
-	if f.bucket != "" {
-		if c.BucketBytes, err = units.ParseBytes(f.bucket); err != nil {
-			return o, usagef("--dp-bucket: %v", err)
-		}
+	if c.BucketBytes, err = parseBucket(f.bucket); err != nil {
+		return o, err
 	}
 	c.NoOverlap = f.noOverlap
 	return workflow.DLRMOptions{Preset: f.preset, Config: c, Run: run}, nil

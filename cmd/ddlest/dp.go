@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/internal/workflow"
 	"github.com/ddlest/ddlest/partition/zoo"
 )
@@ -30,14 +29,8 @@ func (f *dpFlags) options(workload string) (workflow.DataParallelOptions, error)
 	}
 	o := workflow.DataParallelOptions{Workload: workload, Model: model, GPUs: f.gpus, Batch: f.batch, MicroBatch: f.micro,
 		Precision: prec, Optimizer: opt, Buckets: f.nbkt, NoOverlap: f.noOverlap, Run: run}
-	if f.bucket != "" {
-		b, err := units.ParseBytes(f.bucket)
-		if err != nil {
-			return o, usagef("--dp-bucket: %v", err)
-		}
-		o.BucketBytes = b
-	}
-	return o, nil
+	o.BucketBytes, err = parseBucket(f.bucket)
+	return o, err
 }
 
 func newDPCommand() *cobra.Command {

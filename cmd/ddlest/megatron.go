@@ -192,21 +192,8 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 	if c.TPComm, err = megatron.ParseTPComm(f.tpComm); err != nil {
 		return o, err
 	}
-	if c.Recompute, err = megatron.ParseRecompute(f.recompute); err != nil {
+	if err := parseTraining(&c, f.recompute, f.precision, f.optimizer, f.dpBucket); err != nil {
 		return o, err
-	}
-	if c.Precision, err = megatron.ParsePrecision(f.precision); err != nil {
-		return o, err
-	}
-	if c.Optimizer, err = megatron.ParseOptimizer(f.optimizer); err != nil {
-		return o, err
-	}
-	if f.dpBucket != "" {
-		b, err := units.ParseBytes(f.dpBucket)
-		if err != nil {
-			return o, errs.Usage("--dp-bucket: %v", err)
-		}
-		c.DPBucketBytes = b
 	}
 	o.Config, o.Steps, o.Tokens = c, f.steps, f.tokens
 
@@ -232,9 +219,18 @@ func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Wri
 	if err != nil {
 		return err
 	}
+	return renderMegatron(rep, f, plotPath, w)
+}
+
+// renderMegatron draws the optional plot (first, so a bad path leaves no output) and writes the
+// report.
+func renderMegatron(rep *workflow.MegatronReport, f format, plotPath string, w io.Writer) error {
 	if plotPath != "" {
 		label := "explicit"
 		title := fmt.Sprintf("Megatron %s, %d GPUs, %s", units.Count(rep.Params), rep.Config.GPUs(), rep.Network)
+		if rep.Preset != "" {
+			label = rep.Preset
+		}
 		if rep.Target != nil {
 			label = "loss " + ftoa(rep.Target.Loss)
 		}
@@ -254,4 +250,32 @@ func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Wri
 	default:
 		return writeMegatronTable(w, rep)
 	}
+}
+
+// parseTraining reads the execution settings every transformer command shares into c.
+func parseTraining(c *megatron.Config, recompute, precision, optimizer, dpBucket string) error {
+	var err error
+	if c.Recompute, err = megatron.ParseRecompute(recompute); err != nil {
+		return err
+	}
+	if c.Precision, err = megatron.ParsePrecision(precision); err != nil {
+		return err
+	}
+	if c.Optimizer, err = megatron.ParseOptimizer(optimizer); err != nil {
+		return err
+	}
+	c.DPBucketBytes, err = parseBucket(dpBucket)
+	return err
+}
+
+// parseBucket reads --dp-bucket ("" is the workload's default, 0).
+func parseBucket(s string) (units.Bytes, error) {
+	if s == "" {
+		return 0, nil
+	}
+	b, err := units.ParseBytes(s)
+	if err != nil {
+		return 0, usagef("--dp-bucket: %v", err)
+	}
+	return b, nil
 }

@@ -23,10 +23,12 @@ import (
 // units named by their suffix (_s seconds, _bytes bytes).
 type megatronDoc struct {
 	Mode     string      `json:"mode"`
+	Preset   string      `json:"preset,omitempty"`
 	Model    modelDoc    `json:"model"`
 	Scaling  *scalingDoc `json:"scaling,omitempty"`
 	Training trainingDoc `json:"training"`
 	Parallel parallelDoc `json:"parallel"`
+	Step     *stepDoc    `json:"step,omitempty"`
 	resultDoc
 }
 
@@ -82,6 +84,7 @@ type modelDoc struct {
 	Seq                int     `json:"seq"`
 	Vocab              int     `json:"vocab"`
 	PaddedVocab        int     `json:"padded_vocab"`
+	MoE                *moeDoc `json:"moe,omitempty"`
 }
 
 type scalingDoc struct {
@@ -162,6 +165,23 @@ type throughputDoc struct {
 	MFU               float64 `json:"mfu"`
 }
 
+type moeDoc struct {
+	Experts        int     `json:"experts"`
+	TopK           int     `json:"top_k"`
+	CapacityFactor float64 `json:"capacity_factor"`
+	ExpertHidden   int     `json:"expert_hidden"`
+	EP             int     `json:"ep"`
+}
+
+// stepDoc is the steady-state 1F1B step (workflow.PipelineStep).
+type stepDoc struct {
+	Stage     int     `json:"stage"`
+	ForwardS  float64 `json:"forward_s"`
+	BackwardS float64 `json:"backward_s"`
+	P2PS      float64 `json:"p2p_s"`
+	TotalS    float64 `json:"total_s"`
+}
+
 func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 	c := r.Config
 	d := megatronDoc{
@@ -171,7 +191,16 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
 		Parallel:  parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
-		resultDoc: newResultDoc(r.Result, r.GPU.Name, r.Efficiency, "roofline", r.Network, r.NetConfig),
+		resultDoc: newResultDoc(r.Result, r.GPU.Name, r.Efficiency, r.Profile, r.Network, r.NetConfig),
+		Preset:    r.Preset,
+	}
+	if c.MoE.Experts > 0 {
+		d.Model.MoE = &moeDoc{Experts: c.MoE.Experts, TopK: c.MoE.TopK, CapacityFactor: c.MoE.CapacityFactor,
+			ExpertHidden: c.MoE.ExpertHidden, EP: c.MoE.EP}
+	}
+	if st := r.Step; st != nil {
+		d.Step = &stepDoc{Stage: st.Stage, ForwardS: float64(st.Forward), BackwardS: float64(st.Backward),
+			P2PS: float64(st.P2P), TotalS: float64(st.Total)}
 	}
 	if r.Target != nil {
 		t := r.Target
@@ -253,6 +282,9 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 
 	title := "Megatron, explicit configuration"
+	if r.Preset != "" {
+		title = fmt.Sprintf("%s: %s", r.Preset, r.PresetSource)
+	}
 	if r.Target != nil {
 		title = fmt.Sprintf("Megatron to loss %s nats/token (%s law)", ftoa(r.Target.Loss), r.Target.Law)
 	}
@@ -285,10 +317,18 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 	}
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d × PP %d (interleave %d); sequence parallel %s; recompute %s",
 		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
-	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
+	if m := c.MoE; m.Experts > 0 {
+		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
+			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
+	}
+	row("gpu", fmt.Sprintf("%s: %s (%s, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description, r.Profile,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
 	fmt.Fprintln(tw)
+	if st := r.Step; st != nil {
+		row("1F1B step", fmt.Sprintf("%v = max(forward %v, backward %v) + p2p %v (stage %d; one micro-batch per stage, HammingMesh's \"iteration\")",
+			st.Total, st.Forward, st.Backward, st.P2P, st.Stage))
+	}
 	if err := writeResultTable(b, tw, res); err != nil {
 		return err
 	}

@@ -5,9 +5,11 @@ import (
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile"
 	"github.com/ddlest/ddlest/profile/roofline"
 	"github.com/ddlest/ddlest/scaling"
 )
@@ -44,6 +46,8 @@ type MegatronOptions struct {
 	GPU        string
 	Efficiency roofline.Efficiency
 	Network    NetworkChoice
+	// Published, when set, calibrates the roofline to measured compute (profile.Scaled).
+	Published *Published
 }
 
 // MegatronReport is everything an estimate produced, for rendering.
@@ -65,6 +69,45 @@ type MegatronReport struct {
 	// same loss needs at a batch far below critical, C/(1 + B/B_crit).
 	TrainingFLOP, ComputeMinFLOP float64
 	Result                       estimator.Result
+	// Profile names the compute profile ("roofline" or "published (source)").
+	Profile string
+	// Preset and PresetSource name a transformer preset (gpt3, gpt3-moe), if any.
+	Preset, PresetSource string
+	// Step is the steady-state 1F1B step (pipelined runs only).
+	Step *PipelineStep
+}
+
+// PipelineStep is one steady-state 1F1B step, the "iteration" the HammingMesh paper simulates for
+// its pipelined transformers (§V-B5, reference/hammingmesh.md §6.4): every stage runs either a
+// forward or a backward pass of one micro-batch with its blocking tensor-, expert- or
+// model-parallel collectives, then sends its activation or gradient to the next stage. The
+// slowest such half-step sets the pace.
+type PipelineStep struct {
+	Stage             int
+	Forward, Backward units.Seconds // compute + exposed collectives of that half
+	P2P               units.Seconds // one send/receive
+	Total             units.Seconds // max(Forward, Backward) + P2P
+}
+
+// pipelineStep derives the step from an estimate.
+func pipelineStep(r estimator.Result) *PipelineStep {
+	if len(r.Stages) < 2 {
+		return nil
+	}
+	var best PipelineStep
+	for i, st := range r.Stages {
+		f, b := st.Forward+st.CommForward, st.Recompute+st.Backward+st.CommBackward
+		if max(f, b) > max(best.Forward, best.Backward) {
+			best = PipelineStep{Stage: i, Forward: f, Backward: b}
+		}
+	}
+	for _, c := range r.Collectives {
+		if c.Dim == partition.DimPP && c.Kind == network.SendRecv {
+			best.P2P = c.Cost.Total
+		}
+	}
+	best.Total = max(best.Forward, best.Backward) + best.P2P
+	return &best
 }
 
 // Megatron runs the pipeline.
@@ -131,11 +174,17 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	}
 	rep.Plan = plan
 
-	prof, err := roofline.New(gpu, o.Efficiency, cfg.Precision.DType())
+	roof, err := roofline.New(gpu, o.Efficiency, cfg.Precision.DType())
 	if err != nil {
 		return nil, err
 	}
-	net, netCfg, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: prof})
+	var prof profile.Profile = roof
+	rep.Profile = "roofline"
+	if o.Published != nil {
+		prof = profile.Scaled(roof, plan, o.Published.Measured)
+		rep.Profile = "published (" + o.Published.Source + ")"
+	}
+	net, netCfg, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: roof})
 	if err != nil {
 		return nil, err
 	}
@@ -144,5 +193,6 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Step = pipelineStep(rep.Result)
 	return rep, nil
 }

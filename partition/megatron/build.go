@@ -28,7 +28,11 @@ func bucketParams(dp int) float64 { return max(4e7, 1e6*float64(dp)) }
 // Params returns the model's total and non-embedding parameter counts (with the padded
 // vocabulary). Non-embedding parameters are what Kaplan's N counts.
 func Params(c Config) (total, nonEmbedding float64) {
-	nonEmbedding = float64(c.Layers) * LayerParamsPerGPU(c.Hidden, 1)
+	layer := LayerParamsPerGPU(c.Hidden, 1)
+	if c.MoE.Experts > 0 {
+		layer = attnParamsPerGPU(c.Hidden, 1) + c.MoE.RouterParams(c.Hidden) + float64(c.MoE.Experts)*c.MoE.ExpertParams(c.Hidden)
+	}
+	nonEmbedding = float64(c.Layers) * layer
 	total = nonEmbedding
 	if v := PaddedVocab(c.Vocab, c.TP); v > 0 {
 		g := geom{h: c.Hidden, s: c.Seq, t: 1, vocab: v}
@@ -54,7 +58,7 @@ func headParams(g geom, ownWeights bool) float64 {
 // geometry is the per-GPU geometry of a configuration (without a graph to build ops into).
 func geometry(c Config) geom {
 	return geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, vocab: PaddedVocab(c.Vocab, c.TP),
-		sp: c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType()}
+		sp: c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE}
 }
 
 // Build partitions an explicit configuration into a per-GPU plan. It does not check memory;
@@ -68,7 +72,7 @@ func Build(c Config) (*partition.Plan, error) {
 	g := geometry(c)
 	g.gr = partition.NewGraph(192, 80)
 	tied := !c.UntiedEmbeddings
-	layer := layerBlock(g, c.Layers/p)
+	layers := layerBlocks(g, c.Layers/p)
 	var embed, head partition.Block
 	if g.vocab > 0 {
 		embed = embeddingBlock(g)
@@ -87,7 +91,7 @@ func Build(c Config) (*partition.Plan, error) {
 		if g.vocab > 0 && i == 0 {
 			blocks = append(blocks, embed)
 		}
-		blocks = append(blocks, layer)
+		blocks = append(blocks, layers...)
 		if g.vocab > 0 && i == p-1 {
 			blocks = append(blocks, head)
 		}
@@ -101,7 +105,7 @@ func Build(c Config) (*partition.Plan, error) {
 			}
 		}
 		st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, c.Optimizer, c.Precision)}
-		st.Grads = []partition.GradSync{gradSync(st.Params, c)}
+		st.Grads = gradSyncs(st, c)
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
 			// The tied input/output embedding lives on the first and last stage; their gradients
 			// are summed over the embedding group before the optimizer (Megatron-LM
@@ -131,19 +135,28 @@ func Build(c Config) (*partition.Plan, error) {
 	return plan, nil
 }
 
-// gradSync is the data-parallel gradient all-reduce of a stage's parameters.
-func gradSync(params float64, c Config) partition.GradSync {
+// gradSyncs are a stage's gradient all-reduces: everything over the data-parallel group, except
+// MoE experts (Sync 1), which only the DP/EP expert-data-parallel ranks at stride TP·EP share.
+func gradSyncs(st partition.Stage, c Config) []partition.GradSync {
 	dt := c.Precision.DType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
 	}
-	return partition.GradSync{
-		Name: "dp.grads", Dim: partition.DimDP,
-		Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(params) * dt.Size(), Group: network.Group{Size: c.DP, Stride: c.TP}, DType: dt},
-		BucketBytes: bucket,
-		Overlap:     !c.NoDPOverlap,
+	var params [2]float64
+	for _, b := range st.Blocks {
+		params[b.Sync] += b.Params * float64(b.Repeat)
 	}
+	sync := func(name string, dim partition.Dim, p float64, g network.Group) partition.GradSync {
+		return partition.GradSync{Name: name, Dim: dim,
+			Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
+			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
+	}
+	gs := []partition.GradSync{sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: c.TP})}
+	if c.MoE.Experts > 0 {
+		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: c.TP * c.MoE.EP}))
+	}
+	return gs
 }
 
 // inFlight is how many micro-batches' activations stage i holds at its peak under 1F1B: p − i
@@ -162,7 +175,12 @@ func inFlight(p, v, i, mbs int) float64 {
 
 // stageParams is the parameter count of one GPU of stage i.
 func stageParams(g geom, c Config, i int) float64 {
-	p := LayerParamsPerGPU(g.h, g.t) * float64(c.Layers/c.PP)
+	layer := LayerParamsPerGPU(g.h, g.t)
+	if g.moe.Experts > 0 {
+		dense, experts := moeParamsPerGPU(g)
+		layer = dense + experts
+	}
+	p := layer * float64(c.Layers/c.PP)
 	if g.vocab > 0 && i == 0 {
 		p += embeddingParams(g)
 	}
@@ -173,11 +191,25 @@ func stageParams(g geom, c Config, i int) float64 {
 }
 
 // stageActivations is what one micro-batch keeps on stage i, and the largest recomputation
-// workspace.
+// workspace. Dense layers use the closed form (layerActivations, without building ops: auto mode
+// calls this for every candidate); MoE layers sum what their ops record.
 func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
-	saved, workspace := layerActivations(g)
-	for _, x := range saved {
-		perMB += x
+	if g.moe.Experts > 0 {
+		if g.gr == nil {
+			g.gr = partition.NewGraph(192, 80)
+		}
+		for _, b := range layerBlocks(g, 1) {
+			for _, op := range b.Ops {
+				perMB += op.Saved
+			}
+			workspace = max(workspace, b.Workspace)
+		}
+	} else {
+		var saved [layerForwardOps]units.Bytes
+		saved, workspace = layerActivations(g)
+		for _, x := range saved {
+			perMB += x
+		}
 	}
 	perMB *= units.Bytes(c.Layers / c.PP)
 	if g.vocab > 0 && i == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/moe"
 )
 
 // Recompute is the activation recomputation policy (Korthikanti et al. 2022).
@@ -107,6 +108,9 @@ type Config struct {
 	// NoDPOverlap issues the gradient all-reduce after the backward pass instead of
 	// overlapping the buckets with it (the RAMP paper's reading, §7.2.1).
 	NoDPOverlap bool
+	// MoE, when MoE.Experts > 0, replaces every layer's MLP with a Mixture-of-Experts FF layer
+	// under expert parallelism (partition/moe; tensor parallelism must then be 1).
+	MoE moe.Spec
 	// Capacity is the GPU memory the footprint is checked against.
 	Capacity units.Bytes
 }
@@ -161,6 +165,17 @@ func (c Config) Validate() error {
 	}
 	if okB && okM && okD && c.GlobalBatch%(c.DP*c.MicroBatch) != 0 {
 		p.Addf("--global-batch %d is not a multiple of --dp %d × --micro-batch %d = %d", c.GlobalBatch, c.DP, c.MicroBatch, c.DP*c.MicroBatch)
+	}
+	if c.MoE.Experts > 0 {
+		if c.TP != 1 {
+			p.Addf("--tp %d: MoE layers are modelled with expert parallelism only; use --tp 1", c.TP)
+		}
+		if c.SeqParallel {
+			p.Addf("--seq-parallel needs tensor parallelism, which MoE layers do not use here")
+		}
+		if okD {
+			p.Check(c.MoE.Validate(c.DP))
+		}
 	}
 	if c.DPBucketBytes < 0 {
 		p.Addf("--dp-bucket %v must be ≥ 0", c.DPBucketBytes)

@@ -5,6 +5,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/moe"
 )
 
 // geom is the per-GPU geometry of one micro-batch.
@@ -16,6 +17,7 @@ type geom struct {
 	tpc           TPComm
 	rc            Recompute
 	dt            dtype.DType
+	moe           moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
 }
 
 // sl is the sequence length of the residual stream on one GPU (sequence parallelism shards it).
@@ -176,9 +178,24 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	return saved, workspace
 }
 
-// layerBlock builds one transformer layer: forward ops (with the activations each keeps for the
-// backward pass), recomputation, backward ops and the tensor-parallel collectives.
-func layerBlock(g geom, repeat int) partition.Block {
+// mlpOps is the position of ln2, the first op of the MLP half of a layer, in forward order.
+const mlpOps = 8
+
+// attnParamsPerGPU is the attention half's parameters (QKV, projection, both LayerNorms).
+func attnParamsPerGPU(h, t int) float64 {
+	return LayerParamsPerGPU(h, t) - (2*float64(h)*float64(4*h/t) + float64(4*h/t) + float64(h))
+}
+
+// moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and E/EP experts.
+func moeParamsPerGPU(g geom) (dense, experts float64) {
+	return attnParamsPerGPU(g.h, 1) + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h)
+}
+
+// layerBlocks builds one transformer layer: forward ops (with the activations each keeps for
+// the backward pass), recomputation, backward ops and the tensor-parallel collectives. A dense
+// layer is one block; a MoE layer is two, the attention half (reduced over the data-parallel
+// group) and the MoE half (its experts reduced over the expert-data-parallel group, Sync 1).
+func layerBlocks(g geom, repeat int) []partition.Block {
 	m, s, h, a, t := g.m, g.s, g.h, g.a, g.t
 	dt, sz := g.dt, g.sz()
 	ht, at, dh := h/t, a/t, h/a
@@ -206,52 +223,101 @@ func layerBlock(g geom, repeat int) partition.Block {
 	proj := gr.MatMul("attn.proj", partition.Forward, pin, wproj, dt)
 	res1 := gr.Pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
-	fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
-	gelu := gr.Pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, partition.FlopGeLU, 1, 1, 0, 0)
-	fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
 	res2 := gr.Pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 
-	ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
-	ops = append(ops, ln1, qkv, scores, softmax, drop, context, proj, res1, ln2, fc1, gelu, fc2, res2)
-	nf := len(ops)
-	for i := range saved {
-		ops[i].Saved = saved[i]
+	attn := []partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1}
+	var mlp []partition.Op // forward, from ln2 to the residual
+	var moeLayer moe.Layer
+	if g.moe.Experts > 0 {
+		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, g.t, g.rc == RecomputeFull)
+		mlp = append(append([]partition.Op{ln2}, moeLayer.Forward...), res2)
+	} else {
+		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
+		gelu := gr.Pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, partition.FlopGeLU, 1, 1, 0, 0)
+		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
+		mlp = []partition.Op{ln2, fc1, gelu, fc2, res2}
 	}
-	switch g.rc {
-	case RecomputeFull:
-		for i := 0; i < nf; i++ {
-			ops = append(ops, partition.AsPhase(ops[i], partition.Recompute))
+	// Saved activations: the dense layer's per-op accounting (layerActivations); a MoE half
+	// keeps ln2's input, the residual mask and what its ops save.
+	for i := range attn {
+		attn[i].Saved = saved[i]
+	}
+	if g.moe.Experts > 0 {
+		mlp[0].Saved, mlp[len(mlp)-1].Saved = saved[mlpOps], saved[layerForwardOps-1]
+	} else {
+		for i := range mlp {
+			mlp[i].Saved = saved[mlpOps+i]
 		}
-	case RecomputeSelective:
-		ops = append(ops, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
-			partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
+	}
+	if g.rc == RecomputeFull { // only the layer input stays (layerActivations)
+		for i := range mlp {
+			mlp[i].Saved = 0
+		}
+		for i := 1; i < len(attn); i++ {
+			attn[i].Saved = 0
+		}
+		if g.moe.Experts > 0 { // the workspace holds the MoE half's activations, not the MLP's
+			keep := g
+			keep.rc = RecomputeNone
+			dense, _ := layerActivations(keep)
+			workspace += moeLayer.Saved - dense[mlpOps+1] - dense[mlpOps+2] - dense[mlpOps+3]
+		}
+	}
+	recompute := func(fwd []partition.Op) []partition.Op {
+		switch g.rc {
+		case RecomputeFull:
+			out := make([]partition.Op, len(fwd))
+			for i, op := range fwd {
+				out[i] = partition.AsPhase(op, partition.Recompute)
+			}
+			return out
+		case RecomputeSelective:
+			if len(fwd) == len(attn) && fwd[0].Name == "ln1" {
+				return []partition.Op{partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
+					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute)}
+			}
+		}
+		return nil
 	}
 
 	// Backward, in reverse order of the forward pass.
 	maskRead := units.Bytes(resid * partition.MaskBytes)
-	add := func(more ...partition.Op) { ops = append(ops, more...) }
-	add(gr.Pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
-	d, w := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
-	add(d, w)
-	add(gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, partition.FlopGeLU, 2, 1, 0, 0))
-	d, w = gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
-	add(d, w)
-	add(gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
-	add(gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
-	d, w = gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
-	add(d, w)
+	mlpBwd := []partition.Op{gr.Pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0)}
+	if g.moe.Experts > 0 {
+		mlpBwd = append(mlpBwd, moeLayer.Backward...)
+	} else {
+		d2, w2 := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
+		geluBwd := gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, partition.FlopGeLU, 2, 1, 0, 0)
+		d1, w1 := gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
+		mlpBwd = append(mlpBwd, d2, w2, geluBwd, d1, w1)
+	}
+	mlpBwd = append(mlpBwd, gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
+	attnBwd := []partition.Op{gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0)}
+	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
+	attnBwd = append(attnBwd, d, w)
 	da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
-	add(da, db)
-	add(gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0))
-	add(gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
+	attnBwd = append(attnBwd, da, db,
+		gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0),
+		gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
 	da, db = gr.BMMBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
-	add(da, db)
+	attnBwd = append(attnBwd, da, db)
 	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
-	add(d, w)
-	add(gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
+	attnBwd = append(attnBwd, d, w,
+		gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
-	return partition.Block{
-		Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
-		Params: LayerParamsPerGPU(h, t), Workspace: workspace,
+	if g.moe.Experts == 0 {
+		ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
+		ops = append(append(ops, attn...), mlp...)
+		ops = append(append(ops, recompute(attn)...), recompute(mlp)...)
+		ops = append(append(ops, mlpBwd...), attnBwd...)
+		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
+			Params: LayerParamsPerGPU(h, t), Workspace: workspace}}
+	}
+	dense, experts := moeParamsPerGPU(g)
+	attnOps := append(append(append([]partition.Op(nil), attn...), recompute(attn)...), attnBwd...)
+	moeOps := append(append(append([]partition.Op(nil), mlp...), recompute(mlp)...), mlpBwd...)
+	return []partition.Block{
+		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Params: dense, Workspace: workspace},
+		{Name: "layer.moe", Repeat: repeat, Ops: moeOps, Collectives: moeLayer.Collectives, Params: experts, Sync: 1},
 	}
 }

@@ -1,0 +1,125 @@
+package moe
+
+import (
+	"math"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// Spec is a Mixture-of-Experts FF layer and its expert parallelism.
+type Spec struct {
+	Experts        int     // E
+	TopK           int     // experts per token (k)
+	CapacityFactor float64 // cf
+	ExpertHidden   int     // H_e, each expert's FFN width
+	EP             int     // GPUs the experts are spread over (a divisor of the DP degree)
+}
+
+// Validate checks the spec against the data-parallel degree it lives in.
+func (s Spec) Validate(dp int) error {
+	var p params.Problems
+	p.AtLeast("--experts", s.Experts, 1)
+	p.AtLeast("--ep", s.EP, 1)
+	p.AtLeast("--expert-hidden", s.ExpertHidden, 1)
+	if s.TopK < 1 || s.TopK > s.Experts {
+		p.Addf("--top-k %d must be between 1 and the %d experts", s.TopK, s.Experts)
+	}
+	if !(s.CapacityFactor > 0) || math.IsInf(s.CapacityFactor, 0) {
+		p.Addf("--capacity-factor %g must be > 0", s.CapacityFactor)
+	}
+	if s.EP >= 1 && s.Experts >= 1 && s.Experts%s.EP != 0 {
+		p.Addf("--ep %d must divide the %d experts", s.EP, s.Experts)
+	}
+	if s.EP >= 1 && dp >= 1 && dp%s.EP != 0 {
+		p.Addf("--ep %d must divide the data-parallel degree %d (experts are spread over data-parallel ranks)", s.EP, dp)
+	}
+	return p.Err("moe")
+}
+
+// Capacity is the tokens each expert accepts from one GPU routing n tokens: ⌈cf·k·n/E⌉.
+func (s Spec) Capacity(n int) int {
+	return int(math.Ceil(s.CapacityFactor * float64(s.TopK) * float64(n) / float64(s.Experts)))
+}
+
+// ExpertsPerGPU is E/EP.
+func (s Spec) ExpertsPerGPU() int { return s.Experts / s.EP }
+
+// ExpertParams is one expert's parameters: two weight matrices and their biases.
+func (s Spec) ExpertParams(h int) float64 {
+	return 2*float64(h)*float64(s.ExpertHidden) + float64(s.ExpertHidden) + float64(h)
+}
+
+// RouterParams is the router's h × E weight.
+func (s Spec) RouterParams(h int) float64 { return float64(h) * float64(s.Experts) }
+
+// slots is the token vectors a GPU sends in the dispatch (and receives for its experts): E·C.
+func (s Spec) slots(n int) int { return s.Experts * s.Capacity(n) }
+
+// A2ABytes is one GPU's dispatch (or combine) all-to-all buffer for n tokens of width h.
+func (s Spec) A2ABytes(n, h int, dt dtype.DType) units.Bytes {
+	return units.Bytes(float64(s.slots(n)) * float64(h) * float64(dt.Size()))
+}
+
+// Layer is the ops, collectives and saved activations of one MoE FF layer on one GPU, for n
+// tokens of width h per micro-batch (without the residual and norm around it).
+type Layer struct {
+	Forward, Backward []partition.Op
+	Collectives       []partition.Collective // per micro-batch
+	Saved             units.Bytes            // activations kept for the backward pass
+}
+
+// Build lays out one MoE FF layer. stride is the rank distance between consecutive data-parallel
+// ranks (the tensor-parallel degree); recompute adds the forward all-to-alls again when the
+// layer's forward pass is recomputed.
+func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, stride int, recompute bool) Layer {
+	sz := float64(dt.Size())
+	x := gr.Shape(n, h)
+	wr := gr.Shape(h, s.Experts)
+	router := gr.MatMul("moe.router", partition.Forward, x, wr, dt)
+	logits := gr.Shape(n, s.Experts)
+	gate := gr.Pointwise("moe.gate", partition.Softmax, partition.Forward, logits, dt, partition.FlopSoftmax, 1, 1, 0, 0)
+	// Experts: this GPU's E/EP experts over the E·C received vectors.
+	recv := gr.Shape(s.slots(n), h)
+	w1, w2 := gr.Shape(h, s.ExpertHidden), gr.Shape(s.ExpertHidden, h)
+	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
+	mid := gr.Shape(s.slots(n), s.ExpertHidden)
+	gelu := gr.Pointwise("moe.expert.gelu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopGeLU, 1, 1, 0, 0)
+	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, mid, w2, dt)
+	// Combine: the k gate-weighted outputs of each token.
+	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, recv, dt, 2, 1, 0, 0, 0)
+	router.Saved = units.Bytes(partition.Elems(x) * sz)
+	gate.Saved = units.Bytes(partition.Elems(logits) * sz)
+	fc1.Saved = units.Bytes(partition.Elems(recv) * sz)
+	gelu.Saved = units.Bytes(partition.Elems(mid) * sz)
+	fc2.Saved = units.Bytes(partition.Elems(mid) * sz)
+	comb.Saved = units.Bytes(partition.Elems(recv) * sz) // expert outputs, for the gate gradient
+	l := Layer{Forward: []partition.Op{router, gate, fc1, gelu, fc2, comb}}
+	for _, op := range l.Forward {
+		l.Saved += op.Saved
+	}
+	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", mid, w2, dt)
+	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, dt)
+	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
+	l.Backward = []partition.Op{
+		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, recv, dt, 3, 2, 1, 0, 0),
+		d2, g2,
+		gr.Pointwise("moe.expert.gelu.bwd", partition.Elementwise, partition.Backward, mid, dt, partition.FlopGeLU, 2, 1, 0, 0),
+		d1, g1,
+		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
+		dr, gw,
+	}
+	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: network.Group{Size: s.EP, Stride: stride}, DType: dt}
+	add := func(name string, ph partition.Phase) {
+		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: a2a, Dim: partition.DimEP, Phase: ph, Count: 2})
+	}
+	add("ep.a2a.fwd", partition.Forward)
+	add("ep.a2a.bwd", partition.Backward)
+	if recompute {
+		add("ep.a2a.recompute", partition.Recompute)
+	}
+	return l
+}

@@ -1,0 +1,191 @@
+package moe
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// HammingMesh GPT-3 MoE (reference/hammingmesh.md §6.5): 16 experts, one per GPU, k = 1, each
+// GPU routes one 2,048-token sequence of h = 12,288: the all-to-all buffer is the layer's
+// input/output, 2048 · 12288 floats = 100,663,296 B, sent as 16 blocks of 6.29 MB.
+func TestHammingMeshSizes(t *testing.T) {
+	s := Spec{Experts: 16, TopK: 1, CapacityFactor: 1, ExpertHidden: 4 * 12288 / 16, EP: 16}
+	if b := s.A2ABytes(2048, 12288, dtype.FP32); b != 100663296 {
+		t.Errorf("all-to-all %v, want 100,663,296 B", b)
+	}
+	if c := s.Capacity(2048); c != 128 {
+		t.Errorf("capacity %d, want 2048/16 = 128", c)
+	}
+	// The experts split GPT-3's FF (8h² weights) in 16: 8·12288²/16 = 75.5M each (+ biases).
+	if p := s.ExpertParams(12288); p != 8*12288*12288/16+3072+12288 {
+		t.Errorf("expert params %.0f", p)
+	}
+	gr := partition.NewGraph(64, 32)
+	l := Build(gr, s, 2048, 12288, dtype.FP32, 1, false)
+	if len(l.Collectives) != 2 || l.Collectives[0].Count != 2 || l.Collectives[1].Count != 2 ||
+		l.Collectives[0].Group.Size != 16 || l.Collectives[0].Dim != partition.DimEP {
+		t.Errorf("collectives %+v: want 2 all-to-alls forward and 2 backward over 16 GPUs", l.Collectives)
+	}
+	// Expert GEMMs: 2048 tokens × 12288 × 3072, twice, 2 FLOP per MAC = 1/16 of the dense FF.
+	var fwd float64
+	for _, op := range l.Forward {
+		if strings.HasPrefix(op.Name, "moe.expert.fc") {
+			fwd += float64(op.FLOP)
+		}
+	}
+	if want := 2 * 2 * 2048.0 * 12288 * 3072; fwd != want {
+		t.Errorf("expert forward FLOP %g, want %g", fwd, want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		s    Spec
+		dp   int
+		want string
+	}{
+		{Spec{Experts: 16, TopK: 1, CapacityFactor: 1, ExpertHidden: 8, EP: 3}, 6, "--ep 3 must divide the 16 experts"},
+		{Spec{Experts: 16, TopK: 1, CapacityFactor: 1, ExpertHidden: 8, EP: 16}, 8, "must divide the data-parallel degree 8"},
+		{Spec{Experts: 4, TopK: 5, CapacityFactor: 1, ExpertHidden: 8, EP: 4}, 4, "--top-k 5"},
+		{Spec{Experts: 4, TopK: 1, CapacityFactor: 0, ExpertHidden: 8, EP: 4}, 4, "--capacity-factor"},
+	} {
+		err := c.s.Validate(c.dp)
+		if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v dp %d: %v, want %q", c.s, c.dp, err, c.want)
+		}
+	}
+}
+
+// Functional check on real tensors: tokens routed top-k through the expert-parallel schedule
+// (dispatch all-to-all of E·C slots per GPU, each GPU's E/EP experts, combine all-to-all, gate-
+// weighted sum) give exactly what dense routing of the same tokens gives, as long as no expert
+// exceeds its capacity. The dispatch buffer has the size Build prices.
+func TestDispatchCombineEqualsDenseRouting(t *testing.T) {
+	const h, he, n = 6, 5, 12 // width, expert width, tokens per GPU
+	s := Spec{Experts: 4, TopK: 2, CapacityFactor: 4, ExpertHidden: he, EP: 2}
+	rng := rand.New(rand.NewPCG(3, 4))
+	mat := func(r, c int) *tensor.Dense {
+		v := make([]float64, r*c)
+		for i := range v {
+			v[i] = rng.Float64()*2 - 1
+		}
+		return tensor.New(tensor.WithShape(r, c), tensor.WithBacking(v))
+	}
+	wr := mat(h, s.Experts)
+	w1, w2 := make([]*tensor.Dense, s.Experts), make([]*tensor.Dense, s.Experts)
+	for e := range w1 {
+		w1[e], w2[e] = mat(h, he), mat(he, h)
+	}
+	expert := func(e int, x []float64) []float64 { // relu FFN on one token
+		xt := tensor.New(tensor.WithShape(1, h), tensor.WithBacking(append([]float64(nil), x...)))
+		a, err := xt.MatMul(w1[e])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range a.Data().([]float64) {
+			a.Data().([]float64)[i] = math.Max(v, 0)
+		}
+		y, err := a.MatMul(w2[e])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y.Data().([]float64)
+	}
+	type choice struct {
+		expert int
+		gate   float64
+	}
+	route := func(x []float64) []choice { // softmax over the router logits, top-k
+		xt := tensor.New(tensor.WithShape(1, h), tensor.WithBacking(append([]float64(nil), x...)))
+		l, _ := xt.MatMul(wr)
+		logits := l.Data().([]float64)
+		var z float64
+		cs := make([]choice, s.Experts)
+		for e, v := range logits {
+			cs[e] = choice{e, math.Exp(v)}
+			z += cs[e].gate
+		}
+		for e := range cs {
+			cs[e].gate /= z
+		}
+		sort.Slice(cs, func(i, j int) bool { return cs[i].gate > cs[j].gate })
+		return cs[:s.TopK]
+	}
+	tokens := make([][][]float64, s.EP) // per GPU
+	for g := range tokens {
+		x := mat(n, h).Data().([]float64)
+		for i := 0; i < n; i++ {
+			tokens[g] = append(tokens[g], x[i*h:(i+1)*h])
+		}
+	}
+
+	// Expert parallel: every GPU fills E·C slots, grouped by destination GPU.
+	c := s.Capacity(n)
+	per := s.ExpertsPerGPU()
+	type slot struct {
+		token, k int
+		x        []float64
+	}
+	send := make([][][]slot, s.EP) // [source][expert] slots
+	routes := make([][][]choice, s.EP)
+	for g := range tokens {
+		send[g] = make([][]slot, s.Experts)
+		for i, x := range tokens[g] {
+			rs := route(x)
+			routes[g] = append(routes[g], rs)
+			for k, r := range rs {
+				if len(send[g][r.expert]) == c {
+					t.Fatalf("expert %d over capacity %d; raise the test's capacity factor", r.expert, c)
+				}
+				send[g][r.expert] = append(send[g][r.expert], slot{i, k, x})
+			}
+		}
+		if got := s.Experts * c * h; float64(got) != float64(s.A2ABytes(n, h, dtype.FP32))/4 {
+			t.Errorf("dispatch buffer %d elements, Build prices %v", got, s.A2ABytes(n, h, dtype.FP32))
+		}
+	}
+	// All-to-all: GPU d receives, from every source, the slots of experts d·per … d·per+per−1.
+	out := make([][][]float64, s.EP) // [source][token·k] expert outputs after the combine all-to-all
+	for g := range out {
+		out[g] = make([][]float64, n*s.TopK)
+	}
+	for d := 0; d < s.EP; d++ {
+		for src := 0; src < s.EP; src++ {
+			for e := d * per; e < (d+1)*per; e++ {
+				for _, sl := range send[src][e] {
+					out[src][sl.token*s.TopK+sl.k] = expert(e, sl.x) // returned by the combine all-to-all
+				}
+			}
+		}
+	}
+	for g := range tokens {
+		for i, x := range tokens[g] {
+			want := make([]float64, h) // dense routing: every expert sees every token
+			for _, r := range route(x) {
+				for j, v := range expert(r.expert, x) {
+					want[j] += r.gate * v
+				}
+			}
+			got := make([]float64, h)
+			for k, r := range routes[g][i] {
+				for j, v := range out[g][i*s.TopK+k] {
+					got[j] += r.gate * v
+				}
+			}
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > 1e-12 {
+					t.Fatalf("GPU %d token %d: expert parallel %v, dense %v", g, i, got, want)
+				}
+			}
+		}
+	}
+}
