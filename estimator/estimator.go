@@ -102,9 +102,14 @@ func Estimate(in Input) (Result, error) {
 	r.Stages = make([]StageTime, len(p.Stages))
 	crit := 0
 	for i := range p.Stages {
-		st, err := e.stage(&p.Stages[i])
-		if err != nil {
-			return Result{}, err
+		var st stageTimes
+		if i > 0 && sameWork(&p.Stages[i], &p.Stages[i-1]) {
+			st = stages[i-1] // a deep pipeline repeats one stage's work: price it once
+		} else {
+			var err error
+			if st, err = e.stage(&p.Stages[i]); err != nil {
+				return Result{}, err
+			}
 		}
 		stages[i] = st
 		r.Stages[i] = StageTime{Forward: st.fwd, Recompute: st.recompute, Backward: st.bwd, CommForward: st.commFwd, CommBackward: st.commBwd}
@@ -171,6 +176,36 @@ func Estimate(in Input) (Result, error) {
 	}
 	r.Memory = p.MaxMemory()
 	return r, nil
+}
+
+// sameWork reports whether two stages share their blocks, per-iteration work and gradient
+// reductions (the same slices, as a partitioner that reuses one layer block builds them), so
+// that their times are equal.
+func sameWork(a, b *partition.Stage) bool {
+	if len(a.Blocks) != len(b.Blocks) || len(a.PerIteration) != len(b.PerIteration) ||
+		len(a.PerIterationCollectives) != 0 || len(b.PerIterationCollectives) != 0 || len(a.Grads) != len(b.Grads) || a.Params != b.Params {
+		return false
+	}
+	for i := range a.Blocks {
+		x, y := &a.Blocks[i], &b.Blocks[i]
+		if x.Repeat != y.Repeat || x.Params != y.Params || x.Sync != y.Sync || len(x.Ops) != len(y.Ops) ||
+			len(x.Collectives) != len(y.Collectives) || (len(x.Ops) > 0 && &x.Ops[0] != &y.Ops[0]) ||
+			(len(x.Collectives) > 0 && &x.Collectives[0] != &y.Collectives[0]) {
+			return false
+		}
+	}
+	for i := range a.PerIteration {
+		x, y := &a.PerIteration[i], &b.PerIteration[i]
+		if x.Kind != y.Kind || x.DType != y.DType || x.FLOP != y.FLOP || x.Read != y.Read || x.Written != y.Written {
+			return false
+		}
+	}
+	for i := range a.Grads {
+		if a.Grads[i] != b.Grads[i] {
+			return false
+		}
+	}
+	return true
 }
 
 type estimate struct {

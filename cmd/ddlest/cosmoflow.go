@@ -21,7 +21,7 @@ func newCosmoFlowCommand() *cobra.Command {
   ddlest cosmoflow --gpus 512 --spatial 8 --net superpod`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			run, prec, opt, err := f.toRun()
+			run, prec, opt, err := f.toRun(cmd)
 			if err != nil {
 				return err
 			}

@@ -79,7 +79,7 @@ func (f *dlrmFlags) options(cmd *cobra.Command) (workflow.DLRMOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	run, prec, _, err := f.run.toRun()
+	run, prec, _, err := f.run.toRun(cmd)
 	if err != nil {
 		return o, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/partition/resnet"
 	"github.com/ddlest/ddlest/partition/zoo"
 )
 
@@ -18,13 +19,16 @@ type dpFlags struct {
 	noOverlap                bool
 }
 
-func (f *dpFlags) options(workload string) (workflow.DataParallelOptions, error) {
-	run, prec, opt, err := f.run.toRun()
+func (f *dpFlags) options(cmd *cobra.Command, workload string) (workflow.DataParallelOptions, error) {
+	run, prec, opt, err := f.run.toRun(cmd)
 	if err != nil {
 		return workflow.DataParallelOptions{}, err
 	}
 	model := f.model
 	if workload == "resnet" {
+		if _, ok := resnet.Depths[f.depth]; !ok {
+			return workflow.DataParallelOptions{}, usagef("--depth %d is not a ResNet this tool builds; valid: 50, 101, 152", f.depth)
+		}
 		model = fmt.Sprintf("resnet%d", f.depth)
 	}
 	o := workflow.DataParallelOptions{Workload: workload, Model: model, GPUs: f.gpus, Batch: f.batch, MicroBatch: f.micro,
@@ -87,7 +91,7 @@ func addDPFlags(cmd *cobra.Command, f *dpFlags, gpus, batch, buckets int, precis
 }
 
 func runDP(cmd *cobra.Command, f *dpFlags, workload string) error {
-	o, err := f.options(workload)
+	o, err := f.options(cmd, workload)
 	if err != nil {
 		return err
 	}

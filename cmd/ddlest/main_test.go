@@ -47,26 +47,31 @@ func TestGolden(t *testing.T) {
 		{"nets.txt", []string{"nets"}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := execute(c.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			path := filepath.Join("testdata", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/ddlest -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./cmd/ddlest -update rewrites it): %s", path, firstDiff(out, string(want)))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkGolden(t, c.name, c.args) })
+	}
+}
+
+// checkGolden runs the command and compares its stdout with testdata/name.golden (rewritten
+// with -update).
+func checkGolden(t *testing.T, name string, args []string) {
+	t.Helper()
+	out, errOut, code := execute(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/ddlest -update)", err)
+	}
+	if out != string(want) {
+		t.Errorf("output differs from %s (go test ./cmd/ddlest -update rewrites it): %s", path, firstDiff(out, string(want)))
 	}
 }
 
@@ -225,22 +230,29 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--loss", "1.0", "--gpu", "a100-40gb"}, 3, []string{"does not fit"}},
 	}
 	for _, c := range cases {
-		out, errOut, code := execute(c.args...)
-		name := strings.Join(c.args, " ")
-		if code != c.code {
-			t.Errorf("%s: exit %d, want %d (stderr %q)", name, code, c.code, errOut)
-			continue
-		}
-		if out != "" {
-			t.Errorf("%s: wrote to stdout: %q", name, out)
-		}
-		if !strings.HasPrefix(errOut, "ddlest: ") || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "goroutine") {
-			t.Errorf("%s: stderr is not one line: %q", name, errOut)
-		}
-		for _, w := range c.want {
-			if !strings.Contains(errOut, w) {
-				t.Errorf("%s: stderr %q lacks %q", name, errOut, w)
-			}
+		checkBadInput(t, c.args, c.code, c.want)
+	}
+}
+
+// checkBadInput runs a command that must fail: exit code, a one-line "ddlest: " error that
+// contains every wanted fragment, no stack trace, nothing on stdout.
+func checkBadInput(t *testing.T, args []string, wantCode int, want []string) {
+	t.Helper()
+	out, errOut, code := execute(args...)
+	name := strings.Join(args, " ")
+	if code != wantCode {
+		t.Errorf("%s: exit %d, want %d (stderr %q)", name, code, wantCode, errOut)
+		return
+	}
+	if out != "" {
+		t.Errorf("%s: wrote to stdout: %q", name, out)
+	}
+	if !strings.HasPrefix(errOut, "ddlest: ") || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "goroutine") {
+		t.Errorf("%s: stderr is not one line: %q", name, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("%s: stderr %q lacks %q", name, errOut, w)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -46,7 +47,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	})
 }
 
-func (f *runFlags) toRun() (workflow.Run, partition.Precision, partition.Optimizer, error) {
+func (f *runFlags) toRun(cmd *cobra.Command) (workflow.Run, partition.Precision, partition.Optimizer, error) {
 	var r workflow.Run
 	p, err := partition.ParsePrecision(f.precision)
 	if err != nil {
@@ -56,8 +57,13 @@ func (f *runFlags) toRun() (workflow.Run, partition.Precision, partition.Optimiz
 	if err != nil {
 		return r, 0, 0, err
 	}
-	if f.epochs < 0 || f.samples < 0 {
-		return r, 0, 0, errs.Usage("--epochs %g and --samples %g must be > 0", f.epochs, f.samples)
+	for _, v := range []struct {
+		flag string
+		val  float64
+	}{{"epochs", f.epochs}, {"samples", f.samples}} {
+		if cmd.Flags().Changed(v.flag) && !(v.val > 0 && v.val < math.Inf(1)) {
+			return r, 0, 0, errs.Usage("--%s %g must be > 0", v.flag, v.val)
+		}
 	}
 	r = workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff,
 		Profile: f.profile, Epochs: f.epochs, Samples: f.samples}

@@ -71,6 +71,7 @@ func Build(c Config) (*partition.Plan, error) {
 	mbs := c.MicroBatches()
 	g := geometry(c)
 	g.gr = partition.NewGraph(192, 80)
+	g.moeAct = &moeActivations{} // every stage's layers are the same: count their activations once
 	tied := !c.UntiedEmbeddings
 	layers := layerBlocks(g, c.Layers/p)
 	var embed, head partition.Block
@@ -195,14 +196,22 @@ func stageParams(g geom, c Config, i int) float64 {
 // calls this for every candidate); MoE layers sum what their ops record.
 func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 	if g.moe.Experts > 0 {
-		if g.gr == nil {
+		if g.moeAct == nil || !g.moeAct.ok {
 			g.gr = partition.NewGraph(192, 80)
-		}
-		for _, b := range layerBlocks(g, 1) {
-			for _, op := range b.Ops {
-				perMB += op.Saved
+			var a moeActivations
+			for _, b := range layerBlocks(g, 1) {
+				for _, op := range b.Ops {
+					a.perMB += op.Saved
+				}
+				a.workspace = max(a.workspace, b.Workspace)
 			}
-			workspace = max(workspace, b.Workspace)
+			a.ok = true
+			if g.moeAct != nil {
+				*g.moeAct = a
+			}
+			perMB, workspace = a.perMB, a.workspace
+		} else {
+			perMB, workspace = g.moeAct.perMB, g.moeAct.workspace
 		}
 	} else {
 		var saved [layerForwardOps]units.Bytes

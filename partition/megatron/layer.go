@@ -18,6 +18,13 @@ type geom struct {
 	rc            Recompute
 	dt            dtype.DType
 	moe           moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
+	moeAct        *moeActivations
+}
+
+// moeActivations caches what one MoE layer saves per micro-batch (stageActivations).
+type moeActivations struct {
+	perMB, workspace units.Bytes
+	ok               bool
 }
 
 // sl is the sequence length of the residual stream on one GPU (sequence parallelism shards it).

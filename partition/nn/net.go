@@ -41,21 +41,50 @@ type Layer struct {
 	// Weight is the weight shape of Conv and Linear layers ([Cout, Cin/groups, k…] or [in, out]).
 	Weight []int
 	Heads  int // Attention
+
+	// Backward op names, made once when the layer is built (plans are built many times).
+	bwdName, dgradName, wgradName string
+}
+
+// opName is the layer's name with a suffix, from the cache when the builder filled it.
+func (l *Layer) opName(cached, suffix string) string {
+	if cached != "" {
+		return cached
+	}
+	return l.Name + suffix
 }
 
 // Net is a network as a sequence of layers in execution order (residual branches are laid out
-// one after the other and joined by Add layers).
+// one after the other and joined by Add layers). A unit of identical consecutive layers that
+// repeats (a ResNet stage's bottlenecks after the first, a transformer's encoder layers) is
+// listed once, with its repetition count in Units.
 type Net struct {
 	Name   string
 	Input  []int
 	Layers []Layer
+	Units  []Unit // in layer order, not overlapping
+}
+
+// Unit says that Layers[Start:End] run Repeat times in a row.
+type Unit struct {
+	Start, End, Repeat int
+}
+
+// Repeat is how many times layer i runs per sample.
+func (n *Net) Repeat(i int) int {
+	for _, u := range n.Units {
+		if i >= u.Start && i < u.End {
+			return u.Repeat
+		}
+	}
+	return 1
 }
 
 // Params is the number of trainable parameters.
 func (n *Net) Params() float64 {
 	p := 0.0
-	for _, l := range n.Layers {
-		p += l.Params
+	for i, l := range n.Layers {
+		p += l.Params * float64(n.Repeat(i))
 	}
 	return p
 }
@@ -63,8 +92,8 @@ func (n *Net) Params() float64 {
 // MACs is the forward multiply-accumulate count per sample.
 func (n *Net) MACs() float64 {
 	m := 0.0
-	for _, l := range n.Layers {
-		m += l.MACs
+	for i, l := range n.Layers {
+		m += l.MACs * float64(n.Repeat(i))
 	}
 	return m
 }
@@ -93,6 +122,24 @@ func New(name string, input ...int) *Builder {
 // Shape is the current per-sample shape.
 func (b *Builder) Shape() []int { return append([]int(nil), b.cur...) }
 
+// Repeat lays out a unit of layers that runs n times in a row: unit adds it once (naming it for
+// all n), and it must leave the shape as it found it.
+func (b *Builder) Repeat(n int, unit func(*Builder)) *Builder {
+	if n < 1 {
+		return b.fail("repeat %d: want at least 1", n)
+	}
+	in, start := b.Shape(), len(b.net.Layers)
+	unit(b)
+	if n == 1 || len(b.net.Layers) == start {
+		return b
+	}
+	if prod(in) != prod(b.cur) || len(in) != len(b.cur) {
+		return b.fail("repeated unit from layer %q changes the shape %v to %v", b.net.Layers[start].Name, in, b.cur)
+	}
+	b.net.Units = append(b.net.Units, Unit{Start: start, End: len(b.net.Layers), Repeat: n})
+	return b
+}
+
 // From continues from an earlier shape (the start of a residual branch).
 func (b *Builder) From(shape []int) *Builder {
 	b.cur = append([]int(nil), shape...)
@@ -109,6 +156,7 @@ func (b *Builder) Net() (*Net, error) {
 }
 
 func (b *Builder) add(l Layer) *Builder {
+	l.bwdName, l.dgradName, l.wgradName = l.Name+".bwd", l.Name+".dgrad", l.Name+".wgrad"
 	b.net.Layers = append(b.net.Layers, l)
 	b.cur = append([]int(nil), l.Out...)
 	return b

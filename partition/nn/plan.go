@@ -61,7 +61,7 @@ func (t Training) Validate() error {
 // LayerBlock builds the forward and backward ops of one layer for m samples; first marks the
 // network's first layer, whose input needs no gradient.
 func LayerBlock(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) partition.Block {
-	return partition.Block{Name: l.Name, Repeat: 1, Ops: layerOps(gr, l, m, dt, first), Params: l.Params}
+	return partition.Block{Name: l.Name, Repeat: 1, Ops: layerOps(nil, gr, l, m, dt, first), Params: l.Params}
 }
 
 // batched prefixes a per-sample shape with the batch.
@@ -76,13 +76,14 @@ func batched(gr *partition.Graph, m int, s []int) tensor.Shape {
 // core is two batched GEMMs around a softmax; normalisations, activations, pooling, residual
 // adds and dropout are memory-bound kernels. Saved activations follow what PyTorch autograd keeps:
 // the inputs of GEMMs and normalisations, activation outputs, dropout masks, max-pool inputs.
-func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) []partition.Op {
+//
+// The ops are appended to ops (a slab shared by the network's layers), which is returned.
+func layerOps(ops []partition.Op, gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) []partition.Op {
 	sz := float64(dt.Size())
 	mf := float64(m)
 	in, out := batched(gr, m, l.In), batched(gr, m, l.Out)
 	nIn, nOut := partition.Elems(in), partition.Elems(out)
 	b := func(x float64) units.Bytes { return units.Bytes(x) }
-	var ops []partition.Op
 	switch l.Kind {
 	case Conv, Linear:
 		w := gr.Shape(l.Weight...)
@@ -96,10 +97,10 @@ func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) [
 			Inputs: gr.Inputs(in, w), Output: out, FLOP: f, Read: b((nIn + nw) * sz), Written: b(nOut * sz), Saved: b(nIn * sz)}
 		ops = append(ops, fwd)
 		if !first {
-			ops = append(ops, partition.Op{Name: l.Name + ".dgrad", Kind: kind, Phase: partition.Backward, DType: dt,
+			ops = append(ops, partition.Op{Name: l.opName(l.dgradName, ".dgrad"), Kind: kind, Phase: partition.Backward, DType: dt,
 				Inputs: gr.Inputs(out, w), Output: in, FLOP: f, Read: b((nOut + nw) * sz), Written: b(nIn * sz)})
 		}
-		ops = append(ops, partition.Op{Name: l.Name + ".wgrad", Kind: kind, Phase: partition.Backward, DType: dt,
+		ops = append(ops, partition.Op{Name: l.opName(l.wgradName, ".wgrad"), Kind: kind, Phase: partition.Backward, DType: dt,
 			Inputs: gr.Inputs(in, out), Output: w, FLOP: f, Read: b((nIn + nOut) * sz), Written: b(nw * sz)})
 	case Attention:
 		t, f := l.In[0], l.In[1]/3
@@ -120,15 +121,15 @@ func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) [
 		extra := b(l.Params * sz)
 		fwd := gr.Pointwise(l.Name, partition.Norm, partition.Forward, in, dt, partition.FlopNorm, 2, 1, extra, 0)
 		fwd.Saved = b(nIn * sz)
-		ops = append(ops, fwd, gr.Pointwise(l.Name+".bwd", partition.Norm, partition.Backward, in, dt, 2*partition.FlopNorm, 2, 1, extra, extra))
+		ops = append(ops, fwd, gr.Pointwise(l.opName(l.bwdName, ".bwd"), partition.Norm, partition.Backward, in, dt, 2*partition.FlopNorm, 2, 1, extra, extra))
 	case Activation:
 		fwd := gr.Pointwise(l.Name, partition.Elementwise, partition.Forward, in, dt, partition.FlopGeLU, 1, 1, 0, 0)
 		fwd.Saved = b(nOut * sz)
-		ops = append(ops, fwd, gr.Pointwise(l.Name+".bwd", partition.Elementwise, partition.Backward, in, dt, partition.FlopGeLU, 2, 1, 0, 0))
+		ops = append(ops, fwd, gr.Pointwise(l.opName(l.bwdName, ".bwd"), partition.Elementwise, partition.Backward, in, dt, partition.FlopGeLU, 2, 1, 0, 0))
 	case MaxPool, AvgPool:
 		fwd := partition.Op{Name: l.Name, Kind: partition.Elementwise, Phase: partition.Forward, DType: dt, Inputs: gr.Inputs(in), Output: out,
 			FLOP: units.FLOP(nIn), Read: b(nIn * sz), Written: b(nOut * sz)}
-		bwd := partition.Op{Name: l.Name + ".bwd", Kind: partition.Elementwise, Phase: partition.Backward, DType: dt, Inputs: gr.Inputs(out), Output: in,
+		bwd := partition.Op{Name: l.opName(l.bwdName, ".bwd"), Kind: partition.Elementwise, Phase: partition.Backward, DType: dt, Inputs: gr.Inputs(out), Output: in,
 			FLOP: units.FLOP(nIn), Read: b(nOut * sz), Written: b(nIn * sz)}
 		if l.Kind == MaxPool {
 			fwd.Saved = b(nIn * sz)
@@ -138,36 +139,51 @@ func layerOps(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) [
 	case Add:
 		ops = append(ops,
 			gr.Pointwise(l.Name, partition.Elementwise, partition.Forward, out, dt, 1, 2, 1, 0, 0),
-			gr.Pointwise(l.Name+".bwd", partition.Elementwise, partition.Backward, out, dt, 1, 2, 1, 0, 0))
+			gr.Pointwise(l.opName(l.bwdName, ".bwd"), partition.Elementwise, partition.Backward, out, dt, 1, 2, 1, 0, 0))
 	case Dropout:
 		mask := b(nIn * partition.MaskBytes)
 		fwd := gr.Pointwise(l.Name, partition.Elementwise, partition.Forward, in, dt, partition.FlopDropout, 1, 1, 0, mask)
 		fwd.Saved = mask
-		ops = append(ops, fwd, gr.Pointwise(l.Name+".bwd", partition.Elementwise, partition.Backward, in, dt, partition.FlopDropout, 1, 1, mask, 0))
+		ops = append(ops, fwd, gr.Pointwise(l.opName(l.bwdName, ".bwd"), partition.Elementwise, partition.Backward, in, dt, partition.FlopDropout, 1, 1, mask, 0))
 	case Embedding:
 		ops = append(ops,
 			partition.Op{Name: l.Name, Kind: partition.Embedding, Phase: partition.Forward, DType: dt, Inputs: gr.Inputs(in), Output: out,
 				Read: b(nOut * sz), Written: b(nOut * sz)},
-			partition.Op{Name: l.Name + ".bwd", Kind: partition.Embedding, Phase: partition.Backward, DType: dt, Inputs: gr.Inputs(out), Output: out,
+			partition.Op{Name: l.opName(l.bwdName, ".bwd"), Kind: partition.Embedding, Phase: partition.Backward, DType: dt, Inputs: gr.Inputs(out), Output: out,
 				Read: b(nOut * sz), Written: b(nOut * sz)})
 	}
 	return ops
 }
 
-// Blocks turns every layer of n into a block for micro-batches of m samples, and returns the
-// activations the forward pass saves and the GEMM FLOP (forward and backward) per micro-batch.
-// inputGrad says whether the network's input needs a gradient (it is another part's output).
+// Blocks turns every layer of n into a block for micro-batches of m samples — a repeated unit
+// into one block of all its layers' ops with the unit's Repeat — and returns the activations the
+// forward pass saves and the GEMM FLOP (forward and backward) per micro-batch. inputGrad says
+// whether the network's input needs a gradient (it is another part's output).
 func Blocks(gr *partition.Graph, n *Net, m int, dt dtype.DType, inputGrad bool) (blocks []partition.Block, saved units.Bytes, flop units.FLOP) {
 	blocks = make([]partition.Block, 0, len(n.Layers))
-	for i, l := range n.Layers {
-		blk := LayerBlock(gr, l, m, dt, i == 0 && !inputGrad)
+	slab := make([]partition.Op, 0, 3*len(n.Layers)+8)
+	unit := 0
+	for i := 0; i < len(n.Layers); {
+		end, rep := i+1, 1
+		if unit < len(n.Units) && n.Units[unit].Start == i {
+			end, rep = n.Units[unit].End, n.Units[unit].Repeat
+			unit++
+		}
+		start := len(slab)
+		var params float64
+		for j := i; j < end; j++ {
+			slab = layerOps(slab, gr, n.Layers[j], m, dt, j == 0 && !inputGrad)
+			params += n.Layers[j].Params
+		}
+		blk := partition.Block{Name: n.Layers[i].Name, Repeat: rep, Ops: slab[start:len(slab):len(slab)], Params: params}
 		blocks = append(blocks, blk)
 		for _, op := range blk.Ops {
-			saved += op.Saved
+			saved += op.Saved * units.Bytes(rep)
 			if op.Kind.IsMatMul() {
-				flop += op.FLOP
+				flop += op.FLOP * units.FLOP(rep)
 			}
 		}
+		i = end
 	}
 	return blocks, saved, flop
 }

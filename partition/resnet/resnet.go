@@ -27,24 +27,31 @@ func Net(depth int) (*nn.Net, error) {
 	b.Conv("stem.conv", 64, 7, 2, 3).BN("stem.bn").Act("stem.relu").MaxPool("stem.pool", 3, 2, 1)
 	for s, n := range blocks {
 		width := 64 << s
-		for i := 0; i < n; i++ {
-			stride := 1
-			if i == 0 && s > 0 {
-				stride = 2
-			}
-			name := fmt.Sprintf("layer%d.%d", s+1, i)
-			in := b.Shape()
-			b.Conv(name+".conv1", width, 1, 1, 0).BN(name + ".bn1").Act(name + ".relu1")
-			b.Conv(name+".conv2", width, 3, stride, 1).BN(name + ".bn2").Act(name + ".relu2")
-			b.Conv(name+".conv3", 4*width, 1, 1, 0).BN(name + ".bn3")
-			other := in // identity shortcut
-			if i == 0 {
-				other = b.Shape()
-				b.From(in).Conv(name+".downsample", 4*width, 1, stride, 0).BN(name + ".downsample.bn")
-			}
-			b.Add(name+".add", other).Act(name + ".relu3")
+		stride := 1
+		if s > 0 {
+			stride = 2
+		}
+		bottleneck(b, fmt.Sprintf("layer%d.0", s+1), width, stride, true)
+		if n > 1 { // the other n−1 bottlenecks are identical: one repeated unit
+			name := fmt.Sprintf("layer%d.1-%d", s+1, n-1)
+			b.Repeat(n-1, func(b *nn.Builder) { bottleneck(b, name, width, 1, false) })
 		}
 	}
 	b.GlobalAvgPool("avgpool").Linear("fc", 1000, true)
 	return b.Net()
+}
+
+// bottleneck is one residual unit: 1×1 → 3×3 (stride) → 1×1 with expansion 4, batch norms and
+// ReLUs, and a projection shortcut on a stage's first unit (identity otherwise).
+func bottleneck(b *nn.Builder, name string, width, stride int, project bool) {
+	in := b.Shape()
+	b.Conv(name+".conv1", width, 1, 1, 0).BN(name + ".bn1").Act(name + ".relu1")
+	b.Conv(name+".conv2", width, 3, stride, 1).BN(name + ".bn2").Act(name + ".relu2")
+	b.Conv(name+".conv3", 4*width, 1, 1, 0).BN(name + ".bn3")
+	other := in // identity shortcut
+	if project {
+		other = b.Shape()
+		b.From(in).Conv(name+".downsample", 4*width, 1, stride, 0).BN(name + ".downsample.bn")
+	}
+	b.Add(name+".add", other).Act(name + ".relu3")
 }

@@ -126,9 +126,7 @@ func BERTLarge() (*nn.Net, error) {
 	b := nn.New("bert_large", seq)
 	b.Embedding("embeddings.word", vocab, h, seq).Params("embeddings.position+type", float64(seq*h+2*h))
 	b.LN("embeddings.ln").Dropout("embeddings.dropout")
-	for i := 0; i < 24; i++ {
-		encoderLayer(b, fmt.Sprintf("layer%d", i), 16, 3, false)
-	}
+	b.Repeat(24, func(b *nn.Builder) { encoderLayer(b, "layer0-23", 16, 3, false) })
 	b.Params("pooler", float64(h*h+h))
 	b.Linear("mlm.transform", h, true).Act("mlm.gelu").LN("mlm.ln")
 	b.LinearTied("mlm.decoder", vocab).Params("mlm.bias", vocab)
@@ -145,11 +143,11 @@ func BEiTLarge() (*nn.Net, error) {
 	b := nn.New("beit_large", 3, 224, 224)
 	b.Conv("patch_embed", h, 16, 16, 0, nn.Bias()).Reshape("patches", patches, h)
 	b.Prepend("cls", 1).Params("cls_token", h)
-	for i := 0; i < 24; i++ {
-		name := fmt.Sprintf("layer%d", i)
+	b.Repeat(24, func(b *nn.Builder) {
+		const name = "layer0-23"
 		encoderLayer(b, name, heads, 2, true)
 		b.Params(name+".layer_scale", 2*h).Params(name+".rel_pos_bias", float64(((2*14-1)*(2*14-1)+3)*heads))
-	}
+	})
 	// Fine-tuning head: mean of the patch tokens, LayerNorm, classifier (BEiT §2.5).
 	b.MeanTokens("pool").LN("fc_norm").Linear("head", 1000, true)
 	return b.Net()

@@ -1,6 +1,8 @@
 package zoo
 
 import (
+	"sync"
+
 	"github.com/ddlest/ddlest/internal/registry"
 	"github.com/ddlest/ddlest/partition/nn"
 	"github.com/ddlest/ddlest/partition/resnet"
@@ -25,8 +27,11 @@ type Model struct {
 // ImageNet-1k has 1,281,167 training images (Russakovsky et al. 2015) [X].
 const imagenet = 1281167
 
-// Models lists the zoo in one place (the explicit registry).
-func Models() *registry.Registry[Model] {
+// Models lists the zoo in one place (the explicit registry). It is built once; each model's
+// network is built on first use and shared (nets are not modified after building).
+func Models() *registry.Registry[Model] { return models() }
+
+var models = sync.OnceValue(func() *registry.Registry[Model] {
 	r := registry.New[Model]("model")
 	for _, m := range []Model{
 		{Name: "resnet50", Build: ResNet50, PaperParams: 25.6e6, ParamsSource: "He et al. 2016; ODDL §5 and WRHT §5.1 (≈25M)",
@@ -51,7 +56,8 @@ func Models() *registry.Registry[Model] {
 			Dataset: "BooksCorpus + Wikipedia, 512-token sequences", Samples: 6.4e6, Epochs: 40,
 			EpochsSource: "[X] Devlin et al. 2019 App. A.2: 1M steps × 256 sequences ≈ 40 epochs over 3.3B words (6.4M sequences per epoch [D])", Batch: 8},
 	} {
+		m.Build = sync.OnceValues(m.Build)
 		r.Add(m.Name, m)
 	}
 	return r
-}
+})
