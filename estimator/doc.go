@@ -6,9 +6,12 @@
 // Per pipeline stage s and micro-batch (blocks × repetitions):
 //
 //	F_s, R_s, B_s  forward, recomputation and backward compute (Σ op times)
-//	C_s            collectives on the critical path (tensor/sequence parallel), plus the part of
-//	               "behind-op" collectives (SP re-gathers) longer than the op they overlap
+//	C_s            collectives on the critical path (tensor/sequence, expert, embedding and
+//	               dense-layer model parallel), plus the part of "behind-op" collectives (SP
+//	               re-gathers, halo exchanges) longer than the op they overlap: collectives behind
+//	               the same op share it, their summed time beyond it is exposed
 //	period_s       F_s + R_s + B_s + C_s; the slowest stage sets the pace: T = max_s period_s
+//	               (stages with the same blocks are priced once)
 //
 // One iteration with M micro-batches, p stages and v interleaved chunks (1F1B, Narayanan et al.
 // 2021 §2.2):
@@ -18,9 +21,10 @@
 //	p2p            (count + 2(p − 1)) · t_p2p: every send/receive of a stage (2·v·M) is blocking,
 //	               plus the fill and drain hops
 //	DP gradients   bucket simulation during the last micro-batch's backward pass: block
-//	               repetitions finish in reverse order, their gradients fill buckets of the plan's
-//	               size, buckets are all-reduced one after another on a communication stream;
-//	               what ends after the backward pass is exposed (all of it without overlap). A stage
+//	               repetitions finish in reverse order, their gradients fill the buckets of the
+//	               GradSync their block names, buckets of all GradSyncs are all-reduced one after
+//	               another on one communication stream; what ends after the backward pass is
+//	               exposed (all of it without overlap). A stage
 //	               i > 0 ends its backward pass i backward steps before stage 0, which hides that
 //	               much of its tail.
 //	per-iteration  collectives after the backward pass (tied-embedding gradients between the

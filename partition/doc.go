@@ -7,9 +7,14 @@
 // and written, and the activation bytes it keeps for the backward pass — and the Collectives it
 // issues (kind, nccl-tests size S, group and stride, parallel dimension, phase, count, what it may
 // overlap). Per stage there are also the per-iteration ops (optimizer step), per-iteration
-// collectives, the data-parallel gradient reduction (GradSync, in buckets) and the memory
-// footprint (weights, gradients, optimizer state, activations against the GPU's capacity).
+// collectives, the gradient reductions (GradSyncs, in buckets: the data-parallel group, and for
+// MoE experts or spatially sharded layers a smaller group; each block says which one reduces its
+// parameters, or none for sharded embeddings) and the memory footprint (weights, gradients,
+// optimizer state, activations against the GPU's capacity). Parallel dimensions: dp, tp, pp,
+// ep (experts), mp (embedding tables), sp (spatial).
 //
-// Sub-packages build plans for workloads (partition/megatron). Plans carry no seconds: a
+// Sub-packages build plans for workloads: partition/megatron (GPT-style transformers, with MoE
+// layers from partition/moe), partition/nn (layer-by-layer networks, data parallel; zoo models
+// in partition/zoo and partition/resnet), partition/cosmoflow and partition/dlrm. Plans carry no seconds: a
 // profile prices the ops, a network model the collectives, and the estimator combines them.
 package partition

@@ -4,9 +4,14 @@
 //
 //	t(op) = max( FLOP / (peak · e_compute),  (bytes read + written) / (HBM · e_memory) )
 //
-// GEMMs use the dense tensor-core peak of their dtype and e_matmul (default 0.75); other kernels
-// the vector peak and e_vector (0.5); memory traffic e_memory (0.85) of the HBM bandwidth. The
-// fractions are overridable (--matmul-eff, --vector-eff, --mem-eff).
+// GEMMs use the dense tensor-core peak of their dtype and e_matmul (default 0.75); convolutions
+// (implicit GEMMs) the same peak and e_conv (0.25, fitted to NVIDIA's published ResNet-50 A100
+// throughput); other kernels the vector peak and e_vector (0.5); memory traffic e_memory (0.85)
+// of the HBM bandwidth. The fractions are overridable (--matmul-eff, --conv-eff, --vector-eff,
+// --mem-eff).
+//
+// profile.Scaled calibrates any profile to measured phase totals (the HammingMesh paper's A100
+// times ship as such "published" profiles).
 //
 // It also implements network.Reducer: a local n-to-1 sum of c-byte buffers reads n·c, writes c
 // and adds (n−1)·c/elem values, so t = max((n+1)c / (HBM·e_memory), (n−1)c/elem / (vector·e_vector)).
