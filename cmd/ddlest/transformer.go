@@ -35,7 +35,7 @@ func newMoECommand() *cobra.Command {
 		"GPT-3 with Mixture-of-Experts FF layers and expert parallelism: the HammingMesh job (16 experts, P=96, EP=16)",
 		`  ddlest moe
   ddlest moe --profile published --net torus
-  ddlest moe --experts 64 --ep 16 --top-k 2 --capacity-factor 1.25 --expert-hidden 49152`)
+  ddlest moe --experts 64 --ep 16 --top-k 2 --capacity-factor 1.25 --expert-hidden 12288`)
 }
 
 func transformerCommand(use, preset, short, example string) *cobra.Command {
