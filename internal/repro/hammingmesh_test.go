@@ -32,9 +32,9 @@ func compute(r estimator.Result) float64 {
 // DLRM 2,901 µs, and for the pipelined transformers the backward pass of one micro-batch on one
 // stage, GPT-3 31.83 ms and MoE 44,734 + 82,586/16 µs = 49.9 ms. --profile published reproduces each exactly; the
 // roofline with the default fractions lands within ±35% for all but DLRM (measured: ResNet
-// −25%, CosmoFlow +20%, GPT-3 +13%, MoE +15%). The DLRM times cannot come from the message
+// −25%, CosmoFlow +20%, GPT-3 +9%, MoE +15%). The DLRM times cannot come from the message
 // sizes the paper gives (0.78M MLP parameters; 796 µs of MLP needs ~60K samples per GPU at the
-// TF32 rate), so its roofline is only a lower bound (measured 103 µs).
+// TF32 rate), so its roofline is only a lower bound (measured 35 µs).
 func TestHammingMeshCompute(t *testing.T) {
 	type job struct {
 		name     string
