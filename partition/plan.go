@@ -259,3 +259,17 @@ func (p *Plan) CheckMemory() error {
 	return errs.Infeasible(fmt.Sprintf("%d of %d stages exceed it, the worst is stage %d: %v", bad, len(p.Stages),
 		p.Stages[worst].Index, p.Stages[worst].Memory), "the %s plan does not fit in GPU memory", p.Workload)
 }
+
+// DType is the dtype of the plan's GEMMs (the training dtype; 0 when there are none).
+func (p *Plan) DType() dtype.DType {
+	for _, st := range p.Stages {
+		for _, b := range st.Blocks {
+			for _, op := range b.Ops {
+				if op.Kind.IsMatMul() {
+					return op.DType
+				}
+			}
+		}
+	}
+	return 0
+}

@@ -19,58 +19,86 @@ type Measured struct {
 // and update equal the measurement exactly; other configurations (another batch, more layers)
 // inherit the measured-to-modelled ratio of each phase.
 func Scaled(base Profile, plan *partition.Plan, m Measured) Profile {
-	var bf, bb, bu, worst float64
-	for _, st := range plan.Stages {
-		var f, b, u float64
-		for _, blk := range st.Blocks {
-			for _, op := range blk.Ops {
-				t := float64(base.OpTime(op)) * float64(blk.Repeat)
-				switch op.Phase {
-				case partition.Forward:
-					f += t
-				case partition.Backward:
-					b += t
-				}
-			}
-		}
-		for _, op := range st.PerIteration {
-			u += float64(base.OpTime(op))
-		}
-		if f+b > worst {
-			worst, bf, bb, bu = f+b, f, b, u
-		}
-	}
-	s := &scaled{base: base, fwd: 1, bwd: 1, upd: 1}
+	t := stageTimes(base, plan)
+	bf, bb, bu := t.fwd, t.bwd, t.upd
+	f := Factors{Forward: 1, Backward: 1, Update: 1}
 	if bf > 0 {
-		s.fwd = m.Forward / bf
+		f.Forward = m.Forward / bf
 	}
 	if bb > 0 {
-		s.bwd = m.Backward / bb
+		f.Backward = m.Backward / bb
 	}
 	if bu > 0 {
-		s.upd = m.Update / bu
+		f.Update = m.Update / bu
 	}
-	return s
+	return Factored(base, f)
 }
 
-type scaled struct {
-	base          Profile
-	fwd, bwd, upd float64
+// Factors multiply a profile's op times phase by phase (recomputation takes the forward factor).
+type Factors struct {
+	Forward, Backward, Update float64
 }
 
-func (s *scaled) Name() string { return "scaled " + s.base.Name() }
+// Factored is base with every op time multiplied by its phase's factor.
+func Factored(base Profile, f Factors) Profile { return &factored{base: base, f: f} }
 
-func (s *scaled) OpTime(op partition.Op) units.Seconds {
+type factored struct {
+	base Profile
+	f    Factors
+}
+
+func (s *factored) Name() string { return "scaled " + s.base.Name() }
+
+func (s *factored) OpTime(op partition.Op) units.Seconds {
 	t := s.base.OpTime(op)
 	switch op.Phase {
 	case partition.Forward, partition.Recompute:
-		return t * units.Seconds(s.fwd)
+		return t * units.Seconds(s.f.Forward)
 	case partition.Backward:
-		return t * units.Seconds(s.bwd)
+		return t * units.Seconds(s.f.Backward)
 	case partition.Update:
-		return t * units.Seconds(s.upd)
+		return t * units.Seconds(s.f.Update)
 	}
 	return t
 }
 
-func (s *scaled) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return s.base.PeakFLOP(dt) }
+func (s *factored) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return s.base.PeakFLOP(dt) }
+
+// PhaseTimes are a profile's forward (without recomputation), backward (with it) and update
+// times for one iteration of the plan's slowest stage: per micro-batch times × micro-batches,
+// plus the per-iteration ops.
+func PhaseTimes(p Profile, plan *partition.Plan) (fwd, bwd, upd float64) {
+	t := stageTimes(p, plan)
+	mbs := float64(max(1, plan.Layout.MicroBatches))
+	return t.fwd * mbs, (t.rc + t.bwd) * mbs, t.upd
+}
+
+// phaseSums are the slowest stage's op times per micro-batch by phase, and its update.
+type phaseSums struct{ fwd, rc, bwd, upd float64 }
+
+func stageTimes(p Profile, plan *partition.Plan) phaseSums {
+	var worst phaseSums
+	for _, st := range plan.Stages {
+		var s phaseSums
+		for _, blk := range st.Blocks {
+			for _, op := range blk.Ops {
+				t := float64(p.OpTime(op)) * float64(blk.Repeat)
+				switch op.Phase {
+				case partition.Forward:
+					s.fwd += t
+				case partition.Recompute:
+					s.rc += t
+				case partition.Backward:
+					s.bwd += t
+				}
+			}
+		}
+		for _, op := range st.PerIteration {
+			s.upd += float64(p.OpTime(op))
+		}
+		if s.fwd+s.rc+s.bwd > worst.fwd+worst.rc+worst.bwd {
+			worst = s
+		}
+	}
+	return worst
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,7 +31,7 @@ type Event struct {
 	Shapes      string `parquet:"shapes"` // input shapes as the profiler printed them
 	DType       string `parquet:"dtype,dict"`
 	Collective  string `parquet:"collective,dict"` // one of Collectives, "" for other events
-	Bytes       int64  `parquet:"bytes"`           // collective message size in bytes
+	Bytes       int64  `parquet:"bytes"`           // collective size S in bytes (nccl-tests: all-gather output, else input)
 	GroupSize   int32  `parquet:"group_size"`      // ranks in the collective's group
 }
 
@@ -38,7 +39,8 @@ type Event struct {
 var (
 	Categories  = []string{"kernel", "cpu_op", "runtime", "memcpy", "memset", "annotation", "collective"}
 	Phases      = []string{"fwd", "bwd", "optimizer", "unknown"}
-	Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"}
+	Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv",
+		"reduce", "gather", "scatter", "barrier", "other"}
 )
 
 // Metadata keys stored in the parquet footer's key/value metadata.
@@ -97,13 +99,21 @@ func Write(w io.Writer, meta Metadata, events []Event) error {
 		}
 	}
 	sorted := append([]Event(nil), events...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Rank != sorted[j].Rank {
-			return sorted[i].Rank < sorted[j].Rank
-		}
-		return sorted[i].StartNs < sorted[j].StartNs
-	})
-	opts := []parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.KeyValueMetadata(MetaSchema, SchemaVersion)}
+	slices.SortStableFunc(sorted, compareEvents)
+	opts := writerOptions(meta)
+	pw := parquet.NewGenericWriter[Event](w, opts...)
+	if _, err := pw.Write(sorted); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// writerOptions: zstd, row groups of 1<<17 rows, the schema version and meta in the footer,
+// sorted by rank, start (and longer first on ties).
+func writerOptions(meta Metadata) []parquet.WriterOption {
+	opts := []parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(1 << 17),
+		parquet.KeyValueMetadata(MetaSchema, SchemaVersion),
+		parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending("rank"), parquet.Ascending("start_ns"), parquet.Descending("dur_ns")))}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		if k != MetaSchema {
@@ -114,11 +124,7 @@ func Write(w io.Writer, meta Metadata, events []Event) error {
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	pw := parquet.NewGenericWriter[Event](w, opts...)
-	if _, err := pw.Write(sorted); err != nil {
-		return err
-	}
-	return pw.Close()
+	return opts
 }
 
 // WriteFile writes a trace file atomically: a failure never leaves a partial file behind.
@@ -128,6 +134,22 @@ func WriteFile(path string, meta Metadata, events []Event) error {
 
 // Read decodes a trace file, rejecting parquet files of another schema.
 func Read(r io.ReaderAt, size int64, name string) (Metadata, []Event, error) {
+	f, meta, err := openParquet(r, size, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	events := make([]Event, f.NumRows())
+	pr := parquet.NewGenericReader[Event](f)
+	defer pr.Close()
+	n, err := pr.Read(events)
+	if err != nil && err != io.EOF {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return meta, events[:n], nil
+}
+
+// openParquet opens a parquet file and checks that it is a ddlest trace of this schema.
+func openParquet(r io.ReaderAt, size int64, name string) (*parquet.File, Metadata, error) {
 	f, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, nil, errs.Usage("%s: not a parquet file: %v", name, err)
@@ -142,14 +164,7 @@ func Read(r io.ReaderAt, size int64, name string) (Metadata, []Event, error) {
 	for _, kv := range f.Metadata().KeyValueMetadata {
 		meta[kv.Key] = kv.Value
 	}
-	events := make([]Event, f.NumRows())
-	pr := parquet.NewGenericReader[Event](r)
-	defer pr.Close()
-	n, err := pr.Read(events)
-	if err != nil && err != io.EOF {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return meta, events[:n], nil
+	return f, meta, nil
 }
 
 // ReadFile reads a trace file from disk.

@@ -34,6 +34,8 @@ type megatronFlags struct {
 	tpComm                           string
 	dpBucket                         string
 	hw                               hwFlags
+	profile                          string
+	traceBatch, traceTP              int
 	network                          netFlags
 	plot                             string
 	format                           format
@@ -106,6 +108,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size, e.g. 25MB (default: Megatron-Core's max(4e7, 1e6·DP) parameters)")
 	fs.BoolVar(&f.noDPOverlap, "no-dp-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping buckets with it")
 	addHWFlags(fs, &f.hw, roofline.DefaultGPU, false)
+	addProfileFlags(fs, &f.profile, &f.traceBatch, &f.traceTP)
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
@@ -210,6 +213,10 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 	}
 
 	o.GPU, o.Efficiency = f.hw.gpu, f.hw.eff
+	if f.profile == "published" {
+		return o, usagef("--profile published: no measured compute ships with megatron; valid: roofline or a trace file (.parquet)")
+	}
+	o.Profile, o.TraceBatch, o.TraceTP = f.profile, f.traceBatch, f.traceTP
 	o.Network, err = f.network.choice()
 	return o, err
 }

@@ -321,8 +321,11 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
 			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
 	}
-	row("gpu", fmt.Sprintf("%s: %s (%s, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description, r.Profile,
+	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
+	if r.Profile != "roofline" {
+		row("profile", r.Profile)
+	}
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
 	fmt.Fprintln(tw)
 	if st := r.Step; st != nil {

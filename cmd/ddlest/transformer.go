@@ -15,6 +15,7 @@ type transformerFlags struct {
 	seqParallel, noDPOverlap                       bool
 	recompute, precision, optimizer, dpBucket      string
 	profile, plot                                  string
+	traceBatch, traceTP                            int
 	experts, topK, expertHidden, ep                int
 	capacity                                       float64
 	hw                                             hwFlags
@@ -80,7 +81,7 @@ func transformerCommand(use, preset, short, example string) *cobra.Command {
 		fs.IntVar(&f.expertHidden, "expert-hidden", c.MoE.ExpertHidden, "each expert's FFN width")
 		fs.IntVar(&f.ep, "ep", c.MoE.EP, "expert-parallel degree (divides DP)")
 	}
-	fs.StringVar(&f.profile, "profile", "roofline", "compute profile: roofline, or published (HammingMesh's A100 times)")
+	addProfileFlags(fs, &f.profile, &f.traceBatch, &f.traceTP)
 	addHWFlags(fs, &f.hw, "a100-80gb", false)
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
@@ -116,5 +117,6 @@ func (f *transformerFlags) options(cmd *cobra.Command, preset string) (workflow.
 		return o, err
 	}
 	return workflow.TransformerOptions{Preset: preset, Config: c, Steps: f.steps, Tokens: f.tokens,
-		Run: workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff, Profile: f.profile, Network: net}}, nil
+		Run: workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff, Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP,
+			Network: net}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -22,6 +23,7 @@ import (
 // runFlags are the options every non-LLM workload command shares.
 type runFlags struct {
 	profile              string
+	traceBatch, traceTP  int
 	hw                   hwFlags
 	epochs, samples      float64
 	precision, optimizer string
@@ -37,14 +39,12 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	fs.Float64Var(&f.epochs, "epochs", 0, "passes over the training set for time to accuracy (default: the workload's, see the output)")
 	fs.Float64Var(&f.samples, "samples", 0, "training-set size in samples (default: the workload's dataset)")
 	addHWFlags(fs, &f.hw, "a100-80gb", true)
-	fs.StringVar(&f.profile, "profile", "roofline", "compute profile: roofline, or published (measured times that ship with the workload)")
+	addProfileFlags(fs, &f.profile, &f.traceBatch, &f.traceTP)
 	addNetFlags(cmd, &f.network, "alphabeta")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
-	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"roofline", "published"}, cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 }
 
 func (f *runFlags) toRun(cmd *cobra.Command) (workflow.Run, partition.Precision, partition.Optimizer, error) {
@@ -66,7 +66,7 @@ func (f *runFlags) toRun(cmd *cobra.Command) (workflow.Run, partition.Precision,
 		}
 	}
 	r = workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff,
-		Profile: f.profile, Epochs: f.epochs, Samples: f.samples}
+		Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP, Epochs: f.epochs, Samples: f.samples}
 	r.Network, err = f.network.choice()
 	return r, p, o, err
 }
@@ -144,7 +144,8 @@ func writeReport(w io.Writer, r *workflow.Report, f format) error {
 	row("training", fmt.Sprintf("global batch %d = %d GPUs × %d micro-batches of %d; %s steps = %s epochs × %s samples (%s)",
 		lay.GlobalBatch, lay.DP, lay.MicroBatches, lay.MicroBatch, units.Count(r.Steps), units.Count(r.Epochs), units.Count(r.Samples), r.Dataset))
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × model-parallel %d × PP %d", lay.GPUs, lay.DP, lay.TP, lay.PP))
-	row("gpu", fmt.Sprintf("%s: %s (%s)", r.GPU.Name, r.GPU.Description, r.Profile))
+	row("gpu", fmt.Sprintf("%s: %s", r.GPU.Name, r.GPU.Description))
+	row("profile", r.Profile)
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
 	fmt.Fprintln(tw)
 	if err := writeResultTable(b, tw, r.Result); err != nil {
@@ -161,4 +162,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// addProfileFlags registers --profile and the traced-configuration flags.
+func addProfileFlags(fs *pflag.FlagSet, profile *string, batch, tp *int) {
+	fs.StringVar(profile, "profile", "roofline", "compute profile: roofline, published (the HammingMesh A100 times shipped with some workloads), or a trace FILE.parquet from `ddlest trace import`")
+	fs.IntVar(batch, "trace-batch", 0, "samples (sequences) per micro-batch in the profiled run, when not the plan's")
+	fs.IntVar(tp, "trace-tp", 0, "tensor-parallel (spatial) degree of the profiled run, when not the plan's")
+}
+
+func completeProfiles(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"roofline", "published", "*.parquet"}, cobra.ShellCompDirectiveDefault
 }

@@ -64,5 +64,15 @@ func CosmoFlow(o CosmoFlowOptions) (*Report, error) {
 	} else if o.Profile == "published" {
 		return nil, errs.Usage("--profile published: CosmoFlow was measured with --spatial 4 --batch 32 only")
 	}
-	return rep, o.estimate(rep, plan, pub)
+	rebuild := func(b, spatial int) (*partition.Plan, error) {
+		t := c
+		if b > 0 {
+			t.LocalBatch, t.MicroBatch = b, 0
+		}
+		if spatial > 0 { // --trace-tp: the traced spatial split
+			t.Spatial = spatial
+		}
+		return cosmoflow.Plan(t)
+	}
+	return rep, o.estimate(rep, plan, pub, rebuild)
 }

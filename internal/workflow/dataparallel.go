@@ -61,9 +61,10 @@ func DataParallel(o DataParallelOptions) (*Report, error) {
 		batch = m.Batch
 	}
 	rep := &Report{Workload: o.Workload, Model: m.Name, Params: net.Params(), Dataset: m.Dataset}
-	plan, err := nn.DataParallel(net, nn.Training{Workload: m.Name, DP: o.GPUs, LocalBatch: batch, MicroBatch: o.MicroBatch,
+	train := nn.Training{Workload: m.Name, DP: o.GPUs, LocalBatch: batch, MicroBatch: o.MicroBatch,
 		Precision: o.Precision, Optimizer: o.Optimizer, Buckets: o.Buckets, BucketBytes: o.BucketBytes, NoOverlap: o.NoOverlap,
-		Capacity: gpu})
+		Capacity: gpu}
+	plan, err := nn.DataParallel(net, train)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,15 @@ func DataParallel(o DataParallelOptions) (*Report, error) {
 	} else if o.Profile == "published" {
 		return nil, errs.Usage("--profile published: measured compute exists for %s", publishedKeys())
 	}
-	return rep, o.estimate(rep, plan, pub)
+	rebuild := func(b, tp int) (*partition.Plan, error) {
+		if tp != 0 {
+			return nil, errs.Usage("--trace-tp %d: %s is data parallel only", tp, m.Name)
+		}
+		t := train
+		t.LocalBatch, t.MicroBatch = b, 0
+		return nn.DataParallel(net, t)
+	}
+	return rep, o.estimate(rep, plan, pub, rebuild)
 }
 
 func publishedKeys() string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/dlrm"
 	"github.com/ddlest/ddlest/profile"
 )
@@ -65,7 +66,15 @@ func DLRM(o DLRMOptions) (*Report, error) {
 	} else if o.Profile == "published" {
 		return nil, errs.Usage("--profile published: DLRM was measured for --preset hammingmesh with its defaults only")
 	}
-	return rep, o.estimate(rep, plan, pub)
+	rebuild := func(b, tp int) (*partition.Plan, error) {
+		if tp != 0 {
+			return nil, errs.Usage("--trace-tp %d: DLRM has no tensor parallelism (embedding shards follow the GPUs)", tp)
+		}
+		t := c
+		t.LocalBatch = b
+		return dlrm.Plan(t)
+	}
+	return rep, o.estimate(rep, plan, pub, rebuild)
 }
 
 // measured reports whether c is the HammingMesh preset unchanged.

@@ -9,7 +9,6 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
-	"github.com/ddlest/ddlest/profile"
 	"github.com/ddlest/ddlest/profile/roofline"
 	"github.com/ddlest/ddlest/scaling"
 )
@@ -48,6 +47,10 @@ type MegatronOptions struct {
 	Network    NetworkChoice
 	// Published, when set, calibrates the roofline to measured compute (profile.Scaled).
 	Published *Published
+	// Profile is "" or "roofline", or a trace file (.parquet) with the traced configuration's
+	// micro-batch and TP degree in TraceBatch and TraceTP (0: the plan's).
+	Profile             string
+	TraceBatch, TraceTP int
 }
 
 // MegatronReport is everything an estimate produced, for rendering.
@@ -178,12 +181,26 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prof profile.Profile = roof
-	rep.Profile = "roofline"
+	run := Run{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}
 	if o.Published != nil {
-		prof = profile.Scaled(roof, plan, o.Published.Measured)
-		rep.Profile = "published (" + o.Published.Source + ")"
+		run.Profile = "published"
 	}
+	rebuild := func(b, tp int) (*partition.Plan, error) {
+		t := cfg
+		if b > 0 {
+			t.GlobalBatch = t.GlobalBatch / t.MicroBatch * b
+			t.MicroBatch = b
+		}
+		if tp > 0 {
+			t.TP = tp
+		}
+		return megatron.Build(t)
+	}
+	prof, desc, err := run.computeProfile(roof, plan, o.Published, "megatron", rebuild)
+	if err != nil {
+		return nil, err
+	}
+	rep.Profile = desc
 	net, netCfg, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: roof})
 	if err != nil {
 		return nil, err

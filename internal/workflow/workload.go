@@ -2,15 +2,16 @@ package workflow
 
 import (
 	"math"
+	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
-	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/profile"
 	"github.com/ddlest/ddlest/profile/roofline"
+	proftrace "github.com/ddlest/ddlest/profile/trace"
 )
 
 // Run is what every workload command shares: the GPU and its roofline efficiencies, the compute
@@ -18,10 +19,13 @@ import (
 type Run struct {
 	GPU        string
 	Efficiency roofline.Efficiency
-	// Profile is "roofline" or "published" (the measured compute times that ship with some
-	// workloads).
+	// Profile is "roofline", "published" (the measured compute times that ship with some
+	// workloads) or a ddlest trace file (.parquet; profile/trace).
 	Profile string
-	Network NetworkChoice
+	// TraceBatch and TraceTP describe the traced configuration when it differs from the plan's
+	// (samples or sequences per micro-batch; tensor-parallel degree); 0 keeps the plan's.
+	TraceBatch, TraceTP int
+	Network             NetworkChoice
 	// Epochs × Samples / global batch gives the steps (0: the workload's defaults).
 	Epochs, Samples float64
 }
@@ -54,8 +58,52 @@ type Published struct {
 	Source string
 }
 
+// tracedPlan rebuilds a workload's plan for the traced configuration (batch per micro-batch,
+// tensor-parallel degree; 0 keeps the plan's).
+type tracedPlan func(batch, tp int) (*partition.Plan, error)
+
+// computeProfile picks the compute profile — the roofline, the published measurements, or a
+// trace file scaled by roofline ratios — and describes it for the report.
+func (r Run) computeProfile(roof *roofline.Roofline, plan *partition.Plan, published *Published, workload string, rebuild tracedPlan) (profile.Profile, string, error) {
+	switch {
+	case r.Profile == "" || r.Profile == "roofline":
+		if r.TraceBatch != 0 || r.TraceTP != 0 {
+			return nil, "", errs.Usage("--trace-batch and --trace-tp describe a trace: give --profile FILE.parquet")
+		}
+		return roof, "roofline", nil
+	case r.Profile == "published":
+		if published == nil {
+			return nil, "", errs.Usage("--profile published: no measured compute ships with this %s configuration; valid: roofline or a trace file (.parquet)", workload)
+		}
+		return profile.Scaled(roof, plan, published.Measured), "published (" + published.Source + ")", nil
+	case strings.HasSuffix(r.Profile, ".parquet"):
+		m, err := proftrace.Load(r.Profile)
+		if err != nil {
+			return nil, "", err
+		}
+		traced := plan
+		if r.TraceBatch < 0 || r.TraceTP < 0 {
+			return nil, "", errs.Usage("--trace-batch %d and --trace-tp %d must be ≥ 1 (0: the plan's)", r.TraceBatch, r.TraceTP)
+		}
+		if r.TraceBatch != 0 || r.TraceTP != 0 {
+			if rebuild == nil {
+				return nil, "", errs.Usage("%s: --trace-batch/--trace-tp are not supported here; the trace must be of the plan's own configuration", workload)
+			}
+			if traced, err = rebuild(r.TraceBatch, r.TraceTP); err != nil {
+				return nil, "", err
+			}
+		}
+		p, cal, err := m.Calibrate(traced, roof)
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "compute measured: " + m.Describe(cal) + "; communication modelled", nil
+	}
+	return nil, "", errs.Usage("--profile %q is not valid; valid: roofline, published, or a ddlest trace file (.parquet, from `ddlest trace import`)", r.Profile)
+}
+
 // estimate runs the common tail of every workload: memory check, profile, network, estimator.
-func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published) error {
+func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published, rebuild tracedPlan) error {
 	if err := plan.CheckMemory(); err != nil {
 		return err
 	}
@@ -64,24 +112,16 @@ func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published) e
 		return err
 	}
 	rep.GPU, rep.Efficiency, rep.Plan = gpu, r.Efficiency, plan
-	dt := planDType(plan)
+	dt := plan.DType()
 	roof, err := roofline.New(gpu, r.Efficiency, dt)
 	if err != nil {
 		return err
 	}
-	var prof profile.Profile = roof
-	rep.Profile = "roofline"
-	switch r.Profile {
-	case "", "roofline":
-	case "published":
-		if published == nil {
-			return errs.Usage("--profile published: no measured compute ships with %s; valid: roofline", rep.Workload)
-		}
-		prof = profile.Scaled(roof, plan, published.Measured)
-		rep.Profile = "published (" + published.Source + ")"
-	default:
-		return errs.Usage("--profile %q is not valid; valid: roofline, published", r.Profile)
+	prof, desc, err := r.computeProfile(roof, plan, published, rep.Workload, rebuild)
+	if err != nil {
+		return err
 	}
+	rep.Profile = desc
 	net, cfg, err := r.Network.Build(network.Env{GPUs: plan.Layout.GPUs, Reducer: roof})
 	if err != nil {
 		return err
@@ -108,20 +148,6 @@ func (r Run) steps(rep *Report, defEpochs, defSamples float64, globalBatch int) 
 	}
 	rep.Steps = math.Ceil(rep.Epochs * rep.Samples / float64(globalBatch))
 	return nil
-}
-
-// planDType is the dtype of the plan's GEMMs.
-func planDType(p *partition.Plan) dtype.DType {
-	for _, st := range p.Stages {
-		for _, b := range st.Blocks {
-			for _, op := range b.Ops {
-				if op.Kind.IsMatMul() {
-					return op.DType
-				}
-			}
-		}
-	}
-	return 0
 }
 
 // lookupCapacity returns a GPU's memory.

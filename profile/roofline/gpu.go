@@ -176,3 +176,28 @@ func LookupGPU(name string) (GPU, error) {
 	}
 	return t.Lookup(name)
 }
+
+// MatchGPU finds the table's GPU for a device name as CUDA reports it ("NVIDIA A100-SXM4-80GB",
+// "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB"). An A100 without a memory size in its name
+// (e.g. the HGX "A100-PG509-200") is the 40 GB part when memBytes says so, else the 80 GB one.
+func MatchGPU(name string, memBytes int64) (GPU, bool) {
+	n := strings.ToLower(name)
+	var key string
+	switch {
+	case strings.Contains(n, "h200"):
+		key = "h200"
+	case strings.Contains(n, "h100"):
+		key = "h100"
+	case strings.Contains(n, "a100"):
+		key = "a100-80gb"
+		if strings.Contains(n, "40gb") || (!strings.Contains(n, "80gb") && memBytes > 0 && memBytes < 60<<30) {
+			key = "a100-40gb"
+		}
+	case strings.Contains(n, "v100"):
+		key = "v100"
+	default:
+		return GPU{}, false
+	}
+	g, err := LookupGPU(key)
+	return g, err == nil
+}

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/atomicfile"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/traces"
+)
+
+func newTraceCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "trace",
+		Short: "Import profiler traces into ddlest's parquet format, summarise, export and calibrate against network models",
+		Long: `Profiled traces give measured compute and communication. ddlest imports PyTorch profiler output
+(Kineto Chrome-trace JSON, or the legacy autograd-profiler JSON array; plain or gzip), one file
+per rank, into one parquet file (schema: see 'go doc ./traces'). Workload commands take that file
+as --profile FILE.parquet.`,
+	}
+	cmd.AddCommand(newTraceImportCommand(), newTraceShowCommand(), newTraceExportCommand(), newTraceCollectivesCommand())
+	return cmd
+}
+
+func newTraceImportCommand() *cobra.Command {
+	var out string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "import TRACE.json[.gz]... -o OUT.parquet",
+		Short: "Import PyTorch profiler traces (one per rank) into one parquet trace",
+		Example: `  ddlest trace import rank0.json.gz rank1.json.gz -o job.parquet
+  ddlest trace import trace.json -o trace.parquet && ddlest trace show trace.parquet`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("trace import: give the output file with -o OUT.parquet")
+			}
+			if !strings.HasSuffix(out, ".parquet") {
+				return usagef("-o %q: the output must end in .parquet", out)
+			}
+			opt := traces.ImportOptions{}
+			if !quiet {
+				opt.Progress = progressBar(cmd.ErrOrStderr(), args)
+			}
+			sum, err := traces.Import(args, out, opt)
+			if err != nil {
+				return err
+			}
+			cats := make([]string, 0, len(sum.ByCategory))
+			for _, c := range traces.Categories {
+				if n := sum.ByCategory[c]; n > 0 {
+					cats = append(cats, fmt.Sprintf("%s %d", c, n))
+				}
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d events of %d rank(s) (%s)\n", out, sum.Rows, len(sum.Ranks), strings.Join(cats, ", "))
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output parquet file (written atomically)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	return cmd
+}
+
+// progressBar draws a progress line on stderr for inputs over 32 MB when stderr is a terminal.
+func progressBar(w io.Writer, files []string) func(string, int64, int64) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	last := map[string]int64{}
+	return func(file string, read, size int64) {
+		if size < 32<<20 {
+			return
+		}
+		pct := read * 100 / size
+		if pct == last[file] && read < size {
+			return
+		}
+		last[file] = pct
+		bar := strings.Repeat("#", int(pct/4)) + strings.Repeat(".", 25-int(pct/4))
+		fmt.Fprintf(w, "\r%s [%s] %3d%%", filepath.Base(file), bar, pct)
+		if read >= size {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func newTraceShowCommand() *cobra.Command {
+	var top int
+	var f format
+	cmd := &cobra.Command{
+		Use:     "show FILE.parquet",
+		Short:   "Per rank: step time, compute vs communication vs idle, top kernels, collectives with bus bandwidth",
+		Example: `  ddlest trace show job.parquet --top 5`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if top < 1 {
+				return usagef("--top %d must be ≥ 1", top)
+			}
+			tf, ranks, err := summarize(args[0])
+			if err != nil {
+				return err
+			}
+			defer tf.Close()
+			return writeTraceShow(cmd.OutOrStdout(), tf, ranks, top, f)
+		},
+	}
+	cmd.Flags().IntVar(&top, "top", 10, "kernels to list per rank")
+	addFormatFlag(cmd.Flags(), &f)
+	return cmd
+}
+
+type traceShowDoc struct {
+	File     string            `json:"file"`
+	Metadata map[string]string `json:"metadata"`
+	Ranks    []rankDoc         `json:"ranks"`
+}
+
+type rankDoc struct {
+	Rank        int32              `json:"rank"`
+	Events      int64              `json:"events"`
+	Steps       int                `json:"steps"`
+	StepS       float64            `json:"step_s"`
+	WindowS     float64            `json:"gpu_window_s"`
+	BusyS       float64            `json:"gpu_busy_s"`
+	ComputeS    float64            `json:"compute_s"`
+	CommS       float64            `json:"communication_s"`
+	OverlapS    float64            `json:"overlap_s"`
+	IdleS       float64            `json:"idle_s"`
+	PhaseS      map[string]float64 `json:"compute_by_phase_s"`
+	Kernels     []kernelDoc        `json:"top_kernels"`
+	Collectives []traceCollDoc     `json:"collectives"`
+}
+
+type kernelDoc struct {
+	Name   string  `json:"name"`
+	Count  int64   `json:"count"`
+	TotalS float64 `json:"total_s"`
+}
+
+type traceCollDoc struct {
+	Collective string  `json:"collective"`
+	Bytes      int64   `json:"bytes"`
+	Group      int32   `json:"group"`
+	Count      int64   `json:"count"`
+	MeanS      float64 `json:"mean_s"`
+	AlgBW      float64 `json:"algbw_bytes_per_s"`
+	BusBW      float64 `json:"busbw_bytes_per_s"`
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+
+func showDoc(tf *traces.File, ranks []traces.RankSummary, top int) traceShowDoc {
+	d := traceShowDoc{File: tf.Path, Metadata: tf.Meta}
+	delete(d.Metadata, traces.MetaDeviceProps) // long JSON; in the file's footer
+	for _, r := range ranks {
+		rd := rankDoc{Rank: r.Rank, Events: r.Events, Steps: r.Steps, StepS: secs(r.StepNs), WindowS: secs(r.WindowNs),
+			BusyS: secs(r.BusyNs), ComputeS: secs(r.ComputeNs), CommS: secs(r.CommNs), OverlapS: secs(r.OverlapNs),
+			IdleS: secs(r.IdleNs), PhaseS: map[string]float64{}}
+		for p, ns := range r.ByPhase {
+			rd.PhaseS[p] = secs(ns)
+		}
+		for i, k := range r.Kernels {
+			if i == top {
+				break
+			}
+			rd.Kernels = append(rd.Kernels, kernelDoc{Name: k.Name, Count: k.Count, TotalS: secs(k.TotalNs)})
+		}
+		for _, c := range r.Collectives {
+			mean := secs(c.TotalNs) / float64(c.Count)
+			cd := traceCollDoc{Collective: c.Collective, Bytes: c.Bytes, Group: c.GroupSize, Count: c.Count, MeanS: mean}
+			if mean > 0 {
+				cd.AlgBW = float64(c.Bytes) / mean
+				cd.BusBW = cd.AlgBW * workflow.TraceBusFactor(c.Collective, int(c.GroupSize))
+			}
+			rd.Collectives = append(rd.Collectives, cd)
+		}
+		d.Ranks = append(d.Ranks, rd)
+	}
+	return d
+}
+
+func writeTraceShow(w io.Writer, tf *traces.File, ranks []traces.RankSummary, top int, f format) error {
+	d := showDoc(tf, ranks, top)
+	switch f {
+	case formatJSON:
+		return writeJSON(w, d)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"rank", "events", "steps", "step_s", "gpu_window_s", "gpu_busy_s", "compute_s", "communication_s", "overlap_s", "idle_s"})
+		for _, r := range d.Ranks {
+			_ = cw.Write([]string{fmt.Sprint(r.Rank), fmt.Sprint(r.Events), fmt.Sprint(r.Steps), ftoa(r.StepS), ftoa(r.WindowS),
+				ftoa(r.BusyS), ftoa(r.ComputeS), ftoa(r.CommS), ftoa(r.OverlapS), ftoa(r.IdleS)})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	m := tf.Meta
+	fmt.Fprintf(b, "%s: %d events, %s, device %s, world size %s, ranks %s (from %s)\n", filepath.Base(tf.Path), tf.Rows,
+		m[traces.MetaSourceFormat], orDash(m[traces.MetaDeviceName]), orDash(m[traces.MetaWorldSize]), m[traces.MetaRank], m[traces.MetaOriginalFile])
+	pct := func(x, of float64) string {
+		if of <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f%%", 100*x/of)
+	}
+	for _, r := range d.Ranks {
+		fmt.Fprintf(b, "\nrank %d: %d events", r.Rank, r.Events)
+		if r.Steps > 0 {
+			fmt.Fprintf(b, ", %d profiler steps of %v", r.Steps, units.Seconds(r.StepS))
+		}
+		fmt.Fprintln(b)
+		if r.WindowS == 0 {
+			fmt.Fprintln(b, "  no GPU events: a CPU-only trace (its ranges still mark phases for `ddlest trace export`)")
+			continue
+		}
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  GPU window\t%v\n", units.Seconds(r.WindowS))
+		fmt.Fprintf(tw, "  compute\t%v\t%s\n", units.Seconds(r.ComputeS), pct(r.ComputeS, r.WindowS))
+		fmt.Fprintf(tw, "  communication\t%v\t%s\t(overlapped with compute %v)\n", units.Seconds(r.CommS), pct(r.CommS, r.WindowS), units.Seconds(r.OverlapS))
+		fmt.Fprintf(tw, "  idle\t%v\t%s\n", units.Seconds(r.IdleS), pct(r.IdleS, r.WindowS))
+		phases := make([]string, 0, len(r.PhaseS))
+		for _, p := range traces.Phases {
+			if s, ok := r.PhaseS[p]; ok {
+				phases = append(phases, fmt.Sprintf("%s %v", p, units.Seconds(s)))
+			}
+		}
+		fmt.Fprintf(tw, "  compute by phase\t%s\n", strings.Join(phases, ", "))
+		tw.Flush()
+		if len(r.Kernels) > 0 {
+			fmt.Fprintf(b, "  top kernels\n")
+			kt := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+			for _, k := range r.Kernels {
+				fmt.Fprintf(kt, "    %v\t×%d\t%s\n", units.Seconds(k.TotalS), k.Count, shorten(k.Name, 90))
+			}
+			kt.Flush()
+		}
+		if len(r.Collectives) > 0 {
+			fmt.Fprintf(b, "  collectives\n")
+			ct := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(ct, "    collective\tsize\tgroup\tcount\tmean\tbus bandwidth\t")
+			for _, c := range r.Collectives {
+				fmt.Fprintf(ct, "    %s\t%v\t%d\t%d\t%v\t%s\t\n", c.Collective, units.Bytes(c.Bytes), c.Group, c.Count, units.Seconds(c.MeanS), gbps(c.BusBW))
+			}
+			ct.Flush()
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func gbps(bytesPerS float64) string {
+	if bytesPerS <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3g GB/s", bytesPerS/1e9)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func newTraceExportCommand() *cobra.Command {
+	var out, f string
+	cmd := &cobra.Command{
+		Use:     "export FILE.parquet [--format csv] [-o OUT.csv]",
+		Short:   "Export a trace's rows as CSV (to stdout or a file)",
+		Example: `  ddlest trace export job.parquet -o job.csv`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f != "csv" {
+				return usagef("--format %q is not valid for export; valid: csv", f)
+			}
+			tf, err := traces.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer tf.Close()
+			write := func(w io.Writer) error { return exportCSV(w, tf) }
+			if out == "" {
+				return write(cmd.OutOrStdout())
+			}
+			return atomicfile.Write(out, write)
+		},
+	}
+	cmd.Flags().StringVar(&f, "format", "csv", "output format: csv")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout)")
+	return cmd
+}
+
+var exportHeader = []string{"rank", "device", "stream", "name", "category", "start_ns", "dur_ns", "phase", "layer",
+	"correlation", "shapes", "dtype", "collective", "bytes", "group_size"}
+
+func exportCSV(w io.Writer, tf *traces.File) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(exportHeader); err != nil {
+		return err
+	}
+	i64 := func(v int64) string { return fmt.Sprint(v) }
+	err := tf.Scan(func(batch []traces.Event) error {
+		for _, e := range batch {
+			if err := cw.Write([]string{i64(int64(e.Rank)), i64(int64(e.Device)), i64(e.Stream), e.Name, e.Category, i64(e.StartNs),
+				i64(e.DurNs), e.Phase, i64(int64(e.Layer)), i64(e.Correlation), e.Shapes, e.DType, e.Collective, i64(e.Bytes),
+				i64(int64(e.GroupSize))}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func newTraceCollectivesCommand() *cobra.Command {
+	var nf netFlags
+	var f format
+	cmd := &cobra.Command{
+		Use:   "collectives FILE.parquet --net MODEL",
+		Short: "Compare each measured collective with a network model's prediction for the same size and group",
+		Example: `  ddlest trace collectives job.parquet --net alphabeta --net-bw 200GB/s --net-latency 5us
+  ddlest trace collectives job.parquet --net superpod --format csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			choice, err := nf.choice()
+			if err != nil {
+				return err
+			}
+			tf, ranks, err := summarize(args[0])
+			if err != nil {
+				return err
+			}
+			defer tf.Close()
+			rows, netName, err := workflow.CalibrateCollectives(ranks, choice)
+			if err != nil {
+				return err
+			}
+			return writeCalibration(cmd.OutOrStdout(), tf.Path, netName, rows, f)
+		},
+	}
+	addNetFlags(cmd, &nf, "alphabeta")
+	addFormatFlag(cmd.Flags(), &f)
+	return cmd
+}
+
+func writeCalibration(w io.Writer, file, net string, rows []workflow.CollectiveCalibration, f format) error {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Rank < rows[j].Rank })
+	switch f {
+	case formatJSON:
+		return writeJSON(w, map[string]any{"file": file, "network": net, "collectives": rows})
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "predicted_s", "error", "algorithm"})
+		for _, r := range rows {
+			_ = cw.Write([]string{fmt.Sprint(r.Rank), r.Collective, fmt.Sprint(int64(r.Bytes)), fmt.Sprint(r.Group), fmt.Sprint(r.Count),
+				ftoa(float64(r.Measured)), ftoa(float64(r.Predicted)), ftoa(r.Error), r.Algorithm})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s: measured collectives against %s\n\n", filepath.Base(file), net)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\tcollective\tsize\tgroup\tcount\tmeasured\tpredicted\terror\talgorithm\t")
+	for _, r := range rows {
+		errS := "–"
+		if r.Predicted > 0 {
+			errS = fmt.Sprintf("%+.0f%%", 100*r.Error)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%v\t%s\t%s\t\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured, r.Predicted, errS, r.Algorithm)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summarize opens a trace and summarises its ranks (the caller closes the file).
+func summarize(path string) (*traces.File, []traces.RankSummary, error) {
+	tf, err := traces.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ranks, err := tf.Summarize()
+	if err != nil {
+		tf.Close()
+		return nil, nil, err
+	}
+	return tf, ranks, nil
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/ddlest/ddlest/traces"
+)
+
+const fixture = "../../traces/testdata/transformer_cpu.json"
+
+// importFixture imports the project's own legacy CPU trace.
+func importFixture(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "fixture.parquet")
+	stdout, errOut, code := execute("trace", "import", fixture, "-o", out)
+	if code != 0 || !strings.Contains(stdout, "4188 events of 1 rank(s)") {
+		t.Fatalf("import: exit %d, %q %q", code, stdout, errOut)
+	}
+	return out
+}
+
+// gpuTrace writes a small synthetic GPU trace (an A100, 2 steps of 3 ms forward, 5 ms backward,
+// 1 ms optimizer kernels and a 1 MiB all-reduce over 2 ranks taking 100 µs).
+func gpuTrace(t *testing.T) string {
+	t.Helper()
+	var ev []traces.Event
+	var now int64
+	for s := 0; s < 2; s++ {
+		start := now
+		for _, k := range []struct {
+			phase string
+			dur   int64
+		}{{"fwd", 3e6}, {"bwd", 5e6}, {"optimizer", 1e6}} {
+			ev = append(ev, traces.Event{Device: 0, Stream: 7, Name: "k_" + k.phase, Category: "kernel", StartNs: now, DurNs: k.dur, Phase: k.phase, Layer: -1})
+			now += k.dur
+		}
+		ev = append(ev, traces.Event{Device: 0, Stream: 9, Name: "ncclKernel_AllReduce", Category: "collective", StartNs: now, DurNs: 1e5,
+			Phase: "bwd", Layer: -1, Collective: "all_reduce", Bytes: 1 << 20, GroupSize: 2})
+		now += 1e5
+		ev = append(ev, traces.Event{Device: -1, Stream: 1, Name: "ProfilerStep#" + string(rune('0'+s)), Category: "annotation",
+			StartNs: start, DurNs: now - start, Phase: "unknown", Layer: -1})
+	}
+	path := filepath.Join(t.TempDir(), "gpu.parquet")
+	if err := traces.WriteFile(path, traces.Metadata{traces.MetaDeviceName: "NVIDIA A100-SXM4-80GB", traces.MetaSourceFormat: "kineto"}, ev); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The project's fixture: show (golden), export (CSV rows = imported rows), and the JSON summary
+// places the phases its annotations mark.
+func TestTraceShowAndExport(t *testing.T) {
+	out := importFixture(t)
+	stdout, errOut, code := execute("trace", "show", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("show: %d %s", code, errOut)
+	}
+	var doc traceShowDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Ranks) != 1 || doc.Ranks[0].Events != 4188 || doc.Ranks[0].Steps != 2 || doc.Metadata[traces.MetaSourceFormat] != traces.FormatLegacy {
+		t.Errorf("show %+v", doc)
+	}
+	stdout, _, code = execute("trace", "export", out)
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if code != 0 || err != nil || len(recs) != 4189 || recs[0][0] != "rank" {
+		t.Fatalf("export: %d rows, %v", len(recs), err)
+	}
+	phases := map[string]int{}
+	for _, r := range recs[1:] {
+		phases[r[7]]++
+	}
+	if phases["fwd"] == 0 || phases["bwd"] == 0 || phases["optimizer"] == 0 {
+		t.Errorf("phases %v", phases)
+	}
+	csvPath := filepath.Join(t.TempDir(), "rows.csv")
+	if _, _, code := execute("trace", "export", out, "-o", csvPath); code != 0 {
+		t.Fatal(code)
+	}
+	if data, _ := os.ReadFile(csvPath); string(data) != stdout {
+		t.Error("export -o differs from stdout")
+	}
+	checkGolden(t, "trace_show_gpu.txt", []string{"trace", "show", gpuTrace(t)})
+}
+
+// --profile FILE.parquet on a Megatron and a DLRM estimate: compute becomes the measured one
+// (scaled by the roofline ratio), and the report says so.
+func TestProfileFromTrace(t *testing.T) {
+	tr := gpuTrace(t)
+	for _, args := range [][]string{
+		{"megatron", "--loss", "2.5", "--gpu", "a100-80gb"},
+		{"dlrm", "--preset", "hammingmesh"},
+	} {
+		roof, _, code := execute(append(args, "--format", "json")...)
+		if code != 0 {
+			t.Fatal(code)
+		}
+		meas, errOut, code := execute(append(args, "--profile", tr, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+		var a, b map[string]any
+		json.Unmarshal([]byte(roof), &a)
+		json.Unmarshal([]byte(meas), &b)
+		prof := b["hardware"].(map[string]any)["profile"].(string)
+		if !strings.Contains(prof, "compute measured: trace gpu.parquet") || !strings.Contains(prof, "communication modelled") {
+			t.Errorf("%v: profile %q", args, prof)
+		}
+		ca, cb := a["iteration"].(map[string]any)["compute_s"], b["iteration"].(map[string]any)["compute_s"]
+		if ca == cb {
+			t.Errorf("%v: compute unchanged (%v)", args, ca)
+		}
+		table, _, _ := execute(append(args, "--profile", tr)...)
+		if !strings.Contains(table, "profile ") || !strings.Contains(table, "compute measured") {
+			t.Errorf("%v: the table does not say the compute is measured", args)
+		}
+	}
+}
+
+func TestTraceCollectives(t *testing.T) {
+	stdout, errOut, code := execute("trace", "collectives", gpuTrace(t), "--net", "alphabeta", "--net-bw", "20GB/s", "--net-latency", "0us", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("%d %s", code, errOut)
+	}
+	recs, _ := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	// A 1 MiB ring all-reduce over 2 ranks at 20 GB/s: 2·(1/2)·1,048,576 B / 20e9 B/s = 52.4 µs
+	// against the 100 µs measured: −47.6%.
+	if len(recs) != 2 || recs[1][1] != "all_reduce" || recs[1][5] != "0.0001" || !strings.HasPrefix(recs[1][6], "5.24288e-05") {
+		t.Errorf("calibration %v", recs)
+	}
+}
+
+// Bad input to the trace commands: one line, exit 2, no output file.
+func TestTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.parquet")
+	f, _ := os.Create(other)
+	w := parquet.NewGenericWriter[struct {
+		A int64 `parquet:"a"`
+	}](f)
+	w.Write([]struct {
+		A int64 `parquet:"a"`
+	}{{1}})
+	w.Close()
+	f.Close()
+	trunc := filepath.Join(dir, "trunc.json")
+	os.WriteFile(trunc, []byte(`[{"name":"a","ph":"X","ts":1,"dur":2},{"na`), 0o644)
+	out := filepath.Join(dir, "out.parquet")
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"trace", "show", other}, []string{"other.parquet", "not a ddlest trace"}},
+		{[]string{"trace", "show", fixture}, []string{"transformer_cpu.json", "not a parquet file"}},
+		{[]string{"trace", "show", dir}, []string{"is a directory"}},
+		{[]string{"trace", "import", trunc, "-o", out}, []string{"trunc.json", "truncated at byte", "event 1"}},
+		{[]string{"trace", "import", fixture}, []string{"-o OUT.parquet"}},
+		{[]string{"trace", "import", fixture, "-o", filepath.Join(dir, "out.csv")}, []string{"out.csv", ".parquet"}},
+		{[]string{"trace", "export", other}, []string{"not a ddlest trace"}},
+		{[]string{"trace", "show", other, "--top", "0"}, []string{"--top 0"}},
+		{[]string{"dlrm", "--profile", other}, []string{"not a ddlest trace"}},
+		{[]string{"dlrm", "--profile", "x.json"}, []string{`"x.json"`, ".parquet"}},
+		{[]string{"dlrm", "--trace-batch", "8"}, []string{"--trace-batch", "--profile FILE.parquet"}},
+		{[]string{"megatron", "--loss", "2.5", "--profile", "published"}, []string{"published", "megatron"}},
+	}
+	for _, c := range cases {
+		checkBadInput(t, c.args, 2, c.want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a failed import left its output behind")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the directory, want 2 (inputs only)", len(entries))
+	}
+}

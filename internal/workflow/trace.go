@@ -1,0 +1,93 @@
+package workflow
+
+import (
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/traces"
+)
+
+// traceOps maps the trace schema's collective names to network operations.
+var traceOps = map[string]network.Op{
+	"all_reduce": network.AllReduce, "all_gather": network.AllGather, "reduce_scatter": network.ReduceScatter,
+	"all_to_all": network.AllToAll, "broadcast": network.Broadcast, "send_recv": network.SendRecv,
+	"reduce": network.Reduce, "gather": network.Gather, "scatter": network.Scatter, "barrier": network.Barrier,
+}
+
+// TraceOp is the network operation of a trace collective ("other" has none).
+func TraceOp(name string) (network.Op, bool) {
+	op, ok := traceOps[name]
+	return op, ok
+}
+
+// TraceBusFactor is the nccl-tests bus-bandwidth factor of a trace collective (0 when unknown).
+func TraceBusFactor(name string, group int) float64 {
+	op, ok := TraceOp(name)
+	if !ok {
+		return 0
+	}
+	return op.BusFactor(group)
+}
+
+// CollectiveCalibration compares one measured collective (a rank's calls of one kind, size and
+// group) with a network model's price for the same collective.
+type CollectiveCalibration struct {
+	Rank       int32         `json:"rank"`
+	Collective string        `json:"collective"`
+	Bytes      units.Bytes   `json:"bytes"`
+	Group      int           `json:"group"`
+	Count      int64         `json:"count"`
+	Measured   units.Seconds `json:"measured_s"`  // mean duration of the calls
+	Predicted  units.Seconds `json:"predicted_s"` // the model's completion time (0: not priced)
+	// Error is predicted/measured − 1.
+	Error     float64 `json:"error"`
+	Algorithm string  `json:"algorithm"`
+	Note      string  `json:"note,omitempty"`
+}
+
+// CalibrateCollectives prices every measured collective on the chosen network, built for the
+// largest group seen (a trace holds a few ranks of a larger job; the world size bounds the
+// placement). Send/recv over a group of g ranks is priced as one message between two of them.
+func CalibrateCollectives(ranks []traces.RankSummary, n NetworkChoice) ([]CollectiveCalibration, string, error) {
+	gpus := 2
+	for _, r := range ranks {
+		for _, c := range r.Collectives {
+			gpus = max(gpus, int(c.GroupSize))
+		}
+	}
+	m, _, err := n.Build(network.Env{GPUs: gpus})
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []CollectiveCalibration
+	for _, r := range ranks {
+		for _, c := range r.Collectives {
+			row := CollectiveCalibration{Rank: r.Rank, Collective: c.Collective, Bytes: units.Bytes(c.Bytes), Group: int(c.GroupSize),
+				Count: c.Count, Measured: units.Seconds(float64(c.TotalNs) / float64(c.Count) / 1e9)}
+			op, ok := TraceOp(c.Collective)
+			g := int(c.GroupSize)
+			if op == network.SendRecv {
+				g = 2
+			}
+			switch {
+			case !ok:
+				row.Note = "collective not identified in the trace"
+			case c.Bytes <= 0:
+				row.Note = "size not recorded in the trace"
+			case g < 2:
+				row.Note = "group size not recorded in the trace"
+			default:
+				cost, err := m.Price(network.Collective{Op: op, Bytes: units.Bytes(c.Bytes), Group: network.Group{Size: g, Stride: 1}, DType: dtype.FP32})
+				if err != nil {
+					return nil, "", err
+				}
+				row.Predicted, row.Algorithm = cost.Total, cost.Algorithm
+				if row.Measured > 0 {
+					row.Error = float64(row.Predicted/row.Measured) - 1
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, m.Name(), nil
+}

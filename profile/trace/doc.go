@@ -1,0 +1,17 @@
+// Package trace turns a ddlest trace file (traces/) into compute times for any plan.
+//
+// Measured: per profiler step (ProfilerStep#N; the whole trace when there are none), the GPU time
+// of compute kernels, copies and sets (collectives excluded) in each phase, averaged over steps
+// and ranks: M_fwd, M_bwd, M_opt, and M_unknown for kernels no annotation or autograd range
+// places. Unplaced time is shared among the placed phases in proportion to them; with no placed
+// phase at all one factor covers everything.
+//
+// Scaling rule, printed with every estimate that uses a trace: the traced configuration (the
+// plan's own, or the --trace-batch / --trace-tp one the workload rebuilds) is priced with the
+// roofline of the GPU the trace was taken on (from its device name; the plan's GPU when unknown),
+// R_p for each phase of one iteration on its slowest stage. The factors f_p = M_p / R_p are the
+// measured-to-modelled ratios; the plan is then priced by its own GPU's roofline times f_p,
+// phase by phase (recomputation with the forward factor). For the traced configuration on the
+// traced GPU the estimate's compute equals the measurement; elsewhere it moves as the roofline
+// does. Communication stays with the network model.
+package trace

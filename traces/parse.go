@@ -1,0 +1,598 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ddlest/ddlest/internal/errs"
+)
+
+// Source formats an importer recognises (MetaSourceFormat).
+const (
+	FormatKineto = "kineto"          // JSON object with traceEvents (PyTorch profiler with Kineto)
+	FormatLegacy = "pytorch-legacy"  // bare JSON array (autograd profiler without Kineto)
+	importerVer  = "ddlest-import/1" // MetaImporterVersion
+)
+
+// rawEvent is one complete ("ph":"X") event as parsed, before phases and collective sizes are
+// resolved (resolve.go). The extra fields carry what the resolver needs.
+type rawEvent struct {
+	Event
+	index int64 // event index in its file, for error messages
+}
+
+// fileInfo is what a trace file says about itself besides its events.
+type fileInfo struct {
+	format     string
+	rank       int32 // -1 when the file does not say
+	worldSize  int32
+	deviceName string
+	deviceJSON string
+}
+
+// parser streams one trace file. It holds no events: each complete event goes to emit.
+type parser struct {
+	name   string // for errors
+	dec    *jsontext.Decoder
+	intern map[string]string
+	buf    []byte
+	index  int64 // events seen (all phases), for positions
+	info   fileInfo
+	emit   func(*rawEvent) error
+	ev     rawEvent
+}
+
+// magicGzip is the gzip header's first two bytes.
+var magicGzip = []byte{0x1f, 0x8b}
+
+// parseTrace reads a Kineto or legacy PyTorch-profiler Chrome trace (plain or gzip) from r and
+// calls emit for every complete event, in file order. Errors name the file and the position.
+func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, err := br.Peek(2)
+	if len(head) == 0 {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fileInfo{}, errs.Usage("%s: %v", name, err)
+		}
+		return fileInfo{}, errs.Usage("%s: empty file; want a PyTorch profiler trace (Kineto JSON or the legacy JSON array, optionally gzip)", name)
+	}
+	var in io.Reader = br
+	var zr *gzip.Reader
+	if bytes.Equal(head, magicGzip) {
+		var err error
+		if zr, err = gzip.NewReader(br); err != nil {
+			return fileInfo{}, errs.Usage("%s: corrupt gzip stream: %v", name, err)
+		}
+		defer zr.Close()
+		in = zr
+	}
+	p := &parser{name: name, dec: jsontext.NewDecoder(in), intern: make(map[string]string, 1024), emit: emit,
+		info: fileInfo{rank: -1}}
+	err = p.run()
+	if err != nil && zr != nil && errs.ExitCode(err) != errs.ExitUsage {
+		// Corrupt deflate data can decompress into garbage before the stream's checksum fails:
+		// read the rest to tell a corrupt gzip from bad JSON inside a good one.
+		if _, derr := io.Copy(io.Discard, zr); derr != nil {
+			err = derr
+		}
+	}
+	if err != nil {
+		var ce *jsontext.SyntacticError
+		var fe flate.CorruptInputError
+		switch {
+		case errs.ExitCode(err) == errs.ExitUsage:
+		case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &fe):
+			err = errs.Usage("%s: corrupt gzip stream after %d bytes of JSON (event %d): %v", name, p.dec.InputOffset(), p.index, err)
+		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+			err = errs.Usage("%s: truncated at byte %d (event %d): unexpected end of the JSON", name, p.dec.InputOffset(), p.index)
+		case errors.As(err, &ce):
+			err = errs.Usage("%s: not valid JSON at byte %d (event %d): %v", name, ce.ByteOffset, p.index, ce.Err)
+		default:
+			err = errs.Usage("%s: byte %d (event %d): %v", name, p.dec.InputOffset(), p.index, err)
+		}
+		return p.info, err
+	}
+	return p.info, nil
+}
+
+func (p *parser) fail(format string, a ...any) error {
+	return errs.Usage("%s: event %d (byte %d): %s", p.name, p.index, p.dec.InputOffset(), fmt.Sprintf(format, a...))
+}
+
+func (p *parser) run() error {
+	switch p.dec.PeekKind() {
+	case '[':
+		p.info.format = FormatLegacy
+		if _, err := p.dec.ReadToken(); err != nil {
+			return err
+		}
+		if err := p.events(); err != nil {
+			return err
+		}
+	case '{':
+		p.info.format = FormatKineto
+		if err := p.object(); err != nil {
+			return err
+		}
+	case 0:
+		_, err := p.dec.ReadToken() // surfaces the syntax error with its offset
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	default:
+		return errs.Usage("%s: byte 0: a %v, not a PyTorch profiler trace (want a JSON object with traceEvents or a JSON array of events)",
+			p.name, p.dec.PeekKind())
+	}
+	// Nothing may follow the top-level value.
+	if _, err := p.dec.ReadToken(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			return errs.Usage("%s: byte %d: data after the end of the trace", p.name, p.dec.InputOffset())
+		}
+		return err
+	}
+	return nil
+}
+
+// object reads a Kineto top-level object: traceEvents is streamed, the small metadata sections
+// are kept, anything else is skipped.
+func (p *parser) object() error {
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	sawEvents := false
+	for p.dec.PeekKind() != '}' {
+		k, err := p.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(k) {
+		case `"traceEvents"`:
+			if p.dec.PeekKind() != '[' {
+				return errs.Usage("%s: byte %d: traceEvents is not an array", p.name, p.dec.InputOffset())
+			}
+			if _, err := p.dec.ReadToken(); err != nil {
+				return err
+			}
+			if err := p.events(); err != nil {
+				return err
+			}
+			sawEvents = true
+		case `"deviceProperties"`:
+			v, err := p.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			p.info.deviceJSON = string(v)
+			p.info.deviceName = firstDeviceName(v)
+		case `"distributedInfo"`:
+			if err := p.distributed(); err != nil {
+				return err
+			}
+		default:
+			if err := p.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	if !sawEvents {
+		return errs.Usage("%s: a JSON object without traceEvents: not a Kineto trace", p.name)
+	}
+	return nil
+}
+
+func (p *parser) distributed() error {
+	if p.dec.PeekKind() != '{' {
+		return p.dec.SkipValue()
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	for p.dec.PeekKind() != '}' {
+		kv, err := p.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		k := string(kv) // the decoder reuses its buffer on the next read
+		switch k {
+		case `"rank"`, `"world_size"`:
+			v, err := p.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			n, err := strconv.ParseInt(string(v), 10, 32)
+			if err != nil || n < 0 {
+				return errs.Usage("%s: distributedInfo %s %s: want an integer ≥ 0", p.name, k, v)
+			}
+			if k == `"rank"` {
+				p.info.rank = int32(n)
+			} else {
+				p.info.worldSize = int32(n)
+			}
+		default:
+			if err := p.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := p.dec.ReadToken()
+	return err
+}
+
+// firstDeviceName extracts deviceProperties[0].name (small: decode it plainly).
+func firstDeviceName(v jsontext.Value) string {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	depth := 0
+	for {
+		t, err := d.ReadToken()
+		if err != nil {
+			return ""
+		}
+		switch t.Kind() {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case '"':
+			if depth == 2 && t.String() == "name" {
+				if n, err := d.ReadToken(); err == nil {
+					return n.String()
+				}
+				return ""
+			}
+		}
+	}
+}
+
+// events reads array elements until ']'.
+func (p *parser) events() error {
+	for p.dec.PeekKind() != ']' {
+		if p.dec.PeekKind() != '{' {
+			if p.dec.PeekKind() == 0 {
+				_, err := p.dec.ReadToken()
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return err
+			}
+			return p.fail("a %v where an event object should be", p.dec.PeekKind())
+		}
+		if err := p.event(); err != nil {
+			return err
+		}
+		p.index++
+	}
+	_, err := p.dec.ReadToken()
+	return err
+}
+
+// event parses one event object and emits it when it is a complete event of a kept category.
+func (p *parser) event() error {
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	e := &p.ev
+	*e = rawEvent{Event: Event{Device: -1, Layer: -1, Phase: "unknown"}, index: p.index}
+	var ph, cat string
+	var ts, dur float64
+	var hasTS, hasDur, pidNumeric bool
+	var pid, tid int64
+	for p.dec.PeekKind() != '}' {
+		k, err := p.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(k) {
+		case `"ph"`:
+			if ph, err = p.str(); err != nil {
+				return err
+			}
+		case `"cat"`:
+			if cat, err = p.str(); err != nil {
+				return err
+			}
+		case `"name"`:
+			if e.Name, err = p.str(); err != nil {
+				return err
+			}
+		case `"ts"`:
+			if ts, err = p.num("ts"); err != nil {
+				return err
+			}
+			hasTS = true
+		case `"dur"`:
+			if dur, err = p.num("dur"); err != nil {
+				return err
+			}
+			hasDur = true
+		case `"pid"`:
+			if pid, _, pidNumeric, err = p.id(); err != nil {
+				return err
+			}
+		case `"tid"`:
+			if tid, _, _, err = p.id(); err != nil {
+				return err
+			}
+		case `"args"`:
+			if err := p.args(); err != nil {
+				return err
+			}
+		default:
+			if err := p.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	if ph != "X" {
+		return nil // flow, metadata, instant and counter events carry no duration
+	}
+	e.Category = Category(cat, e.Name, p.info.format)
+	if e.Category == "" {
+		return nil
+	}
+	if !hasTS || !hasDur {
+		return p.fail("complete event %q without ts or dur", e.Name)
+	}
+	if dur < 0 {
+		return p.fail("dur %g of %q is negative", dur, e.Name)
+	}
+	// Microseconds (fractional in newer traces) → nanoseconds.
+	e.StartNs, e.DurNs = int64(math.Round(ts*1e3)), int64(math.Round(dur*1e3))
+	e.Stream = tid
+	switch {
+	case isDeviceCategory(e.Category):
+		if e.Device < 0 && pidNumeric {
+			e.Device = int32(pid) // Kineto puts GPU events in the device's "process"
+		}
+	case cat == "gpu_user_annotation" && pidNumeric:
+		e.Device = int32(pid)
+	default:
+		e.Device = -1
+	}
+	if e.Category == "collective" && e.Collective == "" {
+		e.Collective = ncclKernelCollective(e.Name)
+	}
+	return p.emit(e)
+}
+
+// args picks the fields ddlest keeps from an event's args.
+func (p *parser) args() error {
+	if p.dec.PeekKind() != '{' {
+		return p.dec.SkipValue()
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	e := &p.ev
+	var nelems, outNelems int64
+	var dtype string
+	for p.dec.PeekKind() != '}' {
+		k, err := p.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		field := intArgs[string(k)]
+		if field != "" {
+			n, err := p.integer(field)
+			if err != nil {
+				return err
+			}
+			switch field {
+			case "correlation":
+				e.Correlation = n
+			case "device":
+				e.Device = int32(n)
+			case "In msg nelems":
+				nelems = n
+			case "Out msg nelems":
+				outNelems = n
+			case "Group size":
+				e.GroupSize = int32(n)
+			}
+			continue
+		}
+		switch string(k) {
+		case `"Collective name"`:
+			s, err := p.str()
+			if err != nil {
+				return err
+			}
+			e.Collective = CollectiveName(s)
+		case `"dtype"`:
+			if dtype, err = p.str(); err != nil {
+				return err
+			}
+		case `"Input Dims"`:
+			v, err := p.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			e.Shapes = p.internBytes(v)
+		case `"Input type"`:
+			v, err := p.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			if e.DType == "" {
+				e.DType = p.internString(firstString(v))
+			}
+		default:
+			if err := p.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return err
+	}
+	if dtype != "" {
+		e.DType = dtype
+		// Bytes is the nccl-tests size S: the input for all ops but all-gather, whose S is the
+		// gathered output.
+		if e.Collective == "all_gather" && outNelems > 0 {
+			nelems = outNelems
+		}
+		if nelems > 0 {
+			size, ok := DTypeSize(dtype)
+			if !ok {
+				return p.fail("collective dtype %q is not one ddlest knows (valid: %s)", dtype, strings.Join(dtypeNames(), ", "))
+			}
+			e.Bytes = nelems * size
+		}
+	}
+	return nil
+}
+
+// intArgs are the integer args ddlest reads, by their quoted JSON key ("stream" is validated
+// and dropped: the event's tid is its stream).
+var intArgs = map[string]string{`"correlation"`: "correlation", `"stream"`: "stream", `"device"`: "device",
+	`"In msg nelems"`: "In msg nelems", `"Out msg nelems"`: "Out msg nelems", `"Group size"`: "Group size"}
+
+// str reads a string value, interned.
+func (p *parser) str() (string, error) {
+	v, err := p.dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	if v.Kind() != '"' {
+		return "", p.fail("%s where a string should be", v)
+	}
+	return p.internBytes(v), nil
+}
+
+// internBytes unquotes a JSON string value (or keeps any other value's text) and interns it.
+func (p *parser) internBytes(v jsontext.Value) string {
+	raw := []byte(v)
+	if v.Kind() == '"' {
+		if bytes.IndexByte(raw, '\\') < 0 {
+			raw = raw[1 : len(raw)-1]
+		} else if u, err := jsontext.AppendUnquote(p.buf[:0], raw); err == nil {
+			p.buf = u
+			raw = u
+		}
+	}
+	if s, ok := p.intern[string(raw)]; ok {
+		return s
+	}
+	s := string(raw)
+	p.intern[s] = s
+	return s
+}
+
+func (p *parser) internString(s string) string {
+	if v, ok := p.intern[s]; ok {
+		return v
+	}
+	p.intern[s] = s
+	return s
+}
+
+// num reads a number (or a numeric string, as some exporters write) as float64.
+func (p *parser) num(field string) (float64, error) {
+	v, err := p.dec.ReadValue()
+	if err != nil {
+		return 0, err
+	}
+	raw := []byte(v)
+	if v.Kind() == '"' {
+		raw = raw[1 : len(raw)-1]
+	} else if v.Kind() != '0' {
+		return 0, p.fail("%s %s is not a number", field, v)
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, p.fail("%s %s is not a number", field, v)
+	}
+	return f, nil
+}
+
+func (p *parser) integer(field string) (int64, error) {
+	f, err := p.num(field)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, p.fail("%s %g is not an integer", field, f)
+	}
+	return int64(f), nil
+}
+
+// id reads a pid or tid: a number, or a string (the legacy profiler's "CPU functions").
+func (p *parser) id() (n int64, s string, numeric bool, err error) {
+	v, err := p.dec.ReadValue()
+	if err != nil {
+		return 0, "", false, err
+	}
+	switch v.Kind() {
+	case '0':
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return 0, "", false, p.fail("id %s is not a number", v)
+		}
+		return int64(f), "", true, nil
+	case '"':
+		s := p.internBytes(v)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, s, true, nil
+		}
+		return 0, s, false, nil
+	}
+	return 0, "", false, nil
+}
+
+// firstDimsProduct is the element count of the first shape in an "Input Dims" list, e.g.
+// [[382132224], [419430400], []] → 382132224 (0 when there is none).
+func firstDimsProduct(v string) int64 {
+	d := jsontext.NewDecoder(strings.NewReader(v))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return 0
+	}
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return 0
+	}
+	n, seen := int64(1), false
+	for {
+		t, err := d.ReadToken()
+		if err != nil || t.Kind() != '0' {
+			break
+		}
+		x, err := t.Int()
+		if err != nil {
+			return 0
+		}
+		n *= x
+		seen = true
+	}
+	if !seen {
+		return 0
+	}
+	return n
+}
+
+// firstString is the first string of a JSON array ("Input type": ["float", …]).
+func firstString(v jsontext.Value) string {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return ""
+	}
+	if t, err := d.ReadToken(); err == nil && t.Kind() == '"' {
+		return t.String()
+	}
+	return ""
+}

@@ -1,0 +1,173 @@
+package traces
+
+// resolver assigns phases, layers and collective sizes to one rank's events, which arrive sorted
+// by start time (longer first on ties, so that an enclosing range comes before what it encloses).
+// It keeps, per CPU thread and per GPU stream, the stack of open ranges that carry information,
+// and, per correlation id, what a launch's CPU context said until its kernel arrives — both
+// bounded by nesting depth and by the GPU's launch queue, not by the trace's length.
+type resolver struct {
+	worldSize int32
+	cpu       map[int64][]frame // by thread id
+	gpu       map[[2]int64][]frame
+	launches  map[int64]launch // by correlation id
+	seen      int
+}
+
+type frame struct {
+	end    int64
+	phase  string // "" when the range marks none
+	layer  int32  // -1 when none
+	coll   string // collective of a c10d op ("" otherwise)
+	nelems int64  // its first input's elements, for the size
+	itype  string
+}
+
+type launch struct {
+	start  int64
+	phase  string
+	layer  int32
+	coll   string
+	nelems int64
+	itype  string
+}
+
+func newResolver(worldSize int32) *resolver {
+	return &resolver{worldSize: worldSize, cpu: map[int64][]frame{}, gpu: map[[2]int64][]frame{}, launches: map[int64]launch{}}
+}
+
+// context is what the open ranges of a stack say: the innermost phase, layer and collective.
+func context(st []frame) (phase string, layer int32, f frame) {
+	layer = -1
+	for i := len(st) - 1; i >= 0; i-- {
+		if phase == "" && st[i].phase != "" {
+			phase = st[i].phase
+		}
+		if layer < 0 && st[i].layer >= 0 {
+			layer = st[i].layer
+		}
+		if f.coll == "" && st[i].coll != "" {
+			f.coll = st[i].coll
+		}
+		if f.nelems == 0 && st[i].nelems > 0 {
+			f.nelems, f.itype = st[i].nelems, st[i].itype
+		}
+	}
+	return phase, layer, f
+}
+
+func pop(st []frame, t int64) []frame {
+	for len(st) > 0 && st[len(st)-1].end <= t {
+		st = st[:len(st)-1]
+	}
+	// Ranges end in nesting order, except for sloppy traces; drop any that ended below the top.
+	k := 0
+	for _, f := range st {
+		if f.end > t {
+			st[k] = f
+			k++
+		}
+	}
+	return st[:k]
+}
+
+// own is what an event itself says: the phase it marks, its layer, its collective.
+func own(e *rawEvent) frame {
+	f := frame{end: e.StartNs + e.DurNs, layer: -1}
+	if marksPhase(&e.Event) && !IsStep(e.Name) {
+		f.phase = PhaseOf(e.Name)
+		f.layer = LayerOf(e.Name)
+	}
+	if e.Category == "cpu_op" {
+		if c := commOf(&e.Event); c != "" {
+			f.coll = c
+		}
+		if f.coll != "" || e.Name == "record_param_comms" {
+			// The op's first input is the buffer: Shapes keeps "Input Dims", DType the first
+			// "Input type".
+			f.nelems, f.itype = firstDimsProduct(e.Shapes), e.DType
+		}
+	}
+	return f
+}
+
+func (f frame) informative() bool {
+	return f.phase != "" || f.layer >= 0 || f.coll != "" || f.nelems > 0
+}
+
+// resolve fills e's Phase, Layer and, for collectives, Bytes, Collective and GroupSize.
+func (r *resolver) resolve(e *rawEvent) {
+	r.seen++
+	if r.seen%65536 == 0 {
+		r.prune(e.StartNs)
+	}
+	o := own(e)
+	var phase string
+	var layer int32
+	var ctx frame
+	if e.Device < 0 { // host side: CPU ops, runtime calls, CPU annotations
+		st := pop(r.cpu[e.Stream], e.StartNs)
+		phase, layer, ctx = context(st)
+		if o.informative() && e.DurNs > 0 {
+			st = append(st, o)
+		}
+		r.cpu[e.Stream] = st
+		if e.Category == "runtime" && e.Correlation != 0 {
+			p, l := phase, layer
+			r.launches[e.Correlation] = launch{start: e.StartNs, phase: p, layer: l, coll: ctx.coll, nelems: ctx.nelems, itype: ctx.itype}
+		}
+	} else { // device side: kernels, copies, GPU annotations
+		key := [2]int64{int64(e.Device), e.Stream}
+		st := pop(r.gpu[key], e.StartNs)
+		phase, layer, _ = context(st)
+		if e.Category == "annotation" && o.informative() && e.DurNs > 0 {
+			st = append(st, o)
+		}
+		r.gpu[key] = st
+		if l, ok := r.launches[e.Correlation]; ok && e.Correlation != 0 {
+			delete(r.launches, e.Correlation)
+			if l.phase != "" {
+				phase = l.phase
+			}
+			if l.layer >= 0 {
+				layer = l.layer
+			}
+			ctx = frame{coll: l.coll, nelems: l.nelems, itype: l.itype}
+		}
+	}
+	if o.phase != "" {
+		phase = o.phase
+	}
+	if o.layer >= 0 {
+		layer = o.layer
+	}
+	if phase == "" {
+		phase = "unknown"
+	}
+	e.Phase, e.Layer = phase, layer
+	if e.Category == "collective" {
+		// Without NCCL's own args (older traces) the launching c10d op names the collective:
+		// NCCL runs all-to-all as SendRecv kernels.
+		if fromArgs := e.Bytes != 0 || e.GroupSize != 0; !fromArgs && ctx.coll != "" {
+			e.Collective = ctx.coll
+		}
+		if e.Bytes == 0 && ctx.nelems > 0 {
+			if size, ok := DTypeSize(ctx.itype); ok {
+				e.Bytes = ctx.nelems * size
+			}
+		}
+		if e.GroupSize == 0 {
+			e.GroupSize = r.worldSize
+		}
+	}
+}
+
+// prune forgets launches whose kernel never came (a minute of trace time is far longer than any
+// launch queue).
+func (r *resolver) prune(now int64) {
+	const horizon = 60e9
+	for k, l := range r.launches {
+		if l.start < now-horizon {
+			delete(r.launches, k)
+		}
+	}
+}
