@@ -1,11 +1,55 @@
-// Package traces holds ddlest's trace file format: profiled events as parquet rows (Event), one
-// row per kernel, CPU op, runtime call, memory copy/set, annotation or collective, with the rank,
-// device, stream, name, category, start and duration in nanoseconds, training phase, layer,
-// CPU↔kernel correlation id, shapes, dtype and, for collectives, the operation, message bytes and
-// group size. File-level key/value metadata records the source format, importer version, device,
-// world size, rank and original file name. Rows are sorted by rank then start time and compressed
-// with zstd; files are written atomically (temporary file + rename).
+// Package traces holds ddlest's trace file format and its importers.
 //
-// Importers from profiler output (PyTorch profiler / Kineto Chrome-trace JSON) build on this
-// schema; they estimate nothing.
+// # Schema (ddlest-trace/1)
+//
+// One parquet row per event (Event): rank, device (GPU index, −1 on the host), stream (CUDA
+// stream, or the host thread), name, category, start_ns, dur_ns, phase (fwd, bwd, optimizer,
+// unknown), layer (−1 when unknown), correlation (links a runtime launch to its kernel), shapes
+// (the profiler's "Input Dims"), dtype, and for collectives collective, bytes (the nccl-tests size
+// S: all-gather's output, every other collective's input) and group_size. The footer's key/value
+// metadata holds the schema version, source format, importer version, device name and
+// properties (JSON), world size, ranks and original file names. Rows are sorted by rank, start,
+// and longer first on ties; zstd-compressed row groups of 131,072 rows. Files are written
+// atomically (temporary file + rename).
+//
+// # Import
+//
+// PyTorch profiler Chrome traces, plain or gzip (detected by magic number), one file per rank:
+// Kineto's JSON object (traceEvents, deviceProperties, distributedInfo) and the legacy autograd
+// profiler's bare JSON array. The JSON is tokenised as a stream (jsontext); only complete ("X")
+// events become rows:
+//
+//	kineto cat                                 category
+//	kernel                                     kernel, or collective for NCCL kernels (name nccl…)
+//	cpu_op, python_function                    cpu_op
+//	cuda_runtime, cuda_driver, cuda_sync       runtime
+//	gpu_memcpy / gpu_memset                    memcpy / memset
+//	user_annotation, gpu_user_annotation       annotation
+//	anything else (flows ac2g, Trace, …)       dropped
+//	legacy (no cat)                            cpu_op when the name has "::" (aten::mm), else
+//	                                           annotation (record_function ranges)
+//
+// ts and dur are microseconds (fractional in newer traces), rounded to nanoseconds. NCCL kernels'
+// args (Collective name, In/Out msg nelems, Group size, dtype) give the collective and its size;
+// kernels without them take both from the c10d op that launched them (c10d::allreduce_,
+// alltoall_base_, _allgather_base_ … and record_param_comms inside, via the launch's correlation
+// id), and the group from distributedInfo.world_size.
+//
+// Phases: a range named with "backward" is bwd (## backward ##, autograd's evaluate_function:
+// XBackward0, backward-compute; not forward-backward), with "optimizer" optimizer
+// (Optimizer.step#SGD.step, ## optimizer ##), with "forward" or "training_step" fwd; annotations
+// and those autograd/optimizer CPU ops open such ranges, and ProfilerStep#N marks steps. An
+// event takes its innermost enclosing range's phase on its thread; a kernel takes its launch's
+// (runtime call, same correlation id), else the GPU-side annotation around it on its stream. A
+// number after layer/layers/block in a range name is the layer.
+//
+// Memory is independent of the trace size: parsed events are held as 80-byte compact rows with
+// interned strings, sorted in runs of 262,144, and when there is more than one run they go to a
+// temporary file of fixed-size records and are merged (one small buffer per run) while phases
+// are resolved — which needs the rank's events in time order: the per-thread range stacks and
+// pending launches it keeps are bounded by nesting depth and launch-queue length.
+//
+// Errors name the file and the position (byte offset, event index): truncated or invalid JSON,
+// corrupt gzip (told apart from bad JSON inside a good stream by draining it), negative or
+// non-numeric durations, empty files, directories, unknown collective dtypes.
 package traces

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bufio"
 	"cmp"
 	"container/heap"
 	"errors"
@@ -46,38 +47,42 @@ type input struct {
 	runs []run
 }
 
-// run is a sorted batch of one file's events, in memory or as a row group of the spill file.
+// run is a sorted batch of one file's events: in memory, or spilled at [off, off+n·rowSize) of
+// the spill file.
 type run struct {
-	rows     []Event
-	rowGroup int // index in the spill file when rows is nil
+	rows []crow
+	off  int64
+	n    int
 }
 
 // Import reads profiler traces (one rank per file; Kineto or legacy JSON, plain or gzip) and
 // writes one ddlest trace file, atomically: on any error nothing is left at out. Memory does not
-// grow with the traces: events are sorted in runs of RunRows, spilled to a temporary parquet
-// file when there are several, and merged (see doc.go).
+// grow with the traces: events are held as compact rows (strings interned once), sorted in runs
+// of RunRows, spilled to a temporary file of fixed-size records when there are several, and
+// merged (see doc.go).
 func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	if len(paths) == 0 {
 		return sum, errs.Usage("trace import: no input files")
 	}
 	if opt.RunRows <= 0 {
-		opt.RunRows = 1 << 17
+		opt.RunRows = 1 << 18
 	}
 	if opt.TempDir == "" {
 		opt.TempDir = filepath.Dir(out)
 	}
+	tab := newStrtab()
 	sp := &spill{dir: opt.TempDir}
 	defer sp.close()
 
 	inputs := make([]*input, len(paths))
-	var buf []Event
+	buf := make([]crow, 0, min(opt.RunRows, 1<<14))
 	inMemory := 0
 	flush := func(in *input) error {
 		if len(buf) == 0 {
 			return nil
 		}
-		sortRun(buf)
+		tab.sort(buf)
 		if sp.active() || inMemory+len(buf) > opt.RunRows {
 			// More than one run's worth: every run goes to the spill file.
 			for _, other := range inputs {
@@ -117,7 +122,7 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 		}
 		in.info, err = parseTrace(path, r, func(e *rawEvent) error {
 			e.Rank = int32(i) // provisional: the file's own rank is known at its end
-			buf = append(buf, e.Event)
+			buf = append(buf, tab.compact(&e.Event))
 			if len(buf) >= opt.RunRows {
 				return flush(in)
 			}
@@ -140,18 +145,20 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 	err := atomicfile.Write(out, func(w io.Writer) error {
 		pw := parquet.NewGenericWriter[Event](w, writerOptions(meta)...)
 		batch := make([]Event, 0, 1024)
+		var raw rawEvent
 		for _, in := range inputs {
 			sum.Ranks = append(sum.Ranks, in.rank)
 			res := newResolver(in.info.worldSize)
-			err := sp.merge(in.runs, func(e *rawEvent) error {
-				e.Rank = in.rank
-				res.resolve(e)
-				if err := e.Event.Validate(); err != nil {
+			err := sp.merge(tab, in.runs, func(c *crow) error {
+				raw = rawEvent{Event: tab.expand(c)}
+				raw.Rank = in.rank
+				res.resolve(&raw)
+				if err := raw.Event.Validate(); err != nil {
 					return errs.Usage("%s: %v", in.path, err)
 				}
 				sum.Rows++
-				sum.ByCategory[e.Category]++
-				batch = append(batch, e.Event)
+				sum.ByCategory[raw.Category]++
+				batch = append(batch, raw.Event)
 				if len(batch) == cap(batch) {
 					if _, err := pw.Write(batch); err != nil {
 						return err
@@ -231,36 +238,45 @@ func importMetadata(inputs []*input) Metadata {
 	return m
 }
 
-// sortRun orders events by start time, longer first on ties (enclosing ranges before what they
-// enclose).
-func sortRun(ev []Event) {
-	slices.SortStableFunc(ev, compareEvents)
+func compareEvents(a, b Event) int { return keyOf(&a).compare(keyOf(&b)) }
+
+// sortKey is what orders rows: rank, start, longer first on ties (enclosing ranges before what
+// they enclose); further ties break on the other identifying columns, so that every sort and
+// merge gives one order.
+type sortKey struct {
+	rank, device             int32
+	start, dur, stream, corr int64
+	category, name           string
 }
 
-// Further ties break on the other identifying columns, so that every merge gives one order.
-func compareEvents(a, b Event) int {
-	if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
+func keyOf(e *Event) sortKey {
+	return sortKey{rank: e.Rank, device: e.Device, start: e.StartNs, dur: e.DurNs, stream: e.Stream, corr: e.Correlation,
+		category: e.Category, name: e.Name}
+}
+
+func (a sortKey) compare(b sortKey) int {
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.StartNs, b.StartNs); c != 0 {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(b.DurNs, a.DurNs); c != 0 {
+	if c := cmp.Compare(b.dur, a.dur); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Device, b.Device); c != 0 {
+	if c := cmp.Compare(a.device, b.device); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Stream, b.Stream); c != 0 {
+	if c := cmp.Compare(a.stream, b.stream); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Correlation, b.Correlation); c != 0 {
+	if c := cmp.Compare(a.corr, b.corr); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Category, b.Category); c != 0 {
+	if c := cmp.Compare(a.category, b.category); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Name, b.Name)
+	return cmp.Compare(a.name, b.name)
 }
 
 // progressReader reports how much of a file has been read.
@@ -278,14 +294,13 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// spill is the temporary parquet file sorted runs go to when they do not fit in memory: one row
-// group per run, uncompressed with small pages so that merging many runs reads little at a time.
+// spill is the temporary file sorted runs go to when they do not fit in memory: fixed-size
+// little-endian records (crow), read back through a small buffer per run while merging.
 type spill struct {
-	dir    string
-	f      *os.File
-	w      *parquet.GenericWriter[Event]
-	groups int
-	file   *parquet.File
+	dir string
+	f   *os.File
+	w   *bufio.Writer
+	off int64
 }
 
 func (s *spill) active() bool { return s.f != nil }
@@ -295,42 +310,21 @@ func (s *spill) spillRun(r *run) error {
 		return nil // already spilled
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, ".ddlest-import-*.parquet")
+		f, err := os.CreateTemp(s.dir, ".ddlest-import-*.tmp")
 		if err != nil {
 			return errs.Usage("temporary file in %s: %v", s.dir, err)
 		}
-		s.f = f
-		s.w = parquet.NewGenericWriter[Event](f, parquet.PageBufferSize(16<<10))
+		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
 	}
-	if _, err := s.w.Write(r.rows); err != nil {
-		return err
+	var rec [rowSize]byte
+	for i := range r.rows {
+		r.rows[i].encode(rec[:])
+		if _, err := s.w.Write(rec[:]); err != nil {
+			return err
+		}
 	}
-	if err := s.w.Flush(); err != nil {
-		return err
-	}
-	r.rowGroup, r.rows = s.groups, nil
-	s.groups++
-	return nil
-}
-
-func (s *spill) open() error {
-	if s.file != nil || s.f == nil {
-		return nil
-	}
-	if err := s.w.Close(); err != nil {
-		return err
-	}
-	st, err := s.f.Stat()
-	if err != nil {
-		return err
-	}
-	s.file, err = parquet.OpenFile(s.f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return err
-	}
-	if n := len(s.file.RowGroups()); n != s.groups {
-		return fmt.Errorf("spill file has %d row groups, want %d", n, s.groups)
-	}
+	r.off, r.n, r.rows = s.off, len(r.rows), nil
+	s.off += int64(r.n) * rowSize
 	return nil
 }
 
@@ -344,41 +338,42 @@ func (s *spill) close() {
 
 // cursor walks one sorted run.
 type cursor struct {
-	rows []Event // the current batch
+	rows []crow // in memory
 	pos  int
-	rd   *parquet.GenericReader[Event]
-	buf  []Event
+	rd   *bufio.Reader // spilled
+	left int
+	cur  crow
 }
 
-func (c *cursor) next() (*Event, error) {
-	if c.pos < len(c.rows) {
+func (c *cursor) next() (*crow, error) {
+	if c.rd == nil {
+		if c.pos == len(c.rows) {
+			return nil, io.EOF
+		}
 		c.pos++
 		return &c.rows[c.pos-1], nil
 	}
-	if c.rd == nil {
+	if c.left == 0 {
 		return nil, io.EOF
 	}
-	n, err := c.rd.Read(c.buf)
-	if n == 0 {
-		if err == nil || errors.Is(err, io.EOF) {
-			c.rd.Close()
-			c.rd = nil
-			return nil, io.EOF
-		}
-		return nil, err
+	var rec [rowSize]byte
+	if _, err := io.ReadFull(c.rd, rec[:]); err != nil {
+		return nil, fmt.Errorf("reading the import's spill file: %w", err)
 	}
-	c.rows, c.pos = c.buf[:n], 1
-	return &c.rows[0], nil
+	c.left--
+	c.cur.decode(rec[:])
+	return &c.cur, nil
 }
 
-// mergeHeap orders the runs' current events.
+// mergeHeap orders the runs' current rows.
 type mergeHeap struct {
-	cur  []*Event
+	tab  *strtab
+	cur  []*crow
 	runs []*cursor
 }
 
 func (h mergeHeap) Len() int           { return len(h.cur) }
-func (h mergeHeap) Less(i, j int) bool { return compareEvents(*h.cur[i], *h.cur[j]) < 0 }
+func (h mergeHeap) Less(i, j int) bool { return h.tab.compare(h.cur[i], h.cur[j]) < 0 }
 func (h mergeHeap) Swap(i, j int) {
 	h.cur[i], h.cur[j] = h.cur[j], h.cur[i]
 	h.runs[i], h.runs[j] = h.runs[j], h.runs[i]
@@ -390,17 +385,19 @@ func (h *mergeHeap) Pop() any {
 	return nil
 }
 
-// merge streams the events of runs in sorted order.
-func (s *spill) merge(runs []run, emit func(*rawEvent) error) error {
-	if err := s.open(); err != nil {
-		return err
+// merge streams the rows of runs in sorted order.
+func (s *spill) merge(tab *strtab, runs []run, emit func(*crow) error) error {
+	if s.w != nil {
+		if err := s.w.Flush(); err != nil {
+			return err
+		}
 	}
-	h := &mergeHeap{}
+	h := &mergeHeap{tab: tab}
 	for _, r := range runs {
 		c := &cursor{rows: r.rows}
 		if r.rows == nil {
-			c.rd = parquet.NewGenericRowGroupReader[Event](s.file.RowGroups()[r.rowGroup])
-			c.buf = make([]Event, 256)
+			c.rd = bufio.NewReaderSize(io.NewSectionReader(s.f, r.off, int64(r.n)*rowSize), 64<<10)
+			c.left = r.n
 		}
 		e, err := c.next()
 		if errors.Is(err, io.EOF) {
@@ -412,10 +409,8 @@ func (s *spill) merge(runs []run, emit func(*rawEvent) error) error {
 		h.cur, h.runs = append(h.cur, e), append(h.runs, c)
 	}
 	heap.Init(h)
-	var raw rawEvent
 	for h.Len() > 0 {
-		raw = rawEvent{Event: *h.cur[0]}
-		if err := emit(&raw); err != nil {
+		if err := emit(h.cur[0]); err != nil {
 			return err
 		}
 		e, err := h.runs[0].next()

@@ -76,7 +76,7 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 		defer zr.Close()
 		in = zr
 	}
-	p := &parser{name: name, dec: jsontext.NewDecoder(in), intern: make(map[string]string, 1024), emit: emit,
+	p := &parser{name: name, dec: jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)), intern: make(map[string]string, 1024), emit: emit,
 		info: fileInfo{rank: -1}}
 	err = p.run()
 	if err != nil && zr != nil && errs.ExitCode(err) != errs.ExitUsage {
