@@ -76,8 +76,9 @@ type RankSummary struct {
 	// GPU events, compute of kernels, copies and sets, communication of collectives; overlap is
 	// compute ∩ communication and idle the window minus busy.
 	WindowNs, BusyNs, ComputeNs, CommNs, OverlapNs, IdleNs int64
-	// ByPhase is the summed duration of compute kernels per phase.
+	// ByPhase is the summed duration of compute kernels per phase, ByLayer per annotated layer.
 	ByPhase     map[string]int64
+	ByLayer     map[int32]int64
 	Kernels     []KernelStat // by total time, longest first
 	Collectives []CollectiveStat
 }
@@ -177,7 +178,7 @@ func (f *File) Summarize() ([]RankSummary, error) {
 			e := &batch[i]
 			if cur == nil || e.Rank != cur.Rank {
 				finish()
-				cur = &RankSummary{Rank: e.Rank, ByPhase: map[string]int64{}}
+				cur = &RankSummary{Rank: e.Rank, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}}
 				busy, compute, comm = union{}, union{}, union{}
 				first, last, stepTotal = 1<<62, -1<<62, 0
 				kernels = map[string]*KernelStat{}
@@ -207,6 +208,9 @@ func (f *File) Summarize() ([]RankSummary, error) {
 			} else {
 				compute.add(e.StartNs, end)
 				cur.ByPhase[e.Phase] += e.DurNs
+				if e.Layer >= 0 {
+					cur.ByLayer[e.Layer] += e.DurNs
+				}
 			}
 			if e.Category == "kernel" || e.Category == "collective" {
 				k := kernels[e.Name]

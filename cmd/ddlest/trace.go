@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -140,6 +141,7 @@ type rankDoc struct {
 	OverlapS    float64            `json:"overlap_s"`
 	IdleS       float64            `json:"idle_s"`
 	PhaseS      map[string]float64 `json:"compute_by_phase_s"`
+	LayerS      map[int32]float64  `json:"compute_by_layer_s,omitempty"`
 	Kernels     []kernelDoc        `json:"top_kernels"`
 	Collectives []traceCollDoc     `json:"collectives"`
 }
@@ -171,6 +173,12 @@ func showDoc(tf *traces.File, ranks []traces.RankSummary, top int) traceShowDoc 
 			IdleS: secs(r.IdleNs), PhaseS: map[string]float64{}}
 		for p, ns := range r.ByPhase {
 			rd.PhaseS[p] = secs(ns)
+		}
+		if len(r.ByLayer) > 0 {
+			rd.LayerS = map[int32]float64{}
+			for l, ns := range r.ByLayer {
+				rd.LayerS[l] = secs(ns)
+			}
 		}
 		for i, k := range r.Kernels {
 			if i == top {
@@ -239,6 +247,18 @@ func writeTraceShow(w io.Writer, tf *traces.File, ranks []traces.RankSummary, to
 			}
 		}
 		fmt.Fprintf(tw, "  compute by phase\t%s\n", strings.Join(phases, ", "))
+		if len(r.LayerS) > 0 {
+			layers := make([]int32, 0, len(r.LayerS))
+			for l := range r.LayerS {
+				layers = append(layers, l)
+			}
+			slices.Sort(layers)
+			var parts []string
+			for _, l := range layers {
+				parts = append(parts, fmt.Sprintf("%d: %v", l, units.Seconds(r.LayerS[l])))
+			}
+			fmt.Fprintf(tw, "  compute by layer\t%s\n", strings.Join(parts, ", "))
+		}
 		tw.Flush()
 		if len(r.Kernels) > 0 {
 			fmt.Fprintf(b, "  top kernels\n")
