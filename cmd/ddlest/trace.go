@@ -396,10 +396,10 @@ func writeCalibration(w io.Writer, file, net string, rows []workflow.CollectiveC
 		return writeJSON(w, map[string]any{"file": file, "network": net, "collectives": rows})
 	case formatCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "predicted_s", "error", "algorithm"})
+		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "predicted_s", "error", "algorithm", "note"})
 		for _, r := range rows {
 			_ = cw.Write([]string{fmt.Sprint(r.Rank), r.Collective, fmt.Sprint(int64(r.Bytes)), fmt.Sprint(r.Group), fmt.Sprint(r.Count),
-				ftoa(float64(r.Measured)), ftoa(float64(r.Predicted)), ftoa(r.Error), r.Algorithm})
+				ftoa(float64(r.Measured)), ftoa(float64(r.Predicted)), ftoa(r.Error), r.Algorithm, r.Note})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -412,6 +412,8 @@ func writeCalibration(w io.Writer, file, net string, rows []workflow.CollectiveC
 		errS := "–"
 		if r.Predicted > 0 {
 			errS = fmt.Sprintf("%+.0f%%", 100*r.Error)
+		} else if r.Note != "" {
+			errS = "(" + r.Note + ")"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%v\t%s\t%s\t\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured, r.Predicted, errS, r.Algorithm)
 	}
