@@ -70,6 +70,9 @@ type Op struct {
 	// Saved is the activation memory this op keeps alive until its backward pass (forward ops
 	// only; 0 when recomputation discards it).
 	Saved units.Bytes
+	// InLayer marks ops of the model's repeated layers (transformer layers), which a trace that
+	// annotates layers calibrates apart from the rest (profile/trace).
+	InLayer bool
 }
 
 // Dim is the parallel dimension a collective runs over.

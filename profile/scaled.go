@@ -35,8 +35,11 @@ func Scaled(base Profile, plan *partition.Plan, m Measured) Profile {
 }
 
 // Factors multiply a profile's op times phase by phase (recomputation takes the forward factor).
+// LayerForward and LayerBackward, when > 0, replace the forward and backward factors for ops of
+// the model's repeated layers (partition.Op.InLayer).
 type Factors struct {
-	Forward, Backward, Update float64
+	Forward, Backward, Update   float64
+	LayerForward, LayerBackward float64
 }
 
 // Factored is base with every op time multiplied by its phase's factor.
@@ -53,8 +56,14 @@ func (s *factored) OpTime(op partition.Op) units.Seconds {
 	t := s.base.OpTime(op)
 	switch op.Phase {
 	case partition.Forward, partition.Recompute:
+		if op.InLayer && s.f.LayerForward > 0 {
+			return t * units.Seconds(s.f.LayerForward)
+		}
 		return t * units.Seconds(s.f.Forward)
 	case partition.Backward:
+		if op.InLayer && s.f.LayerBackward > 0 {
+			return t * units.Seconds(s.f.LayerBackward)
+		}
 		return t * units.Seconds(s.f.Backward)
 	case partition.Update:
 		return t * units.Seconds(s.f.Update)
@@ -73,8 +82,17 @@ func PhaseTimes(p Profile, plan *partition.Plan) (fwd, bwd, upd float64) {
 	return t.fwd * mbs, (t.rc + t.bwd) * mbs, t.upd
 }
 
-// phaseSums are the slowest stage's op times per micro-batch by phase, and its update.
-type phaseSums struct{ fwd, rc, bwd, upd float64 }
+// LayerPhaseTimes are PhaseTimes' forward and backward for the ops of the model's repeated
+// layers only (partition.Op.InLayer).
+func LayerPhaseTimes(p Profile, plan *partition.Plan) (fwd, bwd float64) {
+	t := stageTimes(p, plan)
+	mbs := float64(max(1, plan.Layout.MicroBatches))
+	return t.layerFwd * mbs, t.layerBwd * mbs
+}
+
+// phaseSums are the slowest stage's op times per micro-batch by phase (and of layer ops), and
+// its update.
+type phaseSums struct{ fwd, rc, bwd, upd, layerFwd, layerBwd float64 }
 
 func stageTimes(p Profile, plan *partition.Plan) phaseSums {
 	var worst phaseSums
@@ -90,6 +108,13 @@ func stageTimes(p Profile, plan *partition.Plan) phaseSums {
 					s.rc += t
 				case partition.Backward:
 					s.bwd += t
+				}
+				if op.InLayer {
+					if op.Phase == partition.Forward {
+						s.layerFwd += t
+					} else if op.Phase != partition.Update {
+						s.layerBwd += t
+					}
 				}
 			}
 		}

@@ -76,11 +76,13 @@ type RankSummary struct {
 	// GPU events, compute of kernels, copies and sets, communication of collectives; overlap is
 	// compute ∩ communication and idle the window minus busy.
 	WindowNs, BusyNs, ComputeNs, CommNs, OverlapNs, IdleNs int64
-	// ByPhase is the summed duration of compute kernels per phase, ByLayer per annotated layer.
-	ByPhase     map[string]int64
-	ByLayer     map[int32]int64
-	Kernels     []KernelStat // by total time, longest first
-	Collectives []CollectiveStat
+	// ByPhase is the summed duration of compute kernels per phase, ByLayer per annotated layer,
+	// LayerByPhase per phase of the layer-annotated ones.
+	ByPhase      map[string]int64
+	ByLayer      map[int32]int64
+	LayerByPhase map[string]int64
+	Kernels      []KernelStat // by total time, longest first
+	Collectives  []CollectiveStat
 }
 
 // KernelStat is the time of one kernel name on one rank.
@@ -178,7 +180,7 @@ func (f *File) Summarize() ([]RankSummary, error) {
 			e := &batch[i]
 			if cur == nil || e.Rank != cur.Rank {
 				finish()
-				cur = &RankSummary{Rank: e.Rank, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}}
+				cur = &RankSummary{Rank: e.Rank, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}, LayerByPhase: map[string]int64{}}
 				busy, compute, comm = union{}, union{}, union{}
 				first, last, stepTotal = 1<<62, -1<<62, 0
 				kernels = map[string]*KernelStat{}
@@ -210,6 +212,7 @@ func (f *File) Summarize() ([]RankSummary, error) {
 				cur.ByPhase[e.Phase] += e.DurNs
 				if e.Layer >= 0 {
 					cur.ByLayer[e.Layer] += e.DurNs
+					cur.LayerByPhase[e.Phase] += e.DurNs
 				}
 			}
 			if e.Category == "kernel" || e.Category == "collective" {

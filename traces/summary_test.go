@@ -36,9 +36,10 @@ func TestSummarize(t *testing.T) {
 	want := []RankSummary{
 		{Rank: 0, Events: 5, Steps: 1, StepNs: 60, WindowNs: 50, BusyNs: 40, ComputeNs: 30, CommNs: 15, OverlapNs: 5, IdleNs: 10,
 			ByPhase: map[string]int64{"fwd": 10, "bwd": 15, "optimizer": 10}, ByLayer: map[int32]int64{1: 10, 2: 15},
-			Kernels:     []KernelStat{{"a", 2, 20}, {"b", 1, 15}, {"ncclKernel_AllReduce", 1, 15}},
-			Collectives: []CollectiveStat{{Collective: "all_reduce", Bytes: 100, GroupSize: 4, Count: 1, TotalNs: 15}}},
-		{Rank: 1, Events: 1, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}},
+			LayerByPhase: map[string]int64{"fwd": 10, "bwd": 15},
+			Kernels:      []KernelStat{{"a", 2, 20}, {"b", 1, 15}, {"ncclKernel_AllReduce", 1, 15}},
+			Collectives:  []CollectiveStat{{Collective: "all_reduce", Bytes: 100, GroupSize: 4, Count: 1, TotalNs: 15}}},
+		{Rank: 1, Events: 1, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}, LayerByPhase: map[string]int64{}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)

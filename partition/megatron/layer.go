@@ -317,14 +317,24 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		ops = append(append(ops, attn...), mlp...)
 		ops = append(append(ops, recompute(attn)...), recompute(mlp)...)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
+		markLayer(ops)
 		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
 			Params: LayerParamsPerGPU(h, t), Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)
 	attnOps := append(append(append([]partition.Op(nil), attn...), recompute(attn)...), attnBwd...)
 	moeOps := append(append(append([]partition.Op(nil), mlp...), recompute(mlp)...), mlpBwd...)
+	markLayer(attnOps)
+	markLayer(moeOps)
 	return []partition.Block{
 		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Params: dense, Workspace: workspace},
 		{Name: "layer.moe", Repeat: repeat, Ops: moeOps, Collectives: moeLayer.Collectives, Params: experts, Sync: 1},
+	}
+}
+
+// markLayer flags a transformer layer's ops as layer ops (partition.Op.InLayer).
+func markLayer(ops []partition.Op) {
+	for i := range ops {
+		ops[i].InLayer = true
 	}
 }

@@ -14,4 +14,10 @@
 // phase by phase (recomputation with the forward factor). For the traced configuration on the
 // traced GPU the estimate's compute equals the measurement; elsewhere it moves as the roofline
 // does. Communication stays with the network model.
+//
+// Per layer: when the trace annotates layers (layer_3, layers.3 …) and the plan marks the ops of
+// its repeated layers (partition.Op.InLayer: transformer layers), a phase's layer-annotated time
+// calibrates those ops on its own, f_layer = M_layer / R_layer, and the rest of the phase
+// (embedding, head, loss) takes (M − M_layer) / (R − R_layer). Phases without layer annotations
+// (autograd usually runs the backward pass outside the forward's layer ranges) keep one factor.
 package trace

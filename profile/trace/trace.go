@@ -19,10 +19,13 @@ type Measured struct {
 	Path                      string
 	Forward, Backward, Update float64 // seconds per step, unplaced time shared out
 	Unplaced                  float64 // seconds per step no phase claimed
-	Steps, Ranks              int
-	Device                    string // as the trace names it
-	GPU                       roofline.GPU
-	KnownGPU                  bool
+	// LayerForward and LayerBackward are the parts of Forward and Backward in layer-annotated
+	// kernels (0 when the trace names no layers).
+	LayerForward, LayerBackward float64
+	Steps, Ranks                int
+	Device                      string // as the trace names it
+	GPU                         roofline.GPU
+	KnownGPU                    bool
 }
 
 // Load reads a trace file's measured compute.
@@ -37,7 +40,7 @@ func Load(path string) (*Measured, error) {
 		return nil, err
 	}
 	m := &Measured{Path: path, Device: f.Meta[traces.MetaDeviceName], Ranks: len(ranks)}
-	var fwd, bwd, opt, unk float64
+	var fwd, bwd, opt, unk, lf, lb float64
 	for _, r := range ranks {
 		steps := float64(max(1, r.Steps))
 		m.Steps = max(m.Steps, r.Steps)
@@ -45,9 +48,12 @@ func Load(path string) (*Measured, error) {
 		bwd += float64(r.ByPhase["bwd"]) / 1e9 / steps
 		opt += float64(r.ByPhase["optimizer"]) / 1e9 / steps
 		unk += float64(r.ByPhase["unknown"]) / 1e9 / steps
+		lf += float64(r.LayerByPhase["fwd"]) / 1e9 / steps
+		lb += float64(r.LayerByPhase["bwd"]) / 1e9 / steps
 	}
 	n := float64(max(1, len(ranks)))
 	fwd, bwd, opt, unk = fwd/n, bwd/n, opt/n, unk/n
+	m.LayerForward, m.LayerBackward = lf/n, lb/n
 	if fwd+bwd+opt+unk <= 0 {
 		return nil, errs.Usage("%s: no GPU compute in the trace (no kernels, copies or sets); a compute profile needs a GPU trace", path)
 	}
@@ -83,7 +89,9 @@ type Calibration struct {
 	// Measured and modelled (roofline of the traced configuration on the traced GPU) seconds
 	// per iteration: forward, backward, update.
 	Measured, Modelled [3]float64
-	Notes              []string
+	// Layered: the model's layers took their own factors from layer-annotated time.
+	Layered bool
+	Notes   []string
 }
 
 // Calibrate builds the plan's compute profile from the trace: traced is the configuration the
@@ -122,6 +130,17 @@ func (m *Measured) Calibrate(traced *partition.Plan, planRoof *roofline.Roofline
 			*p = total
 		}
 	}
+	// Layer-annotated time calibrates the model's layers apart from the rest of its phase.
+	lf, lb := profile.LayerPhaseTimes(traceRoof, traced)
+	split := func(meas, measLayer, model, modelLayer float64, rest, layer *float64) {
+		if m.placed() && measLayer > 0 && modelLayer > 0 && model > modelLayer && meas > measLayer {
+			*layer = measLayer / modelLayer
+			*rest = (meas - measLayer) / (model - modelLayer)
+			c.Layered = true
+		}
+	}
+	split(m.Forward, m.LayerForward, rf, lf, &f.Forward, &f.LayerForward)
+	split(m.Backward, m.LayerBackward, rb, lb, &f.Backward, &f.LayerBackward)
 	if f.Forward == 0 {
 		return nil, c, errs.Usage("%s: the traced configuration has no modelled compute to compare with", m.Path)
 	}
@@ -136,6 +155,9 @@ func (m *Measured) Describe(c Calibration) string {
 		units.Seconds(c.Measured[0]), units.Seconds(c.Measured[1]), units.Seconds(c.Measured[2]),
 		units.Seconds(c.Modelled[0]), units.Seconds(c.Modelled[1]), units.Seconds(c.Modelled[2]), c.TraceGPU,
 		c.Factors.Forward, c.Factors.Backward, c.Factors.Update)
+	if c.Layered {
+		s += fmt.Sprintf(" (layers apart: fwd ×%.3g, bwd ×%.3g from layer-annotated kernels)", c.Factors.LayerForward, c.Factors.LayerBackward)
+	}
 	if len(c.Notes) > 0 {
 		s += "; " + strings.Join(c.Notes, "; ")
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile"
 	"github.com/ddlest/ddlest/profile/roofline"
 	"github.com/ddlest/ddlest/traces"
@@ -137,3 +139,56 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1e-12, math.Abs(b)) }
+
+// layeredTrace: per step, 6 ms of layer-annotated forward kernels (layers 0 and 1), 2 ms of other
+// forward kernels (embedding, head), 16 ms of backward without layer annotations.
+func layeredTrace(t *testing.T) string {
+	t.Helper()
+	var ev []traces.Event
+	var now int64
+	k := func(phase string, layer int32, dur int64) {
+		ev = append(ev, traces.Event{Device: 0, Stream: 7, Name: "k", Category: "kernel", StartNs: now, DurNs: dur, Phase: phase, Layer: layer})
+		now += dur
+	}
+	k("fwd", -1, 1e6)
+	k("fwd", 0, 3e6)
+	k("fwd", 1, 3e6)
+	k("fwd", -1, 1e6)
+	k("bwd", -1, 16e6)
+	path := filepath.Join(t.TempDir(), "layered.parquet")
+	if err := traces.WriteFile(path, traces.Metadata{traces.MetaDeviceName: "NVIDIA H100 80GB HBM3"}, ev); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// With layer annotations the transformer layers' forward ops take their own factor: on the traced
+// configuration the layers' forward sums to the 6 ms annotated and the whole forward to 8 ms;
+// the backward, not annotated by layer, keeps the phase factor (16 ms in all).
+func TestCalibrateLayers(t *testing.T) {
+	m, err := Load(layeredTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(m.LayerForward, 6e-3) || !near(m.Forward, 8e-3) || m.LayerBackward != 0 {
+		t.Fatalf("measured %+v", m)
+	}
+	p, err := megatron.Build(megatron.Config{Layers: 2, Hidden: 1024, Heads: 16, Seq: 512, Vocab: 32000, GlobalBatch: 1, MicroBatch: 1,
+		TP: 1, PP: 1, DP: 1, Interleave: 1, Precision: partition.MixedFP16, Optimizer: partition.Adam, Capacity: 80 * units.GiB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := roof(t, "h100")
+	prof, cal, err := m.Calibrate(p, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, _ := profile.LayerPhaseTimes(prof, p)
+	f, b, _ := profile.PhaseTimes(prof, p)
+	if !cal.Layered || !near(lf, 6e-3) || !near(f, 8e-3) || !near(b, 16e-3) || cal.Factors.LayerForward == cal.Factors.Forward {
+		t.Errorf("layers fwd %g, fwd %g, bwd %g; calibration %+v", lf, f, b, cal)
+	}
+	if !strings.Contains(m.Describe(cal), "layers apart") {
+		t.Errorf("description %q", m.Describe(cal))
+	}
+}
