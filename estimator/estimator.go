@@ -91,7 +91,7 @@ func Estimate(in Input) (Result, error) {
 	if in.Profile == nil || in.Network == nil {
 		return Result{}, errors.New("estimator: missing profile or network")
 	}
-	e := &estimate{in: in, prices: make(map[network.Collective]network.Cost, 16)}
+	e := &estimate{in: in}
 	lay := p.Layout
 	mbs := float64(lay.MicroBatches)
 	v := float64(max(1, lay.Interleave))
@@ -210,23 +210,31 @@ func sameWork(a, b *partition.Stage) bool {
 
 type estimate struct {
 	in     Input
-	prices map[network.Collective]network.Cost
+	prices []pricedCollective
 	costs  []network.Cost // scratch: one block's collective prices
 }
 
-// price memoises the network model: a plan prices the same few collectives many times.
+type pricedCollective struct {
+	c    network.Collective
+	cost network.Cost
+}
+
+// price memoises the network model: a plan prices the same few collectives (a handful of
+// distinct ones) many times, so a short list searched linearly beats a map.
 func (e *estimate) price(c network.Collective) (network.Cost, error) {
 	if c.Group.Size <= 1 {
 		return network.Cost{Algorithm: "none"}, nil
 	}
-	if cost, ok := e.prices[c]; ok {
-		return cost, nil
+	for i := range e.prices {
+		if e.prices[i].c == c {
+			return e.prices[i].cost, nil
+		}
 	}
 	cost, err := e.in.Network.Price(c)
 	if err != nil {
 		return network.Cost{}, fmt.Errorf("pricing %s of %v over %d GPUs on %s: %w", c.Op, c.Bytes, c.Group.Size, e.in.Network.Name(), err)
 	}
-	e.prices[c] = cost
+	e.prices = append(e.prices, pricedCollective{c, cost})
 	return cost, nil
 }
 

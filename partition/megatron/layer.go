@@ -232,17 +232,23 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
 	res2 := gr.Pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 
-	attn := []partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1}
-	var mlp []partition.Op // forward, from ln2 to the residual
+	// Scratch on the stack: the ops are copied into the block's own slice at the end (plans are
+	// built on the estimator's hot path).
+	var attnArr [8]partition.Op
+	var mlpArr, mlpBwdArr [16]partition.Op
+	var attnBwdArr [12]partition.Op
+	attnArr = [8]partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1}
+	attn := attnArr[:]
+	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
 		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, g.t, g.rc == RecomputeFull)
-		mlp = append(append([]partition.Op{ln2}, moeLayer.Forward...), res2)
+		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
 		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
 		gelu := gr.Pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, partition.FlopGeLU, 1, 1, 0, 0)
 		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
-		mlp = []partition.Op{ln2, fc1, gelu, fc2, res2}
+		mlp = append(mlp, ln2, fc1, gelu, fc2, res2)
 	}
 	// Saved activations: the dense layer's per-op accounting (layerActivations); a MoE half
 	// keeps ln2's input, the residual mask and what its ops save.
@@ -270,26 +276,26 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 			workspace += moeLayer.Saved - dense[mlpOps+1] - dense[mlpOps+2] - dense[mlpOps+3]
 		}
 	}
-	recompute := func(fwd []partition.Op) []partition.Op {
+	// recompute appends to dst the recomputation of the forward ops fwd (the attention half or
+	// the MLP half): all of them with full recomputation, the attention core with selective.
+	recompute := func(dst, fwd []partition.Op) []partition.Op {
 		switch g.rc {
 		case RecomputeFull:
-			out := make([]partition.Op, len(fwd))
-			for i, op := range fwd {
-				out[i] = partition.AsPhase(op, partition.Recompute)
+			for _, op := range fwd {
+				dst = append(dst, partition.AsPhase(op, partition.Recompute))
 			}
-			return out
 		case RecomputeSelective:
 			if len(fwd) == len(attn) && fwd[0].Name == "ln1" {
-				return []partition.Op{partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
-					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute)}
+				dst = append(dst, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
+					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
 			}
 		}
-		return nil
+		return dst
 	}
 
 	// Backward, in reverse order of the forward pass.
 	maskRead := units.Bytes(resid * partition.MaskBytes)
-	mlpBwd := []partition.Op{gr.Pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0)}
+	mlpBwd := append(mlpBwdArr[:0], gr.Pointwise("mlp.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
 	if g.moe.Experts > 0 {
 		mlpBwd = append(mlpBwd, moeLayer.Backward...)
 	} else {
@@ -299,7 +305,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		mlpBwd = append(mlpBwd, d2, w2, geluBwd, d1, w1)
 	}
 	mlpBwd = append(mlpBwd, gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
-	attnBwd := []partition.Op{gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0)}
+	attnBwd := append(attnBwdArr[:0], gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
 	attnBwd = append(attnBwd, d, w)
 	da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
@@ -315,15 +321,15 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if g.moe.Experts == 0 {
 		ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
 		ops = append(append(ops, attn...), mlp...)
-		ops = append(append(ops, recompute(attn)...), recompute(mlp)...)
+		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
 		markLayer(ops)
 		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
 			Params: LayerParamsPerGPU(h, t), Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)
-	attnOps := append(append(append([]partition.Op(nil), attn...), recompute(attn)...), attnBwd...)
-	moeOps := append(append(append([]partition.Op(nil), mlp...), recompute(mlp)...), mlpBwd...)
+	attnOps := append(recompute(append(make([]partition.Op, 0, 2*len(attn)+len(attnBwd)), attn...), attn), attnBwd...)
+	moeOps := append(recompute(append(make([]partition.Op, 0, 2*len(mlp)+len(mlpBwd)), mlp...), mlp), mlpBwd...)
 	markLayer(attnOps)
 	markLayer(moeOps)
 	return []partition.Block{
