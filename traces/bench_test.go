@@ -102,7 +102,7 @@ func peakHeap(fn func()) uint64 {
 }
 
 // BenchmarkImport: throughput in MB/s of uncompressed JSON (target ≥ 100 MB/s on one core) and
-// the peak heap (target ≤ 100 MB whatever the size: runs of 1<<17 events spill and merge).
+// the peak heap (target ≤ 100 MB whatever the size: runs of 1<<18 events spill and merge).
 // Run with -cpu 1; the 1 GB case takes a while: go test -bench 'Import/1GB' -run '^$' -cpu 1 ./traces
 func BenchmarkImport(b *testing.B) {
 	for _, size := range []int64{64 << 20, 1 << 30} {

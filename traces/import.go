@@ -22,7 +22,7 @@ import (
 
 // ImportOptions tunes an import. The zero value is the default.
 type ImportOptions struct {
-	// RunRows is how many events are sorted in memory at a time (default 1<<17); with more,
+	// RunRows is how many events are sorted in memory at a time (default 1<<18); with more,
 	// sorted runs spill to a temporary file and are merged.
 	RunRows int
 	// TempDir holds the spill file (default: the output's directory).

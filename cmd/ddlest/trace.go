@@ -162,7 +162,7 @@ type traceCollDoc struct {
 	BusBW      float64 `json:"busbw_bytes_per_s"`
 }
 
-func secs(ns int64) float64 { return float64(ns) / 1e9 }
+func secs(ns int64) float64 { return float64(units.Ns(float64(ns))) }
 
 func showDoc(tf *traces.File, ranks []traces.RankSummary, top int) traceShowDoc {
 	d := traceShowDoc{File: tf.Path, Metadata: tf.Meta}

@@ -63,7 +63,7 @@ func CalibrateCollectives(ranks []traces.RankSummary, n NetworkChoice) ([]Collec
 	for _, r := range ranks {
 		for _, c := range r.Collectives {
 			row := CollectiveCalibration{Rank: r.Rank, Collective: c.Collective, Bytes: units.Bytes(c.Bytes), Group: int(c.GroupSize),
-				Count: c.Count, Measured: units.Seconds(float64(c.TotalNs) / float64(c.Count) / 1e9)}
+				Count: c.Count, Measured: units.Ns(float64(c.TotalNs) / float64(c.Count))}
 			op, ok := TraceOp(c.Collective)
 			g := int(c.GroupSize)
 			if op == network.SendRecv {

@@ -9,7 +9,7 @@
 //	Linear        MACs = in · out · (tokens); params = in·out (+ out)
 //	Attention     2 · T² · F MACs per sample (QKᵀ and probabilities·V)
 //
-// LayerBlock turns a layer into ops for a micro-batch of m samples: a GEMM (implicit GEMM for
+// Blocks turns each layer into ops for a micro-batch of m samples: a GEMM (implicit GEMM for
 // convolutions, op kind partition.Convolution) of 2·MACs·m FLOP forward, and data-gradient plus
 // weight-gradient GEMMs of the same size backward (the first layer's data gradient is skipped);
 // normalisations, activations, pooling, residual adds and dropout are memory-bound kernels whose

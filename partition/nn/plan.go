@@ -58,12 +58,6 @@ func (t Training) Validate() error {
 	return p.Err(t.Workload)
 }
 
-// LayerBlock builds the forward and backward ops of one layer for m samples; first marks the
-// network's first layer, whose input needs no gradient.
-func LayerBlock(gr *partition.Graph, l Layer, m int, dt dtype.DType, first bool) partition.Block {
-	return partition.Block{Name: l.Name, Repeat: 1, Ops: layerOps(nil, gr, l, m, dt, first), Params: l.Params}
-}
-
 // batched prefixes a per-sample shape with the batch.
 func batched(gr *partition.Graph, m int, s []int) tensor.Shape {
 	dims := make([]int, 0, 5)

@@ -44,12 +44,12 @@ func Load(path string) (*Measured, error) {
 	for _, r := range ranks {
 		steps := float64(max(1, r.Steps))
 		m.Steps = max(m.Steps, r.Steps)
-		fwd += float64(r.ByPhase["fwd"]) / 1e9 / steps
-		bwd += float64(r.ByPhase["bwd"]) / 1e9 / steps
-		opt += float64(r.ByPhase["optimizer"]) / 1e9 / steps
-		unk += float64(r.ByPhase["unknown"]) / 1e9 / steps
-		lf += float64(r.LayerByPhase["fwd"]) / 1e9 / steps
-		lb += float64(r.LayerByPhase["bwd"]) / 1e9 / steps
+		fwd += float64(units.Ns(float64(r.ByPhase["fwd"]))) / steps
+		bwd += float64(units.Ns(float64(r.ByPhase["bwd"]))) / steps
+		opt += float64(units.Ns(float64(r.ByPhase["optimizer"]))) / steps
+		unk += float64(units.Ns(float64(r.ByPhase["unknown"]))) / steps
+		lf += float64(units.Ns(float64(r.LayerByPhase["fwd"]))) / steps
+		lb += float64(units.Ns(float64(r.LayerByPhase["bwd"]))) / steps
 	}
 	n := float64(max(1, len(ranks)))
 	fwd, bwd, opt, unk = fwd/n, bwd/n, opt/n, unk/n
