@@ -52,7 +52,9 @@ func (c Config) plan(lay Layout, b int) (*partition.Plan, error) {
 		Ops: []partition.Op{
 			{Name: "embedding.lookup", Kind: partition.Embedding, Phase: partition.Forward, DType: dt, Output: emb,
 				Read: units.Bytes(rows * sz), Written: units.Bytes(pooled * sz)},
-			// Sparse SGD: scatter the pooled gradients onto the looked-up rows, in place.
+			// Sparse SGD: scatter the pooled gradients onto the looked-up rows, in place [D]: a
+			// multiply (learning rate) and an add per row element; reads the gradients and rows,
+			// writes the rows.
 			{Name: "embedding.sparse_sgd", Kind: partition.Embedding, Phase: partition.Backward, DType: dt, Output: emb,
 				FLOP: units.FLOP(2 * rows), Read: units.Bytes((pooled + rows) * sz), Written: units.Bytes(rows * sz)},
 		},

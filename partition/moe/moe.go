@@ -89,8 +89,9 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, stride int, re
 	mid := gr.Shape(s.slots(n), s.ExpertHidden)
 	gelu := gr.Pointwise("moe.expert.gelu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopGeLU, 1, 1, 0, 0)
 	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, mid, w2, dt)
-	// Combine: the k gate-weighted outputs of each token.
-	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, recv, dt, 2, 1, 0, 0, 0)
+	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
+	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
+	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, recv, dt, 2, 1, 1, 0, 0)
 	router.Saved = units.Bytes(partition.Elems(x) * sz)
 	gate.Saved = units.Bytes(partition.Elems(logits) * sz)
 	fc1.Saved = units.Bytes(partition.Elems(recv) * sz)
@@ -105,6 +106,8 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, stride int, re
 	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, dt)
 	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
 	l.Backward = []partition.Op{
+		// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's
+		// (dot of slot output and output gradient): 3 operations per element, reading both.
 		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, recv, dt, 3, 2, 1, 0, 0),
 		d2, g2,
 		gr.Pointwise("moe.expert.gelu.bwd", partition.Elementwise, partition.Backward, mid, dt, partition.FlopGeLU, 2, 1, 0, 0),
