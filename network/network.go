@@ -21,6 +21,9 @@ const (
 	AllToAll
 	Barrier
 	SendRecv
+
+	// NumOps is the number of ops.
+	NumOps = SendRecv + 1
 )
 
 var opNames = []string{"all-reduce", "reduce-scatter", "all-gather", "reduce", "broadcast", "scatter",
@@ -66,10 +69,36 @@ func (o Op) BusFactor(n int) float64 {
 
 // Group is the set of ranks taking part: Size ranks, Stride apart in the job's rank order
 // (rank r, r+Stride, …). Stride tells a topology-aware network which tiers the group spans.
+//
+// Every group of the same shape that tiles the job runs the collective at the same time, in
+// lockstep (the replicas of a data-parallel job all reduce their gradients at once): the groups
+// are {hi·Size·Stride + m·Stride + lo : m < Size} for lo < Stride and every hi whose last member is
+// a rank of the job. Concurrent caps how many of them run (0: all of them); a network that routes
+// traffic charges the links they share, a level model sees one group.
 type Group struct {
-	Size   int `json:"size"`
-	Stride int `json:"stride"`
+	Size       int `json:"size"`
+	Stride     int `json:"stride"`
+	Concurrent int `json:"concurrent,omitempty"`
 }
+
+// Groups is the number of groups of shape g that tile a job of n ranks (at least 1 when g fits),
+// capped by g.Concurrent.
+func (g Group) Groups(n int) int {
+	span := g.Size * g.Stride
+	if g.Size < 1 || g.Stride < 1 || n < 1 || (g.Size-1)*g.Stride >= n {
+		return 0
+	}
+	full := n / span                            // whole blocks of Size·Stride ranks
+	rest := n - full*span - (g.Size-1)*g.Stride // groups of the partial block: lo < rest
+	k := full*g.Stride + max(0, min(rest, g.Stride))
+	if g.Concurrent > 0 {
+		k = min(k, g.Concurrent)
+	}
+	return k
+}
+
+// Base is the first rank of the i-th concurrent group (0 ≤ i < Groups); member m is Base + m·Stride.
+func (g Group) Base(i int) int { return (i/g.Stride)*g.Size*g.Stride + i%g.Stride }
 
 // Collective is one collective call. Bytes follows the nccl-tests convention: the size S of the
 // whole buffer (for all-gather the output, for reduce-scatter the input, for all-to-all the
@@ -84,13 +113,20 @@ type Collective struct {
 // Cost is a priced collective, split by the RAMP critical-path method (§7.4.1): head-to-head
 // latency (propagation, switching, NIC, reconfiguration), head-to-tail transfer, and local
 // reduction compute.
+//
+// Reconfig is circuit set-up time charged before steps (0 where circuits are static or the
+// set-up hides behind the node's I/O), and Bottleneck names the resource that limits the step
+// with the most transfer time (a tier, a link class of a routed fabric, a subnet): a static name,
+// never formatted per call.
 type Cost struct {
-	Algorithm string        `json:"algorithm"`
-	Steps     int           `json:"steps"`
-	H2H       units.Seconds `json:"h2h_s"`
-	H2T       units.Seconds `json:"h2t_s"`
-	Compute   units.Seconds `json:"compute_s"`
-	Total     units.Seconds `json:"total_s"`
+	Algorithm  string        `json:"algorithm"`
+	Steps      int           `json:"steps"`
+	H2H        units.Seconds `json:"h2h_s"`
+	H2T        units.Seconds `json:"h2t_s"`
+	Compute    units.Seconds `json:"compute_s"`
+	Reconfig   units.Seconds `json:"reconfig_s"`
+	Total      units.Seconds `json:"total_s"`
+	Bottleneck string        `json:"bottleneck,omitempty"`
 }
 
 // Model prices collectives on one network with one job placed on it.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -23,7 +25,7 @@ func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 	fs.StringVar(&f.net, "net", defaultNet, "network model (see `ddlest nets`)")
 	fs.StringArrayVar(&f.params, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
 	fs.StringVar(&f.config, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
-	fs.StringVar(&f.strategy, "strategy", "", "collective strategy: best, ring, biring, hierarchical, torus2d, rhd, tree, ramp (sets strategy; the network must offer it)")
+	fs.StringVar(&f.strategy, "strategy", "", "collective algorithm: "+strings.Join(all.AlgorithmNames(), ", ")+", or op=name pairs (sets strategy; the network must offer it, see `ddlest nets`)")
 	fs.StringVar(&f.nodeTbps, "node-tbps", "", "node (per-GPU) bandwidth in Tb/s, e.g. 2.4 (sets node_tbps)")
 	fs.StringVar(&f.bw, "net-bw", "", "per-GPU bandwidth of the alphabeta network, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
 	fs.StringVar(&f.latency, "net-latency", "", "per-step latency of the alphabeta network, e.g. 2us (sets latency_ns)")
@@ -31,7 +33,7 @@ func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 		return all.Registry().Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("strategy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"best", "ring", "biring", "hierarchical", "torus2d", "rhd", "tree", "ramp"}, cobra.ShellCompDirectiveNoFileComp
+		return all.AlgorithmNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
@@ -40,8 +42,8 @@ func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 func (f *netFlags) choice() (workflow.NetworkChoice, error) {
 	n := workflow.NetworkChoice{Name: f.net, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
 	if f.strategy != "" {
-		if _, err := collective.ParseStrategy(f.strategy); err != nil {
-			return n, err
+		if _, err := collective.ParseChoice(f.strategy, collective.Names(all.Algorithms())); err != nil {
+			return n, errs.Usage("--strategy: %v", err)
 		}
 		n.Params = append(n.Params, "strategy="+f.strategy)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/ddlest/ddlest/internal/registry"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/alphabeta"
+	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/ideal"
 	"github.com/ddlest/ddlest/network/ramp"
 	"github.com/ddlest/ddlest/network/superpod"
@@ -40,4 +41,15 @@ func Registry() *registry.Registry[network.Spec] {
 		}
 	})
 	return reg
+}
+
+// Algorithms lists every collective algorithm, generic ones first, then those a network brings:
+// the names --strategy accepts, shell completion offers and `ddlest nets` explains.
+func Algorithms() []collective.Algorithm {
+	return append(collective.Algorithms(), ramp.Algorithm{})
+}
+
+// AlgorithmNames lists the algorithms' names, with "best" first.
+func AlgorithmNames() []string {
+	return append([]string{collective.Best}, collective.Names(Algorithms())...)
 }

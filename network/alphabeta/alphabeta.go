@@ -5,6 +5,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/fabric"
 )
 
 // Name is the registry key.
@@ -44,7 +45,7 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return &model{env: env, link: collective.Link{Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}, nil
+			return &model{env: env, link: collective.Link{Name: "link", Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}, nil
 		},
 	}
 }
@@ -60,5 +61,17 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err
 	}
-	return collective.Price(collective.Ring(c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link)), m.env.Reducer, c.DType), nil
+	return collective.OnLevels(collective.Ring, c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link), m.env.Reducer, c.DType)
+}
+
+// Fabric is the flat network as a routed graph for a job of gpus ranks: every GPU on one
+// non-blocking crossbar by a link of the configured bandwidth, the whole per-step latency charged
+// as the endpoint overhead. The level model is exact on it (the flow pricer's test).
+func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
+	b := fabric.NewBuilder(gpus, 0)
+	x := b.Switch(0)
+	for g := 0; g < gpus; g++ {
+		b.Duplex(int32(g), x, fabric.Spec{Class: "link", Rate: units.Gbps(c.BandwidthGbit)})
+	}
+	return b.Build(units.Ns(c.LatencyNs), nil)
 }

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 )
 
 // Two switched levels: 8 members at 300 GB/s, 1 µs; 16 units at 25 GB/s, 4 µs.
-func twoLevels() Layout {
+func twoTiers() Layout {
 	return Layout{Levels: []Level{
 		{Size: 8, Link: Link{Latency: units.Us(1), Bandwidth: units.GBps(300)}},
 		{Size: 16, Link: Link{Latency: units.Us(4), Bandwidth: units.GBps(25)}},
@@ -32,23 +33,23 @@ func uniform(sizes ...int) Layout {
 func TestStepCounts(t *testing.T) {
 	levels := uniform(8, 20, 20, 4) // p = 12800
 	cases := []struct {
-		st   Strategy
+		st   Flow
 		want int
 	}{
-		{StrategyRing, 12800 - 1},
-		{StrategyHierarchical, 7 + 19 + 19 + 3},
-		{StrategyTorus2D, 7 + (20*20*4 - 1)},
-		{StrategyRHD, 13 + 1}, // ⌊log2 12800⌋ = 13 halvings + 1 fold-in (not a power of two)
+		{Ring, 12800 - 1},
+		{Hierarchical, 7 + 19 + 19 + 3},
+		{Torus2D, 7 + (20*20*4 - 1)},
+		{RHD, 13 + 1}, // ⌊log2 12800⌋ = 13 halvings + 1 fold-in (not a power of two)
 	}
 	for _, c := range cases {
-		sch, _ := Build(c.st, network.ReduceScatter, 1e9, levels)
+		sch := mustLevels(c.st, network.ReduceScatter, 1e9, levels)
 		if got := Price(sch, nil, dtype.FP16).Steps; got != c.want {
-			t.Errorf("%s: %d steps, want %d", c.st, got, c.want)
+			t.Errorf("%s: %d steps, want %d", c.st.Name(), got, c.want)
 		}
 		// All-reduce doubles them (reduce-scatter + all-gather).
-		sch, _ = Build(c.st, network.AllReduce, 1e9, levels)
+		sch = mustLevels(c.st, network.AllReduce, 1e9, levels)
 		if got := Price(sch, nil, dtype.FP16).Steps; got != 2*c.want {
-			t.Errorf("%s all-reduce: %d steps, want %d", c.st, got, 2*c.want)
+			t.Errorf("%s all-reduce: %d steps, want %d", c.st.Name(), got, 2*c.want)
 		}
 	}
 }
@@ -60,10 +61,10 @@ func TestSameBytesOnUniformLinks(t *testing.T) {
 	const S = 1e9
 	for _, op := range []network.Op{network.ReduceScatter, network.AllGather, network.AllReduce} {
 		want := op.BusFactor(64) * S / 10e9
-		for _, st := range []Strategy{StrategyRing, StrategyHierarchical, StrategyTorus2D, StrategyRHD} {
-			sch, _ := Build(st, op, S, levels)
+		for _, st := range []Flow{Ring, Hierarchical, Torus2D, RHD} {
+			sch := mustLevels(st, op, S, levels)
 			if got := float64(Price(sch, nil, dtype.FP16).Total); math.Abs(got-want) > 1e-9*want {
-				t.Errorf("%s %s: %g s, want %g", st, op, got, want)
+				t.Errorf("%s %s: %g s, want %g", st.Name(), op, got, want)
 			}
 		}
 	}
@@ -73,13 +74,13 @@ func TestSameBytesOnUniformLinks(t *testing.T) {
 // 15 steps of S/128 at 25 GB/s + 4 µs.
 func TestHierarchicalByHand(t *testing.T) {
 	const S = 1e9
-	sch := Hierarchical(network.ReduceScatter, S, twoLevels())
+	sch := mustLevels(Hierarchical, network.ReduceScatter, S, twoTiers())
 	want := 7*(1e-6+S/8/300e9) + 15*(4e-6+S/128/25e9)
 	if got := float64(Price(sch, nil, dtype.FP16).Total); math.Abs(got-want) > 1e-12 {
 		t.Errorf("got %g s, want %g", got, want)
 	}
 	// All-to-all: a pairwise exchange of S/8 blocks in the node, then of S/16 blocks across units.
-	sch = Hierarchical(network.AllToAll, S, twoLevels())
+	sch = mustLevels(Hierarchical, network.AllToAll, S, twoTiers())
 	want = 7*(1e-6+S/8/300e9) + 15*(4e-6+S/16/25e9)
 	if got := float64(Price(sch, nil, dtype.FP16).Total); math.Abs(got-want) > 1e-12 {
 		t.Errorf("all-to-all %g s, want %g", got, want)
@@ -89,7 +90,7 @@ func TestHierarchicalByHand(t *testing.T) {
 // Pairwise exchange on switched levels: 7 of the 127 steps stay in the 8-member unit.
 func TestPairwiseLevels(t *testing.T) {
 	const S = 128e6
-	sch := Ring(network.AllToAll, S, twoLevels())
+	sch := mustLevels(Ring, network.AllToAll, S, twoTiers())
 	want := 7*(1e-6+1e6/300e9) + 120*(4e-6+1e6/25e9)
 	if c := Price(sch, nil, dtype.FP16); c.Steps != 127 || math.Abs(float64(c.Total)-want) > 1e-12 {
 		t.Errorf("pairwise: %d steps, %v; want 127, %g s", c.Steps, c.Total, want)
@@ -102,7 +103,7 @@ func TestRingLevelHops(t *testing.T) {
 	n := 8
 	l := Layout{Levels: []Level{{Size: n, Ring: true, Link: Link{Latency: units.Us(1), Bandwidth: units.GBps(10)}}}}
 	const S = 8e6
-	c := Price(Ring(network.AllToAll, S, l), nil, dtype.FP16)
+	c := Price(mustLevels(Ring, network.AllToAll, S, l), nil, dtype.FP16)
 	hops := float64(n * n / 4) // 1+2+3+4+3+2+1 = 16
 	if math.Abs(float64(c.H2T)-hops*(S/8)/10e9) > 1e-15 || math.Abs(float64(c.H2H)-hops*1e-6) > 1e-15 {
 		t.Errorf("ring all-to-all H2T %v H2H %v, want %g hops", c.H2T, c.H2H, hops)
@@ -112,20 +113,20 @@ func TestRingLevelHops(t *testing.T) {
 // A bidirectional ring halves every step's bytes when the level has ± ports.
 func TestBiRing(t *testing.T) {
 	duplex := Layout{Levels: []Level{{Size: 16, Duplex: true, Link: Link{Bandwidth: units.GBps(10)}}}}
-	one := Price(Ring(network.AllReduce, 1e9, duplex), nil, dtype.FP16)
-	two := Price(BiRing(network.AllReduce, 1e9, duplex), nil, dtype.FP16)
+	one := Price(mustLevels(Ring, network.AllReduce, 1e9, duplex), nil, dtype.FP16)
+	two := Price(mustLevels(BiRing, network.AllReduce, 1e9, duplex), nil, dtype.FP16)
 	if math.Abs(float64(two.H2T)-float64(one.H2T)/2) > 1e-15 || two.Steps != one.Steps {
 		t.Errorf("bidirectional %v vs ring %v", two, one)
 	}
 	simplex := flat(16, Link{Bandwidth: units.GBps(10)})
-	if a, b := Price(BiRing(network.AllReduce, 1e9, simplex), nil, 0), Price(Ring(network.AllReduce, 1e9, simplex), nil, 0); a.Total != b.Total {
+	if a, b := Price(mustLevels(BiRing, network.AllReduce, 1e9, simplex), nil, 0), Price(mustLevels(Ring, network.AllReduce, 1e9, simplex), nil, 0); a.Total != b.Total {
 		t.Errorf("without duplex ports the bidirectional ring should equal the ring: %v vs %v", a, b)
 	}
 }
 
 // Bruck all-to-all: ⌈log2 p⌉ steps of S/2.
 func TestBruck(t *testing.T) {
-	c := Price(RHD(network.AllToAll, 1e9, uniform(1000)), nil, dtype.FP16)
+	c := Price(mustLevels(RHD, network.AllToAll, 1e9, uniform(1000)), nil, dtype.FP16)
 	if c.Steps != 10 || math.Abs(float64(c.H2T)-10*0.5e9/10e9) > 1e-12 {
 		t.Errorf("Bruck %+v", c)
 	}
@@ -133,64 +134,88 @@ func TestBruck(t *testing.T) {
 
 // Binary-tree broadcast at zero latency: one chunk stream at half the link rate (two children).
 func TestTree(t *testing.T) {
-	sch, ok := Tree(network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(10)}))
-	if !ok {
-		t.Fatal("tree broadcast missing")
-	}
+	sch := mustLevels(Tree, network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(10)}))
 	if c := Price(sch, nil, dtype.FP16); math.Abs(float64(c.Total)-2*1e9/10e9) > 1e-3*0.2 {
 		t.Errorf("tree broadcast %v, want → 2S/B = 0.2 s", c.Total)
 	}
-	if _, ok := Tree(network.AllToAll, 1, Layout{}); ok {
+	if Tree.Implements(network.AllToAll) {
 		t.Error("tree all-to-all should not exist")
 	}
 }
 
 func TestEveryStrategyBasics(t *testing.T) {
-	levels := twoLevels()
-	for _, st := range []Strategy{StrategyRing, StrategyBiRing, StrategyHierarchical, StrategyTorus2D, StrategyRHD, StrategyTree} {
+	levels := twoTiers()
+	for _, st := range []Flow{Ring, BiRing, Hierarchical, Torus2D, RHD, Tree} {
 		for _, op := range network.Ops() {
-			if _, ok := Build(st, op, 1, levels); !ok {
+			if !st.Implements(op) {
 				continue
 			}
 			prev := units.Seconds(-1)
 			for _, s := range []units.Bytes{0, 1, 1e3, 1e6, 1e9, 1e10} {
-				sch, _ := Build(st, op, s, levels)
-				c := Price(sch, nil, dtype.FP16)
+				c := Price(mustLevels(st, op, s, levels), nil, dtype.FP16)
 				if c.Total < prev {
-					t.Errorf("%s %s: time fell from %v to %v at %v", st, op, prev, c.Total, s)
+					t.Errorf("%s %s: time fell from %v to %v at %v", st.Name(), op, prev, c.Total, s)
 				}
 				prev = c.Total
 			}
-			sch, _ := Build(st, op, 1e9, flat(1, levels.Levels[0].Link))
-			if c := Price(sch, nil, dtype.FP16); c.Total != 0 {
-				t.Errorf("%s %s with one member: %v", st, op, c.Total)
+			if c := Price(mustLevels(st, op, 1e9, flat(1, levels.Levels[0].Link)), nil, dtype.FP16); c.Total != 0 {
+				t.Errorf("%s %s with one member: %v", st.Name(), op, c.Total)
 			}
 		}
 	}
 }
 
-func TestPriceStrategy(t *testing.T) {
-	ss := Strategies{Allowed: []Strategy{StrategyRing, StrategyHierarchical},
-		Skip: func(st Strategy, op network.Op) bool { return st == StrategyHierarchical && op == network.AllToAll }}
-	c := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 128, Stride: 1}}
-	best, err := ss.PriceStrategy("test", Best, c, twoLevels(), nil)
+// Choose is the one best-of loop: the cheapest offered algorithm for best, the named one
+// otherwise, a usage error naming the valid ones when the network does not offer it for the op.
+func TestChoose(t *testing.T) {
+	offered := []Algorithm{Ring, Hierarchical}
+	price := func(a Algorithm) (network.Cost, error) {
+		return OnLevels(a, network.AllReduce, 1e9, twoTiers(), nil, 0)
+	}
+	best, err := Choose("test", Best, offered, network.AllReduce, price)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ring, _ := ss.PriceStrategy("test", StrategyRing, c, twoLevels(), nil)
-	hier, _ := ss.PriceStrategy("test", StrategyHierarchical, c, twoLevels(), nil)
+	ring, _ := Choose("test", "ring", offered, network.AllReduce, price)
+	hier, _ := Choose("test", "hierarchical", offered, network.AllReduce, price)
 	if best.Total != min(ring.Total, hier.Total) || best.Algorithm != "hierarchical ring" {
 		t.Errorf("best %v, ring %v, hierarchical %v", best, ring, hier)
 	}
-	_, err = ss.PriceStrategy("test", StrategyRHD, c, twoLevels(), nil)
+	_, err = Choose("test", "rhd", offered, network.AllReduce, price)
 	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "best, ring, hierarchical") {
-		t.Errorf("disallowed strategy: %v", err)
+		t.Errorf("an algorithm the network does not offer: %v", err)
 	}
-	c.Op = network.AllToAll
-	if _, err := ss.PriceStrategy("test", StrategyHierarchical, c, twoLevels(), nil); err == nil {
-		t.Error("skipped pair accepted")
+	// A declined algorithm is skipped by best and explained when asked for.
+	decline := func(a Algorithm) (network.Cost, error) {
+		if a.Name() == "ring" {
+			return network.Cost{}, Decline("no grid here")
+		}
+		return price(a)
 	}
-	if s, err := ParseStrategy("torus2d"); err != nil || s != StrategyTorus2D {
-		t.Errorf("ParseStrategy: %v %v", s, err)
+	if c, err := Choose("test", Best, offered, network.AllReduce, decline); err != nil || c.Algorithm != "hierarchical ring" {
+		t.Errorf("best with ring declined: %v %v", c, err)
+	}
+	if _, err := Choose("test", "ring", offered, network.AllReduce, decline); errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "no grid here") {
+		t.Errorf("declined ring asked for: %v", err)
+	}
+}
+
+// Strategies parse as one name, op=name pairs, or both; unknown names list the valid ones.
+func TestParseChoice(t *testing.T) {
+	valid := []string{"ring", "rings", "linear"}
+	c, err := ParseChoice("all-reduce=rings, all-to-all=linear", valid)
+	if err != nil || c.For(network.AllReduce) != "rings" || c.For(network.AllToAll) != "linear" || c.For(network.Broadcast) != Best {
+		t.Errorf("per-op choice: %+v %v", c, err)
+	}
+	if c, err := ParseChoice("ring,all-to-all=linear", valid); err != nil || c.For(network.AllGather) != "ring" || c.For(network.AllToAll) != "linear" {
+		t.Errorf("default plus per-op: %+v %v", c, err)
+	}
+	for _, bad := range []string{"torus2d", "all-reduce=tree", "ring,rings", "all-reduc=ring"} {
+		if _, err := ParseChoice(bad, valid); errs.ExitCode(err) != errs.ExitUsage {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if _, err := ParseChoice("tree", valid); !strings.Contains(fmt.Sprint(err), "best, ring, rings, linear") {
+		t.Errorf("the error lists the valid names: %v", err)
 	}
 }

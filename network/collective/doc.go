@@ -1,14 +1,27 @@
-// Package collective turns MPI collectives into step schedules and prices them with one cost
-// function.
+// Package collective holds the collective algorithms and the one cost function that prices them.
 //
-// A Schedule is a list of Steps; each step has the Link it runs on (latency α, per-rank bandwidth
-// B), the bytes each rank sends, the load on the most shared resource (effective bandwidth
-// B/load) and an optional local n-to-1 reduction. Price sums, per step (RAMP §7.4.1):
+// Algorithms emit traffic, not times. A generic algorithm (Ring, BiRing, Hierarchical, Torus2D,
+// RHD, Tree, Linear) is a registered value whose Rounds say, for one group of p members, who
+// sends how many bytes to whom in each synchronised round (a Pattern of parts: a shift or XOR of
+// one digit of the member index, a chain, a binary heap, a uniform all-to-all, an explicit
+// successor table), with the reduction each receiver does and any circuit set-up before it. Every
+// concurrent group of the job runs the same rounds. Networks offer algorithms (no closed enum:
+// network packages add their own, RAMP-x, HammingMesh's rings); Choose is the one best-of loop,
+// and a Choice is a strategy ("best", a name, or op=name pairs).
 //
-//	T = Σ_steps repeat · ( α  +  bytes · load / B  +  reduce(fanIn, bytes) )
-//	    H2H (head-to-head)   H2T (head-to-tail)      compute (GPU roofline)
+// Two pricers turn rounds into Steps, and Price sums the steps (RAMP §7.4.1):
 //
-// Every network model builds schedules and calls Price; no model writes its own time formula.
+//	T = Σ_steps repeat · ( reconfig + α + bytes · load / B + reduce(fanIn, bytes) )
+//	                      set-up   H2H   H2T (head-to-tail)   compute (GPU roofline)
+//
+//   - a routed fabric (network/fabric) routes every flow of every concurrent group and takes
+//     the slowest path as α and the busiest link as B/load;
+//   - OnLevels, the fast path of networks whose tiers capture all sharing, maps each round onto
+//     the level it spans: a ring step (whose wrap-around crosses every level) onto the critical
+//     level, a digit shift onto its level (multi-hop on a physical ring: min(k, n−k) hops and as
+//     many messages per link), a binary-tree round onto the critical level with two chunks per
+//     parent port. A test proves the two pricers equal on non-blocking fabrics.
+//
 // Closed forms from papers (ring all-reduce 2(n−1)/n·S/B, RAMP Table 8, …) are tests of the
 // schedules, not second implementations.
 //
@@ -16,5 +29,7 @@
 // all-to-all per-rank send buffer).
 //
 // References: Patarasuk & Yuan 2009 (ring all-reduce), Thakur, Rabenseifner & Gropp 2005 (MPICH
-// collectives), RAMP (Ottino et al.) §7.4 and Eq. (1) for the pipelined broadcast.
+// collectives), Ueno & Yokota 2019 (hierarchical rings), Mikami et al. 2018 (2D torus), RAMP
+// (Ottino et al.) §7.4 and Eq. (1) for the pipelined broadcast, HammingMesh (Hoefler et al. 2022)
+// §V-A for the linear all-to-all.
 package collective

@@ -70,7 +70,7 @@ func critical(levels []Level) Link {
 			c.Latency = l.Link.Latency
 		}
 		if first || l.Link.Bandwidth < c.Bandwidth {
-			c.Bandwidth = l.Link.Bandwidth
+			c.Bandwidth, c.Name = l.Link.Bandwidth, l.Link.Name
 		}
 		first = false
 	}

@@ -23,43 +23,45 @@ import (
 //
 // When p is not a power of two, the p − p' extra members fold in before the halving (one step of
 // S with a reduction) and out after the doubling (one step of S).
-func RHD(op network.Op, s units.Bytes, lay Layout) Schedule {
-	act := active(lay.Levels)
-	p := lay.members()
-	sch := Schedule{Algorithm: "recursive halving/doubling"}
+//
+// Step k is an XOR of the member index with 2^k among the first p' members (a shift by 2^k for
+// Bruck and dissemination), and the fold steps pair member m ≥ p' with m − p' (on levels: the
+// critical link).
+var RHD = Flow{name: "rhd", summary: "recursive halving/doubling (Rabenseifner; Bruck all-to-all, dissemination barrier)",
+	ops: allOps, rounds: rhdRounds}
+
+func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
+	out.Algorithm = "recursive halving/doubling"
+	p := g.P()
 	if p <= 1 {
-		return sch
+		return nil
 	}
-	lg := bits.Len(uint(p)) - 1 // log2 p'
-	pow2 := 1<<lg == p
-	crit := critical(act)
-	step := func(d int, b units.Bytes, reduce bool) Step {
-		l, off := spans(act, d)
-		link, load := shifted(l, off)
-		st := Step{Link: link, Bytes: b, Load: load}
-		if reduce {
-			st.FanIn, st.ReduceBytes = 2, b
-		}
-		return st
-	}
+	lg := bits.Len(uint(p)) - 1
+	pp := 1 << lg
+	pow2 := pp == p
+	xor := func(k int) Pattern { return One(Part{Kind: XOR, Stride: 1, Size: pp, K: 1 << k, Limit: pp}) }
 	halving := func(reduce bool) {
 		if !pow2 {
-			sch.Steps = append(sch.Steps, Step{Link: crit, Bytes: s, FanIn: 2, ReduceBytes: s})
+			out.add(Round{Pattern: One(Part{Kind: FoldIn, K: pp}), Bytes: s, FanIn: 2, ReduceBytes: s})
 		}
 		b := s
 		for k := 0; k < lg; k++ {
 			b /= 2
-			sch.Steps = append(sch.Steps, step(1<<k, b, reduce))
+			r := Round{Pattern: xor(k), Bytes: b}
+			if reduce {
+				r.FanIn, r.ReduceBytes = 2, b
+			}
+			out.add(r)
 		}
 	}
 	doubling := func() {
-		b := s / units.Bytes(int(1)<<lg)
+		b := s / units.Bytes(pp)
 		for k := lg - 1; k >= 0; k-- {
-			sch.Steps = append(sch.Steps, step(1<<k, b, false))
+			out.add(Round{Pattern: xor(k), Bytes: b})
 			b *= 2
 		}
 		if !pow2 {
-			sch.Steps = append(sch.Steps, Step{Link: crit, Bytes: s})
+			out.add(Round{Pattern: One(Part{Kind: FoldOut, K: pp}), Bytes: s})
 		}
 	}
 	ceilLg := bits.Len(uint(p - 1))
@@ -74,22 +76,22 @@ func RHD(op network.Op, s units.Bytes, lay Layout) Schedule {
 	case network.Scatter:
 		halving(false)
 	case network.Broadcast:
-		sch.Algorithm = "binomial scatter + recursive doubling"
+		out.Algorithm = "binomial scatter + recursive doubling"
 		halving(false)
 		doubling()
 	case network.AllToAll:
-		sch.Algorithm = "Bruck"
+		out.Algorithm = "Bruck"
 		for k := 0; k < ceilLg; k++ {
-			sch.Steps = append(sch.Steps, step(1<<k, s/2, false))
+			out.add(Round{Pattern: One(whole(Shift, p, 1<<k)), Bytes: s / 2})
 		}
 	case network.Barrier:
-		sch.Algorithm = "dissemination"
+		out.Algorithm = "dissemination"
 		for k := 0; k < ceilLg; k++ {
-			sch.Steps = append(sch.Steps, step(1<<k, 0, false))
+			out.add(Round{Pattern: One(whole(Shift, p, 1<<k))})
 		}
 	case network.SendRecv:
-		sch.Algorithm = "direct"
-		sch.Steps = []Step{{Link: crit, Bytes: s}}
+		out.Algorithm = "direct"
+		out.add(Round{Pattern: One(whole(Chain, p, 1)), Bytes: s})
 	}
-	return sch
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 
 // Link is what one algorithmic step sees of the network on the tier it runs on.
 type Link struct {
+	// Name is the resource that limits the step (a tier, a link class): a static string.
+	Name string
 	// Latency is the step's head-to-head latency α: propagation, switch traversal, NIC in/out
 	// and circuit reconfiguration on the critical path.
 	Latency units.Seconds
@@ -31,6 +33,9 @@ type Step struct {
 	ReduceBytes units.Bytes
 	// Repeat is how many times the step occurs (0 counts as 1).
 	Repeat int
+	// Reconfig is circuit set-up time before each occurrence (wavelength or circuit switching
+	// that the node's I/O does not hide).
+	Reconfig units.Seconds
 }
 
 // Schedule is a collective algorithm as a list of steps.
@@ -40,10 +45,13 @@ type Schedule struct {
 }
 
 // Price is THE cost function of every network model (RAMP §7.4.1 critical-path method): for each
-// step, head-to-head latency + head-to-tail transfer (bytes over the effective bandwidth) +
-// local reduction compute, summed over the steps.
+// step, reconfiguration + head-to-head latency + head-to-tail transfer (bytes over the effective
+// bandwidth) + local reduction compute, summed over the steps. Routed fabrics reduce each round
+// of flows to a step (network/fabric) and come here too. The bottleneck is the link of the step
+// with the most transfer time.
 func Price(s Schedule, red network.Reducer, dt dtype.DType) network.Cost {
 	c := network.Cost{Algorithm: s.Algorithm}
+	var worst units.Seconds
 	for _, st := range s.Steps {
 		n := st.Repeat
 		if n <= 0 {
@@ -63,8 +71,12 @@ func Price(s Schedule, red network.Reducer, dt dtype.DType) network.Cost {
 		c.H2H += units.Seconds(n) * h2h
 		c.H2T += units.Seconds(n) * h2t
 		c.Compute += units.Seconds(n) * comp
+		c.Reconfig += units.Seconds(n) * st.Reconfig
+		if t := units.Seconds(n) * h2t; t > worst {
+			worst, c.Bottleneck = t, st.Link.Name
+		}
 	}
-	c.Total = c.H2H + c.H2T + c.Compute
+	c.Total = c.Reconfig + c.H2H + c.H2T + c.Compute
 	return c
 }
 

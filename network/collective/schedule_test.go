@@ -19,7 +19,7 @@ func TestRingBandwidthClosedForms(t *testing.T) {
 	link := Link{Bandwidth: units.GBps(25)}
 	for _, n := range []int{2, 3, 8, 64, 1000} {
 		for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll} {
-			c := Price(Ring(op, S, flat(n, link)), nil, dtype.FP16)
+			c := Price(mustLevels(Ring, op, S, flat(n, link)), nil, dtype.FP16)
 			// t = BusFactor(n) · S/B, e.g. all-reduce 2(n−1)/n · S/B.
 			want := op.BusFactor(n) * float64(S) / 25e9
 			if !near(float64(c.Total), want, 1e-12) {
@@ -47,7 +47,7 @@ func TestRingStepCounts(t *testing.T) {
 		network.SendRecv:      1,
 	}
 	for op, want := range cases {
-		c := Price(Ring(op, 1e6, flat(n, link)), nil, dtype.FP16)
+		c := Price(mustLevels(Ring, op, 1e6, flat(n, link)), nil, dtype.FP16)
 		if c.Steps != want {
 			t.Errorf("%s: %d steps, want %d", op, c.Steps, want)
 		}
@@ -61,7 +61,7 @@ func TestRingStepCounts(t *testing.T) {
 func TestOneRankIsFree(t *testing.T) {
 	link := Link{Latency: units.Us(5), Bandwidth: units.GBps(1)}
 	for _, op := range network.Ops() {
-		if c := Price(Ring(op, 1e9, flat(1, link)), nil, dtype.FP16); c.Total != 0 || c.Steps != 0 {
+		if c := Price(mustLevels(Ring, op, 1e9, flat(1, link)), nil, dtype.FP16); c.Total != 0 || c.Steps != 0 {
 			t.Errorf("%s with one rank: %+v", op, c)
 		}
 	}
@@ -72,7 +72,7 @@ func TestMonotoneInSize(t *testing.T) {
 	for _, op := range network.Ops() {
 		prev := units.Seconds(-1)
 		for _, s := range []units.Bytes{0, 1, 1e3, 1e6, 1e9, 1e10} {
-			c := Price(Ring(op, s, flat(32, link)), nil, dtype.FP16)
+			c := Price(mustLevels(Ring, op, s, flat(32, link)), nil, dtype.FP16)
 			if c.Total < prev {
 				t.Errorf("%s: time fell from %v to %v at size %v", op, prev, c.Total, s)
 			}
@@ -91,7 +91,7 @@ func (r perByte) ReduceTime(fanIn int, b units.Bytes, _ dtype.DType) units.Secon
 func TestReductionCompute(t *testing.T) {
 	// Ring reduce-scatter on 4 ranks, 1 GB: 3 steps each reducing 2 chunks of 250 MB into one:
 	// 3 · (3 · 250e6 B) / 1e12 B/s = 2.25 ms.
-	c := Price(Ring(network.ReduceScatter, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16)
+	c := Price(mustLevels(Ring, network.ReduceScatter, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16)
 	if !near(float64(c.Compute), 2.25e-3, 1e-12) {
 		t.Errorf("compute = %v, want 2.25 ms", c.Compute)
 	}
@@ -99,7 +99,7 @@ func TestReductionCompute(t *testing.T) {
 		t.Errorf("total %v is not the sum of its parts", c.Total)
 	}
 	// Gathers do not reduce.
-	if c := Price(Ring(network.AllGather, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16); c.Compute != 0 {
+	if c := Price(mustLevels(Ring, network.AllGather, 1e9, flat(4, Link{Bandwidth: 1e12})), perByte{1e12}, dtype.FP16); c.Compute != 0 {
 		t.Errorf("all-gather compute = %v", c.Compute)
 	}
 }
@@ -136,8 +136,17 @@ func TestPipelineChunksOptimal(t *testing.T) {
 		}
 	}
 	// Zero latency: the broadcast tends to S/B.
-	c := Price(Ring(network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(25)})), nil, dtype.FP16)
+	c := Price(mustLevels(Ring, network.Broadcast, 1e9, flat(64, Link{Bandwidth: units.GBps(25)})), nil, dtype.FP16)
 	if !near(float64(c.Total), 1e9/25e9, 1e-4) {
 		t.Errorf("α=0 broadcast = %v, want 40 ms", c.Total)
 	}
+}
+
+// mustLevels is the level schedule of an algorithm that runs on every layout.
+func mustLevels(a Algorithm, op network.Op, s units.Bytes, lay Layout) Schedule {
+	sch, err := Levels(a, op, s, lay)
+	if err != nil {
+		panic(err)
+	}
+	return sch
 }

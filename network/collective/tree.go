@@ -16,33 +16,37 @@ import (
 //	reduce      one pass towards the root, each stage ending in a 3-to-1 reduction
 //	all-reduce  reduce then broadcast
 //
-// It spans the whole group, so its stages run at the pace of the critical link.
-func Tree(op network.Op, s units.Bytes, lay Layout) (Schedule, bool) {
-	act := active(lay.Levels)
-	p := lay.members()
-	sch := Schedule{Algorithm: "binary tree"}
-	switch op {
-	case network.Broadcast, network.Reduce, network.AllReduce:
-	default:
-		return sch, false
-	}
+// It spans the whole group, so on levels its stages run at the pace of the critical link; as
+// flows every parent sends its chunk to both children in one round (TreeDown) and the fabric
+// finds the busiest link (the parent's port, which carries both).
+var Tree = Flow{name: "tree", summary: "pipelined binary tree (broadcast, reduce, all-reduce)",
+	ops: Ops(network.Broadcast, network.Reduce, network.AllReduce), rounds: treeRounds}
+
+func treeRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
+	out.Algorithm = "binary tree"
+	p := g.P()
 	if p <= 1 {
-		return sch, true
+		return nil
 	}
-	link := critical(act)
 	depth := max(1, bits.Len(uint(p))-1)
-	// Two children per stage: the chain optimum for twice the bytes.
-	k := PipelineChunks(2*s, depth, link)
+	down := One(Part{Kind: TreeDown})
+	// The round's link already carries both children's chunks on the parent's port.
+	l, err := g.Link(down)
+	if err != nil {
+		return err
+	}
+	k := PipelineChunks(s, depth, l)
 	c := s / units.Bytes(k)
-	down := Step{Link: link, Bytes: 2 * c, Repeat: k + depth - 1}
-	up := Step{Link: link, Bytes: 2 * c, FanIn: 3, ReduceBytes: c, Repeat: k + depth - 1}
+	d := Round{Pattern: down, Bytes: c, Repeat: k + depth - 1}
+	u := Round{Pattern: One(Part{Kind: TreeUp}), Bytes: c, FanIn: 3, ReduceBytes: c, Repeat: k + depth - 1}
 	switch op {
 	case network.Broadcast:
-		sch.Steps = []Step{down}
+		out.add(d)
 	case network.Reduce:
-		sch.Steps = []Step{up}
+		out.add(u)
 	case network.AllReduce:
-		sch.Steps = []Step{up, down}
+		out.add(u)
+		out.add(d)
 	}
-	return sch, true
+	return nil
 }

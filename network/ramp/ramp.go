@@ -34,7 +34,7 @@ type Config struct {
 	MinPath    float64 `json:"min_path_dbm" help:"lowest power allowed anywhere on the path (dBm)" source:"[P] RAMP §4.2: above −20 dBm for good SNR"`
 	MinRx      float64 `json:"min_rx_dbm" help:"lowest power at the receiver (dBm)" source:"[P] RAMP §4.2: above −15 dBm for direct detection"`
 	Contention string  `json:"contention" help:"step-3 contention: paper (every step in one round, as RAMP §5 states) or exact (the corrected step-3 subgroups share subnets when gcd(1+⌊λ/x⌋, x)·J > x and need that many rounds)" source:"[D] engine.go CheckSchedule: at x = J = 32, Λ = 64 step 3 reuses each (subnet, wavelength) twice"`
-	Strategy   string  `json:"strategy" help:"collective strategy: best or ramp (RAMP-x); ring or rhd also run on the all-to-all fabric" source:"[P] RAMP §5–6 (RAMP-x); §6.3.1: ring and recursive halving/doubling are possible but slower"`
+	Strategy   string  `json:"strategy" help:"collective algorithm: best or ramp (RAMP-x); ring or rhd also run on the all-to-all fabric; or op=name pairs" source:"[P] RAMP §5–6 (RAMP-x); §6.3.1: ring and recursive halving/doubling are possible but slower"`
 }
 
 // DefaultConfig is RAMP at maximum scale: 65,536 nodes at 12.8 Tb/s.
@@ -89,16 +89,15 @@ func (c *Config) Validate() error {
 	p.NonNegative("io_ns", c.IONs)
 	p.Positive("slot_ns", c.SlotNs)
 	p.NonNegative("reconfig_ns", c.ReconfNs)
-	if st, err := collective.ParseStrategy(c.Strategy); err != nil {
-		p.Check(err)
-	} else if !allowed(st) {
-		p.Addf("strategy %q cannot run on ramp; valid: best, ramp, ring, rhd", c.Strategy)
-	}
+	_, err := collective.ParseChoice(c.Strategy, collective.Names(c.Algorithms()))
+	p.Check(err)
 	return p.Err("network ramp")
 }
 
-func allowed(st collective.Strategy) bool {
-	return st == collective.Best || st == collective.StrategyRAMP || st == collective.StrategyRing || st == collective.StrategyRHD
+// Algorithms lists what RAMP runs: RAMP-x, and a full-capacity ring or recursive halving/doubling
+// over the all-to-all fabric (§6.3.1).
+func (c *Config) Algorithms() []collective.Algorithm {
+	return []collective.Algorithm{Algorithm{cfg: c}, collective.Ring, collective.RHD}
 }
 
 // PowerBudget follows the most constrained optical path (RAMP §4.2, Fig. 6): transmitter → 1:x
@@ -148,8 +147,10 @@ func Spec() network.Spec {
 			if env.GPUs > c.Nodes() {
 				return nil, errs.Usage("a job of %d GPUs does not fit network ramp: its maximum is Λ·J·x = %d", env.GPUs, c.Nodes())
 			}
-			st, _ := collective.ParseStrategy(c.Strategy)
-			return &model{cfg: *c, env: env, strategy: st}, nil
+			m := &model{cfg: *c, env: env}
+			m.algorithms = m.cfg.Algorithms()
+			m.choice, _ = collective.ParseChoice(c.Strategy, collective.Names(m.algorithms))
+			return m, nil
 		},
 	}
 }

@@ -54,6 +54,7 @@ func (c *Config) groupsPerPeer(step, d int) int {
 // so the slots of one transfer carry payload back to back.
 func (c *Config) link(groups int) collective.Link {
 	return collective.Link{
+		Name:      "transceiver groups",
 		Latency:   units.Ns(c.PropNs + max(c.IONs, c.ReconfNs)),
 		Bandwidth: c.TrxRate() * units.BytesPerSecond(groups*c.B),
 	}
@@ -159,10 +160,31 @@ func (c *Config) RAMPx(op network.Op, s units.Bytes, p int) (collective.Schedule
 	return sch, nil
 }
 
+// Algorithm is RAMP-x as a registered collective algorithm (RAMP §5–6, Table 8): a level
+// algorithm on the flat one-hop fabric whose schedule comes from the network's configuration.
+// The zero value names it in the registry; the model binds it to its configuration.
+type Algorithm struct{ cfg *Config }
+
+func (Algorithm) Name() string { return "ramp" }
+func (Algorithm) Summary() string {
+	return "RAMP-x: ≤4 subgroup steps (≤8 for reduce, all-reduce) over RAMP's transceiver groups (RAMP §5–6)"
+}
+func (Algorithm) Implements(network.Op) bool { return true }
+
+// Levels is the RAMP-x schedule for the layout's members (the layout is the flat fabric).
+func (a Algorithm) Levels(op network.Op, s units.Bytes, lay collective.Layout) collective.Schedule {
+	if a.cfg == nil {
+		return collective.Schedule{Algorithm: "RAMP-x"}
+	}
+	sch, _ := a.cfg.RAMPx(op, s, lay.P) // the model checked the group against the network's nodes
+	return sch
+}
+
 type model struct {
-	cfg      Config
-	env      network.Env
-	strategy collective.Strategy
+	cfg        Config
+	env        network.Env
+	algorithms []collective.Algorithm
+	choice     collective.Choice
 }
 
 func (*model) Name() string { return Name }
@@ -180,32 +202,9 @@ func (m *model) Price(col network.Collective) (network.Cost, error) {
 	if p > m.cfg.Nodes() {
 		return network.Cost{}, errs.Usage("a group of %d nodes exceeds ramp's %d nodes", p, m.cfg.Nodes())
 	}
-	var best network.Cost
-	found := false
-	try := func(st collective.Strategy) error {
-		if m.strategy != collective.Best && m.strategy != st {
-			return nil
-		}
-		var sch collective.Schedule
-		if st == collective.StrategyRAMP {
-			var err error
-			if sch, err = m.cfg.RAMPx(col.Op, col.Bytes, p); err != nil {
-				return err
-			}
-		} else {
-			// Any node reaches any other in one hop at full node capacity.
-			sch, _ = collective.Build(st, col.Op, col.Bytes, collective.Flat(p, m.cfg.link(m.cfg.X)))
-		}
-		cost := collective.Price(sch, m.env.Reducer, col.DType)
-		if !found || cost.Total < best.Total {
-			best, found = cost, true
-		}
-		return nil
-	}
-	for _, st := range []collective.Strategy{collective.StrategyRAMP, collective.StrategyRing, collective.StrategyRHD} {
-		if err := try(st); err != nil {
-			return network.Cost{}, err
-		}
-	}
-	return best, nil
+	// Any node reaches any other in one hop at full node capacity.
+	lay := collective.Flat(p, m.cfg.link(m.cfg.X))
+	return collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return collective.OnLevels(a, col.Op, col.Bytes, lay, m.env.Reducer, col.DType)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/fabric"
 	"github.com/ddlest/ddlest/network/topology"
 )
 
@@ -26,7 +27,7 @@ type Config struct {
 	PropCoreNs       float64 `json:"prop_core_ns" help:"propagation spine–core (ns)" source:"[P] RAMP §7.5: 1.25 µs"`
 	IONs             float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 'minimum in-out latency per node (intra-GPU) is considered to be 100ns'"`
 	MaxGPUs          int     `json:"max_gpus" help:"largest job the fat tree is built for" source:"[P] RAMP §7.5: scaled to RAMP's 65,536 nodes with 4 tiers"`
-	Strategy         string  `json:"strategy" help:"collective strategy: best, ring, hierarchical, torus2d, rhd, tree" source:"[P] RAMP §7.6: ring, 2D-torus and hierarchical ring; the best is chosen per collective"`
+	Strategy         string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring, 2D-torus and hierarchical ring; the best is chosen per collective"`
 	ExtendedA2A      bool    `json:"extended_alltoall" help:"let all-to-all use Bruck (rhd) and per-level phases (hierarchical, torus2d), not only the ring's pairwise exchange" source:"[D] off: RAMP §7.6 compares ring-based strategies, and Fig. 18's 171× all-to-all speed-up needs the pairwise baseline (Bruck would give 121×)"`
 }
 
@@ -55,20 +56,26 @@ func (c *Config) Validate() error {
 		{"prop_spine_ns", c.PropSpineNs}, {"prop_core_ns", c.PropCoreNs}, {"io_ns", c.IONs}} {
 		p.NonNegative(f.k, f.v)
 	}
-	_, err := collective.ParseStrategy(c.Strategy)
+	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
 	p.Check(err)
 	return p.Err("network superpod")
 }
 
-// Strategies is what the fat tree runs (RAMP §7.6 plus recursive halving/doubling and trees).
-func (c *Config) Strategies() collective.Strategies {
-	return collective.Strategies{
-		Allowed: []collective.Strategy{collective.StrategyRing, collective.StrategyHierarchical, collective.StrategyTorus2D,
-			collective.StrategyRHD, collective.StrategyTree},
-		Skip: func(st collective.Strategy, op network.Op) bool {
-			return op == network.AllToAll && !c.ExtendedA2A && st != collective.StrategyRing
-		},
+// algorithms is what the fat tree runs (RAMP §7.6 plus recursive halving/doubling and trees).
+var (
+	algorithms = []collective.Algorithm{collective.Ring, collective.Hierarchical, collective.Torus2D, collective.RHD, collective.Tree}
+	ringOnly   = []collective.Algorithm{collective.Ring}
+)
+
+// Algorithms lists the algorithms the network offers.
+func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
+
+// Offer is what runs op: all-to-all only on the ring's pairwise exchange unless extended_alltoall.
+func (c *Config) Offer(op network.Op) []collective.Algorithm {
+	if op == network.AllToAll && !c.ExtendedA2A {
+		return ringOnly
 	}
+	return algorithms
 }
 
 // Tiers are the four levels: NVSwitch, leaf, spine, core. One-way latencies (reference/ramp.md
@@ -105,8 +112,40 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			st, _ := collective.ParseStrategy(c.Strategy)
-			return topology.NewModel(Name, c.Tiers(), c.Strategies(), st, env, c.MaxGPUs)
+			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
 		},
 	}
 }
+
+// Fabric is the fat tree as a routed graph for a job of gpus ranks: per DGX an NVSwitch (each GPU
+// on it at node_tbps), per GPU an InfiniBand port to its leaf (node_tbps/oversubscription), and
+// non-blocking leaf → spine → core bundles. NVLink hops weigh 1 and InfiniBand hops 2, so a flow
+// inside a DGX takes NVLink. Its per-hop latencies add up to the tiers' (Tiers): the endpoint
+// overhead is io_ns, each switch charges its latency once, each cable its propagation. The level
+// model is exact on it (the flow pricer's test), so the model keeps using the levels.
+func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
+	nv := units.Tbps(c.NodeTbps)
+	ib := nv / units.BytesPerSecond(c.Oversubscription)
+	ns := units.Ns
+	node, leaf := c.GPUsPerNode, c.GPUsPerNode*c.NodesPerLeaf
+	spine := leaf * c.LeavesPerSpine
+	b := fabric.NewBuilder(gpus, 0)
+	nvs := b.Switches(ceil(gpus, node), ns(c.NVSwitchNs))
+	leaves := b.Switches(ceil(gpus, leaf), ns(c.IBSwitchNs))
+	spines := b.Switches(ceil(gpus, spine), ns(c.IBSwitchNs))
+	core := b.Switch(ns(c.IBSwitchNs))
+	for g := 0; g < gpus; g++ {
+		b.Duplex(int32(g), nvs+int32(g/node), fabric.Spec{Class: "nvlink", Rate: nv, Latency: ns(c.PropNodeNs)})
+		b.Duplex(int32(g), leaves+int32(g/leaf), fabric.Spec{Class: "leaf port", Rate: ib, Latency: ns(c.PropLeafNs), Weight: 2})
+	}
+	for l := 0; l < ceil(gpus, leaf); l++ {
+		b.Duplex(leaves+int32(l), spines+int32(l*leaf/spine), fabric.Spec{Class: "spine uplink", Width: leaf, Rate: ib, Latency: ns(c.PropSpineNs), Weight: 2})
+	}
+	for s := 0; s < ceil(gpus, spine); s++ {
+		b.Duplex(spines+int32(s), core, fabric.Spec{Class: "core uplink", Width: spine, Rate: ib, Latency: ns(c.PropCoreNs), Weight: 2})
+	}
+	return b.Build(ns(c.IONs), nil)
+}
+
+func ceil(a, b int) int { return (a + b - 1) / b }

@@ -6,38 +6,28 @@ import (
 	"github.com/ddlest/ddlest/network/collective"
 )
 
-// Model is a hierarchical network with a job placed on it: its tiers, the strategies it can run,
-// and the strategy to use (collective.Best picks the cheapest per collective and size).
+// Model is a hierarchical network with a job placed on it: its tiers, the level algorithms it
+// offers per op, and the strategy (collective.Best picks the cheapest per collective and size).
 type Model struct {
-	NetName    string
-	Tiers      []Tier
-	Strategies collective.Strategies
-	Strategy   collective.Strategy
-	Env        network.Env
+	NetName string
+	Tiers   []Tier
+	Offer   func(network.Op) []collective.Algorithm
+	Choice  collective.Choice
+	Env     network.Env
 }
 
-// NewModel checks that the job fits the network (maxGPUs ranks) and that the strategy is one
-// the network runs.
-func NewModel(name string, tiers []Tier, ss collective.Strategies, st collective.Strategy, env network.Env, maxGPUs int) (*Model, error) {
+// NewModel checks that the job fits the network (maxGPUs ranks).
+func NewModel(name string, tiers []Tier, offer func(network.Op) []collective.Algorithm, choice collective.Choice, env network.Env, maxGPUs int) (*Model, error) {
 	if env.GPUs > maxGPUs {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", env.GPUs, name, maxGPUs)
 	}
-	if st != collective.Best {
-		ok := false
-		for _, a := range ss.Allowed {
-			ok = ok || a == st
-		}
-		if !ok {
-			return nil, errs.Usage("network %s cannot run strategy %s; valid: best, %s", name, st, ss.Names())
-		}
-	}
-	return &Model{NetName: name, Tiers: tiers, Strategies: ss, Strategy: st, Env: env}, nil
+	return &Model{NetName: name, Tiers: tiers, Offer: offer, Choice: choice, Env: env}, nil
 }
 
 // Name is the network's registry name.
 func (m *Model) Name() string { return m.NetName }
 
-// Price places c's group on the tiers and prices it with the model's strategy.
+// Price places c's group on the tiers and prices it with the chosen algorithm.
 func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.Env); err != nil {
 		return network.Cost{}, err
@@ -45,5 +35,8 @@ func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if c.Group.Size <= 1 {
 		return network.Cost{Algorithm: "none"}, nil
 	}
-	return m.Strategies.PriceStrategy(m.NetName, m.Strategy, c, Levels(m.Tiers, c.Group), m.Env.Reducer)
+	lay := Levels(m.Tiers, c.Group)
+	return collective.Choose(m.NetName, m.Choice.For(c.Op), m.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return collective.OnLevels(a, c.Op, c.Bytes, lay, m.Env.Reducer, c.DType)
+	})
 }

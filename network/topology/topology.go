@@ -16,6 +16,9 @@ type Tier struct {
 	Link   collective.Link
 	Ring   bool // a physical ring (torus dimension): neighbours only, multi-hop otherwise
 	Duplex bool // ± ports along the ring
+	// Circuit marks a ring of circuits set up per group (TopoOpt): a group's members are ring
+	// neighbours whatever their stride in the rank order.
+	Circuit bool
 }
 
 // Levels decomposes group g on tiers (innermost first): one level per tier, some of size 1; the
@@ -31,9 +34,12 @@ func Levels(tiers []Tier, g network.Group) collective.Layout {
 		}
 		size := max(1, ceilDiv(members, prevMembers))
 		l := collective.Level{Size: size, Link: t.Link, Ring: t.Ring, Duplex: t.Duplex}
-		if t.Ring && size > 1 && s > prevSpan {
+		if l.Link.Name == "" {
+			l.Link.Name = t.Name
+		}
+		if t.Ring && !t.Circuit && size > 1 && s > prevSpan {
 			e := s / prevSpan // hops between consecutive members, = interleaved groups per link
-			l.Link = collective.Link{Latency: t.Link.Latency * units.Seconds(e), Bandwidth: t.Link.Bandwidth / units.BytesPerSecond(e)}
+			l.Link = collective.Link{Name: l.Link.Name, Latency: t.Link.Latency * units.Seconds(e), Bandwidth: t.Link.Bandwidth / units.BytesPerSecond(e)}
 		}
 		levels[i] = l
 		prevMembers, prevSpan = members, t.Span

@@ -17,7 +17,7 @@ type Config struct {
 	LatencyNs float64 `json:"latency_ns" help:"latency between circuit neighbours (ns)" source:"[P] RAMP §7.5: maximum latency between nodes 260 ns when the circuit is established"`
 	IONs      float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
 	MaxGPUs   int     `json:"max_gpus" help:"largest job" source:"[P] RAMP §7.5: scaled to 65,536 nodes (beyond TopoOpt's 384)"`
-	Strategy  string  `json:"strategy" help:"collective strategy: best or ring" source:"[P] RAMP §7.6: only single-ring strategies; >10 ms reconfiguration rules out the others"`
+	Strategy  string  `json:"strategy" help:"collective algorithm: best or ring" source:"[P] RAMP §7.6: only single-ring strategies; >10 ms reconfiguration rules out the others"`
 	AllToAll  string  `json:"alltoall" help:"all-to-all: direct (a circuit to each partner in turn, reconfiguration not counted) or relay (around the fixed ring)" source:"[AMB] RAMP §7.6 allows TopoOpt single-ring strategies only (relay; reproduces Fig. 18's all-to-all speed-up); §7.5 discards circuit reconfiguration (direct; reproduces Fig. 17's DLRM overheads)"`
 }
 
@@ -33,13 +33,18 @@ func (c *Config) Validate() error {
 	p.NonNegative("latency_ns", c.LatencyNs)
 	p.NonNegative("io_ns", c.IONs)
 	p.AtLeast("max_gpus", c.MaxGPUs, 1)
-	_, err := collective.ParseStrategy(c.Strategy)
+	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
 	p.Check(err)
 	p.OneOf("alltoall", c.AllToAll, []string{"direct", "relay"})
 	return p.Err("network topoopt")
 }
 
-var strategies = collective.Strategies{Allowed: []collective.Strategy{collective.StrategyRing}}
+var algorithms = []collective.Algorithm{collective.Ring}
+
+// Algorithms lists the algorithms the network offers.
+func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
+
+func offer(network.Op) []collective.Algorithm { return algorithms }
 
 // Spec registers the model.
 func Spec() network.Spec {
@@ -53,37 +58,31 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			st, _ := collective.ParseStrategy(c.Strategy)
-			link := collective.Link{Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}
-			ring, err := topology.NewModel(Name, []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true, Link: link}},
-				strategies, st, env, c.MaxGPUs)
-			if err != nil {
-				return nil, err
+			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			link := collective.Link{Name: "circuit", Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}
+			// Every group gets its own circuit ring: TopoOpt sets up the circuits for the job, so a
+			// group's members are ring neighbours whatever their stride in the rank order (RAMP
+			// §7.4: "minimising the number of logical circuits needed such that the effective
+			// degree is one"). All-to-alls relay around it, or (direct) get a circuit per partner.
+			ring, err := topology.NewModel(Name, []topology.Tier{{Name: "circuit ring", Span: c.MaxGPUs, Ring: true, Circuit: true, Link: link}},
+				offer, choice, env, c.MaxGPUs)
+			if err != nil || c.AllToAll != "direct" {
+				return ring, err
 			}
-			m := perGroupRing{ring: ring, a2a: ring}
-			if c.AllToAll == "direct" {
-				// Each pairwise-exchange step sets up a circuit to its partner.
-				m.a2a, err = topology.NewModel(Name, []topology.Tier{{Name: "circuit to partner", Span: c.MaxGPUs, Link: link}},
-					strategies, st, env, c.MaxGPUs)
-			}
-			return m, err
+			partner, err := topology.NewModel(Name, []topology.Tier{{Name: "circuit to partner", Span: c.MaxGPUs, Link: link}},
+				offer, choice, env, c.MaxGPUs)
+			return direct{ring: ring, a2a: partner}, err
 		},
 	}
 }
 
-// perGroupRing prices every group on its own circuit ring: TopoOpt sets up the circuits for the
-// job, so a group's members are ring neighbours whatever their stride in the rank order (RAMP
-// §7.4: "minimising the number of logical circuits needed such that the effective degree is one").
-// All-to-alls use a2a: the ring itself (relay) or a circuit per partner (direct).
-type perGroupRing struct{ ring, a2a *topology.Model }
+// direct prices all-to-alls with a circuit set up to each partner in turn and everything else on
+// the group's circuit ring.
+type direct struct{ ring, a2a *topology.Model }
 
-func (m perGroupRing) Name() string { return Name }
+func (m direct) Name() string { return Name }
 
-func (m perGroupRing) Price(c network.Collective) (network.Cost, error) {
-	if err := network.CheckGroup(c, m.ring.Env); err != nil {
-		return network.Cost{}, err
-	}
-	c.Group.Stride = 1
+func (m direct) Price(c network.Collective) (network.Cost, error) {
 	if c.Op == network.AllToAll {
 		return m.a2a.Price(c)
 	}

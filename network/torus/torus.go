@@ -20,7 +20,7 @@ type Config struct {
 	PropXNs  float64 `json:"prop_x_ns" help:"propagation of a link along x (ns)" source:"[P] RAMP §7.5: worst-case propagation 156 ns"`
 	PropYNs  float64 `json:"prop_y_ns" help:"propagation of a link along y (ns)" source:"[P] RAMP §7.5: worst-case propagation 520 ns"`
 	IONs     float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
-	Strategy string  `json:"strategy" help:"collective strategy: best, ring, biring, torus2d" source:"[P] RAMP §7.6: ring and 2D-torus (Mikami et al. 2018)"`
+	Strategy string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring and 2D-torus (Mikami et al. 2018)"`
 }
 
 // DefaultConfig is the paper's 128 × 512 torus.
@@ -38,7 +38,7 @@ func (c *Config) Validate() error {
 	p.NonNegative("prop_x_ns", c.PropXNs)
 	p.NonNegative("prop_y_ns", c.PropYNs)
 	p.NonNegative("io_ns", c.IONs)
-	_, err := collective.ParseStrategy(c.Strategy)
+	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
 	p.Check(err)
 	return p.Err("network torus")
 }
@@ -52,7 +52,12 @@ func (c *Config) Tiers() []topology.Tier {
 	}
 }
 
-var strategies = collective.Strategies{Allowed: []collective.Strategy{collective.StrategyRing, collective.StrategyBiRing, collective.StrategyTorus2D}}
+var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, collective.Torus2D}
+
+// Algorithms lists the algorithms the network offers.
+func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
+
+func offer(network.Op) []collective.Algorithm { return algorithms }
 
 // Spec registers the model.
 func Spec() network.Spec {
@@ -66,8 +71,8 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			st, _ := collective.ParseStrategy(c.Strategy)
-			return topology.NewModel(Name, c.Tiers(), strategies, st, env, c.DimX*c.DimY)
+			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			return topology.NewModel(Name, c.Tiers(), offer, choice, env, c.DimX*c.DimY)
 		},
 	}
 }

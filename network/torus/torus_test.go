@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/topology"
@@ -14,10 +15,12 @@ import (
 func TestSteps(t *testing.T) {
 	cfg := DefaultConfig()
 	lay := topology.Levels(cfg.Tiers(), network.Group{Size: 65536, Stride: 1})
-	for st, want := range map[collective.Strategy]int{collective.StrategyTorus2D: 128 + 512 - 2, collective.StrategyRing: 65535} {
-		sch, _ := collective.Build(st, network.ReduceScatter, 1e9, lay)
-		if got := collective.Price(sch, nil, dtype.FP16).Steps; got != want {
-			t.Errorf("%s: %d steps, want %d", st, got, want)
+	for _, c := range []struct {
+		alg  collective.Flow
+		want int
+	}{{collective.Torus2D, 128 + 512 - 2}, {collective.Ring, 65535}} {
+		if got := collective.Price(levels(t, c.alg, network.ReduceScatter, 1e9, lay), nil, dtype.FP16).Steps; got != c.want {
+			t.Errorf("%s: %d steps, want %d", c.alg.Name(), got, c.want)
 		}
 	}
 }
@@ -42,4 +45,13 @@ func TestRing(t *testing.T) {
 	if best.Algorithm != "bidirectional ring" || math.Abs(float64(best.H2T)-float64(c.H2T)/2) > 1e-12 {
 		t.Errorf("best %+v", best)
 	}
+}
+
+func levels(t *testing.T, a collective.Algorithm, op network.Op, s units.Bytes, lay collective.Layout) collective.Schedule {
+	t.Helper()
+	sch, err := collective.Levels(a, op, s, lay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
 }

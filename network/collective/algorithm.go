@@ -1,0 +1,184 @@
+package collective
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+// Algorithm is a collective algorithm: a registered value that networks offer. It says which ops
+// it implements and emits traffic:
+//
+//   - Flowing (every generic algorithm): rounds of member-to-member flows, for every concurrent
+//     group. A routed fabric routes them (network/fabric); a level network maps each round onto
+//     the level it spans (OnLevels), the exact fast path where levels capture all sharing.
+//   - Leveled: a step schedule a network builds itself on its levels (RAMP-x).
+//
+// Both end in Price, the one cost function.
+type Algorithm interface {
+	// Name is the registry key (what --strategy takes).
+	Name() string
+	// Summary is one line for help and `ddlest nets`.
+	Summary() string
+	// Implements reports whether the algorithm has a schedule for op.
+	Implements(op network.Op) bool
+}
+
+// Flowing algorithms emit rounds of flows over a group's members into out (whose Rounds the
+// caller has emptied; it is reused scratch). An algorithm that cannot run on this group returns a
+// *Declined error saying why.
+type Flowing interface {
+	Algorithm
+	Rounds(op network.Op, s units.Bytes, g Members, out *Flows) error
+}
+
+// Flows is a flow algorithm's output: the name to report and the rounds.
+type Flows struct {
+	Algorithm string
+	Rounds    []Round
+}
+
+// add appends a round.
+func (f *Flows) add(r Round) { f.Rounds = append(f.Rounds, r) }
+
+// Declined says why an algorithm cannot run a collective on a group (a rings schedule needs a
+// grid that has two edge-disjoint Hamiltonian cycles, pairwise exchange refuses p² flows, …).
+// "best" skips declined algorithms; asking for one by name is a usage error carrying the reason.
+type Declined struct{ Reason string }
+
+func (d *Declined) Error() string { return d.Reason }
+
+// Decline returns a *Declined error.
+func Decline(format string, a ...any) error { return &Declined{Reason: fmt.Sprintf(format, a...)} }
+
+// Best is the strategy name that picks the cheapest offered algorithm per collective.
+const Best = "best"
+
+// Choice is a network's strategy: one algorithm name (or Best) for every op, optionally another
+// per op, written "ring", "best" or "all-reduce=rings,all-to-all=linear[,best]" (the bare name
+// is the default for the ops not named).
+type Choice struct {
+	Default string
+	ByOp    [network.NumOps]string
+}
+
+// For is the name chosen for op.
+func (c Choice) For(op network.Op) string {
+	if n := c.ByOp[op]; n != "" {
+		return n
+	}
+	if c.Default == "" {
+		return Best
+	}
+	return c.Default
+}
+
+// ParseChoice reads a strategy. valid lists the algorithm names allowed (the network's offer, or
+// every registered algorithm); the error names the bad value and the valid ones.
+func ParseChoice(s string, valid []string) (Choice, error) {
+	var c Choice
+	ok := func(name string) error {
+		if name == Best {
+			return nil
+		}
+		for _, v := range valid {
+			if v == name {
+				return nil
+			}
+		}
+		return errs.Usage("strategy %q is not valid; valid: %s, %s", name, Best, strings.Join(valid, ", "))
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		opName, name, perOp := strings.Cut(part, "=")
+		if !perOp {
+			if c.Default != "" {
+				return c, errs.Usage("strategy %q names two defaults (%s, %s); give one name, or op=name pairs", s, c.Default, part)
+			}
+			if err := ok(part); err != nil {
+				return c, err
+			}
+			c.Default = part
+			continue
+		}
+		op, err := network.ParseOp(strings.TrimSpace(opName))
+		if err != nil {
+			return c, errs.Usage("strategy %q: %v", s, err)
+		}
+		name = strings.TrimSpace(name)
+		if err := ok(name); err != nil {
+			return c, err
+		}
+		c.ByOp[op] = name
+	}
+	return c, nil
+}
+
+// Names lists the algorithms' names.
+func Names(algs []Algorithm) []string {
+	out := make([]string, len(algs))
+	for i, a := range algs {
+		out[i] = a.Name()
+	}
+	return out
+}
+
+// Choose is the one best-of loop of every network. want is the algorithm asked for (Best for the
+// cheapest); offered are the algorithms the network runs for this op; price prices one of them
+// (a *Declined error: it cannot run this group). netName names the network in errors.
+func Choose(netName, want string, offered []Algorithm, op network.Op, price func(Algorithm) (network.Cost, error)) (network.Cost, error) {
+	if want != Best && want != "" {
+		for _, a := range offered {
+			if a.Name() != want {
+				continue
+			}
+			if !a.Implements(op) {
+				break
+			}
+			c, err := price(a)
+			var d *Declined
+			if errors.As(err, &d) {
+				return c, errs.Usage("strategy %s cannot run %s on network %s: %s", want, op, netName, d.Reason)
+			}
+			return c, err
+		}
+		var can []string
+		for _, a := range offered {
+			if a.Implements(op) {
+				can = append(can, a.Name())
+			}
+		}
+		return network.Cost{}, errs.Usage("strategy %s cannot run %s on network %s; valid: %s, %s", want, op, netName, Best, strings.Join(can, ", "))
+	}
+	var best network.Cost
+	found := false
+	var reasons []string
+	for _, a := range offered {
+		if !a.Implements(op) {
+			continue
+		}
+		c, err := price(a)
+		var d *Declined
+		if errors.As(err, &d) {
+			reasons = append(reasons, a.Name()+": "+d.Reason)
+			continue
+		}
+		if err != nil {
+			return network.Cost{}, err
+		}
+		if !found || c.Total < best.Total {
+			best, found = c, true
+		}
+	}
+	if !found {
+		if len(reasons) > 0 {
+			return network.Cost{}, errs.Usage("no algorithm of network %s runs %s here (%s)", netName, op, strings.Join(reasons, "; "))
+		}
+		return network.Cost{}, errs.Usage("no algorithm of network %s runs %s", netName, op)
+	}
+	return best, nil
+}

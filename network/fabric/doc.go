@@ -1,0 +1,34 @@
+// Package fabric is the routed network engine: a fabric described as a graph, a job placed on
+// it, and the flow pricer that turns an algorithm's rounds into steps of the one cost function
+// (collective.Price).
+//
+// Graph. Endpoints (accelerators, nodes 0 … E−1) and switches; directed links, each a bundle of
+// Width identical physical links with a rate, a propagation latency, a routing weight and a class
+// name; a forwarding latency per node (a switch's buffers and crossbar, an accelerator's on-chip
+// router on a mesh board); one per-message endpoint overhead. Planes that a paper simulates as
+// one wider NIC are one graph at the summed rate.
+//
+// Routing. Flows take minimal paths (least total weight). A family supplies its distance oracle
+// (a fat tree's leaf/pod/core levels, the sum of row and column distances of a torus or
+// HammingMesh, a Dragonfly's router table); LazyDist, the exact per-destination search, serves
+// small fabrics and checks the oracles in tests. Split routing divides a node's traffic towards
+// a destination over its minimal next hops in proportion to their widths (the fluid limit of
+// adaptive routing); Hash routing sends it over one next hop picked by a seeded hash of
+// (destination, node), as per-destination forwarding tables do, so flows collide.
+//
+// Pricing one round of an algorithm: every concurrent group (network.Group.Groups: the groups of
+// the collective's shape that tile the job, all in lockstep) maps its members to endpoints
+// through the placement, each flow is routed, and
+//
+//	α   = endpoint overhead + the slowest path's latency (links + forwarding nodes)
+//	B/L = the rate of the busiest physical link per unit of flow weight
+//
+// become a collective.Step with the round's bytes, repeat, reduction and reconfiguration; Price
+// sums the steps. A uniform all-to-all is loaded from the aggregated traffic matrix (all sources
+// routed towards each destination together), never flow by flow. Routed patterns are cached per
+// (pattern, group shape) and priced collectives per (op, bytes, group, dtype).
+//
+// The level schedules of network/collective are the exact fast path on non-blocking fabrics: a
+// test builds the SuperPod and α–β fabrics and checks that the flow pricer equals the level
+// pricer for every generic algorithm (relative 1e-9).
+package fabric

@@ -1,0 +1,294 @@
+package fabric
+
+import (
+	"sync"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/topology"
+)
+
+// GridMap places endpoints on a fabric's two-dimensional grid (a torus, a HammingMesh's global
+// accelerator grid) for the grid algorithms.
+type GridMap interface {
+	Coord(endpoint int32) (row, col int)
+}
+
+// Options configure a model: a job placed on a fabric.
+type Options struct {
+	Name    string // the network's registry name
+	Routing Routing
+	Seed    uint64 // for Hash routing
+	// Placement maps job rank r to its endpoint (nil: rank r on endpoint r).
+	Placement []int32
+	// Offer lists the flow algorithms the network runs for an op; Choice picks among them.
+	Offer  func(network.Op) []collective.Algorithm
+	Choice collective.Choice
+	// Tiers decompose groups into levels for the hierarchical algorithms (spans in ranks; only
+	// the sizes matter here). Nil: one level.
+	Tiers []topology.Tier
+	// Grid places endpoints on the fabric's grid (nil: no grid algorithms).
+	Grid GridMap
+}
+
+// Model prices collectives on a fabric with a job placed on it: each algorithm's rounds are
+// routed (every concurrent group at once), each round becomes a step (slowest path, busiest link,
+// reduction, reconfiguration) and collective.Price sums them. Routed patterns and priced
+// collectives are cached. A Model is safe for concurrent use (one lock).
+type Model struct {
+	opt Options
+	g   *Graph
+	env network.Env
+
+	mu     sync.Mutex
+	r      *router
+	view   members
+	flows  collective.Flows
+	steps  []collective.Step
+	routes map[routeKey]Load
+	costs  map[costKey]network.Cost
+	grids  map[network.Group]gridEntry
+}
+
+type routeKey struct {
+	pt collective.Pattern
+	g  network.Group
+}
+
+type costKey struct {
+	op    network.Op
+	bytes units.Bytes
+	g     network.Group
+	dt    dtype.DType
+}
+
+type gridEntry struct {
+	grid *collective.Grid
+	err  error
+}
+
+// NewModel places a job of env.GPUs ranks on the fabric.
+func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
+	slots := g.Endpoints
+	if opt.Placement != nil {
+		slots = len(opt.Placement)
+	}
+	if env.GPUs > slots {
+		return nil, errs.Usage("a job of %d GPUs does not fit network %s: it has %d accelerators", env.GPUs, opt.Name, slots)
+	}
+	m := &Model{opt: opt, g: g, env: env, r: newRouter(g, opt.Routing, opt.Seed),
+		routes: map[routeKey]Load{}, costs: map[costKey]network.Cost{}, grids: map[network.Group]gridEntry{}}
+	m.view.m = m
+	return m, nil
+}
+
+// Name is the network's registry name.
+func (m *Model) Name() string { return m.opt.Name }
+
+// Graph is the fabric.
+func (m *Model) Graph() *Graph { return m.g }
+
+// Price prices c with the chosen algorithm (the cheapest offered one for best).
+func (m *Model) Price(c network.Collective) (network.Cost, error) {
+	if err := network.CheckGroup(c, m.env); err != nil {
+		return network.Cost{}, err
+	}
+	if c.Group.Size <= 1 {
+		return network.Cost{Algorithm: "none"}, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := costKey{op: c.Op, bytes: c.Bytes, g: c.Group, dt: c.DType}
+	if cost, ok := m.costs[key]; ok {
+		return cost, nil
+	}
+	m.view.g = c.Group
+	cost, err := collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return m.priceWith(a, c)
+	})
+	if err != nil {
+		return network.Cost{}, err
+	}
+	m.costs[key] = cost
+	return cost, nil
+}
+
+// priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
+func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+	fa, ok := a.(collective.Flowing)
+	if !ok {
+		return network.Cost{}, collective.Decline("%s has no flow form", a.Name())
+	}
+	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
+	if err := fa.Rounds(c.Op, c.Bytes, &m.view, &m.flows); err != nil {
+		return network.Cost{}, err
+	}
+	m.steps = m.steps[:0]
+	for _, r := range m.flows.Rounds {
+		ld, err := m.route(r.Pattern, c.Group)
+		if err != nil {
+			return network.Cost{}, err
+		}
+		m.steps = append(m.steps, collective.Step{Link: m.link(ld), Bytes: r.Bytes, Repeat: r.Repeat,
+			FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+	}
+	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+}
+
+// link is a routed round as a step's link: the slowest path and the busiest link's rate per unit
+// weight.
+func (m *Model) link(ld Load) collective.Link {
+	l := collective.Link{Latency: ld.Latency, Bandwidth: units.BytesPerSecond(inf)}
+	if ld.PerByte > 0 {
+		l.Bandwidth = units.BytesPerSecond(1 / ld.PerByte)
+		l.Name = m.g.classes[ld.Class]
+	}
+	return l
+}
+
+var inf = func() float64 { x := 0.0; return 1 / x }()
+
+// endpoint is the endpoint of job rank r.
+func (m *Model) endpoint(r int) int32 {
+	if m.opt.Placement != nil {
+		return m.opt.Placement[r]
+	}
+	return int32(r)
+}
+
+// route loads the links with one round of pattern pt run by every concurrent group of shape g.
+func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
+	key := routeKey{pt: pt, g: g}
+	if ld, ok := m.routes[key]; ok {
+		return ld, nil
+	}
+	n, p, r := g.Groups(m.env.GPUs), g.Size, m.r
+	lost := false
+	for gi := 0; gi < n; gi++ {
+		base := g.Base(gi)
+		for i := 0; i < pt.N; i++ {
+			part := pt.Parts[i]
+			if part.Kind != collective.Uniform {
+				part.Each(p, func(s, d int, w float64) {
+					if !r.flow(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), w) {
+						lost = true
+					}
+				})
+				continue
+			}
+			// Uniform: every member sends to t; route them towards t together.
+			w := part.W()
+			for t := 0; t < p; t++ {
+				te := m.endpoint(base + t*g.Stride)
+				for s := 0; s < p; s++ {
+					if s == t {
+						continue
+					}
+					se := m.endpoint(base + s*g.Stride)
+					d := m.g.dist.Dist(se, te)
+					if d >= Unreachable {
+						lost = true
+						continue
+					}
+					r.source(se, d, w)
+				}
+				r.toward(te)
+			}
+		}
+	}
+	ld := r.finish()
+	if lost {
+		return Load{}, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
+	}
+	m.routes[key] = ld
+	return ld, nil
+}
+
+// members is what flow algorithms see of the group being priced.
+type members struct {
+	m *Model
+	g network.Group
+}
+
+func (v *members) P() int { return v.g.Size }
+
+func (v *members) Layout() collective.Layout {
+	if v.m.opt.Tiers == nil {
+		return collective.Flat(v.g.Size, collective.Link{})
+	}
+	return topology.Levels(v.m.opt.Tiers, v.g)
+}
+
+func (v *members) Link(pt collective.Pattern) (collective.Link, error) {
+	ld, err := v.m.route(pt, v.g)
+	return v.m.link(ld), err
+}
+
+func (v *members) Grid() (*collective.Grid, error) { return v.m.grid(v.g) }
+
+// grid arranges a group's members on the fabric's grid: they must fill a rectangle, and every
+// concurrent group the same way (their rectangles are translates).
+func (m *Model) grid(g network.Group) (*collective.Grid, error) {
+	if e, ok := m.grids[g]; ok {
+		return e.grid, e.err
+	}
+	gr, err := m.buildGrid(g)
+	m.grids[g] = gridEntry{gr, err}
+	return gr, err
+}
+
+func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
+	if m.opt.Grid == nil {
+		return nil, collective.Decline("network %s has no grid", m.opt.Name)
+	}
+	var ref *collective.Grid
+	for gi, n := 0, g.Groups(m.env.GPUs); gi < n; gi++ {
+		gr, err := m.arrange(g, g.Base(gi))
+		if err != nil {
+			return nil, err
+		}
+		if ref == nil {
+			ref = gr
+			continue
+		}
+		if gr.Rows != ref.Rows || gr.Cols != ref.Cols {
+			return nil, collective.Decline("the concurrent groups fill different rectangles of the grid")
+		}
+		for k := range gr.At {
+			if gr.At[k] != ref.At[k] {
+				return nil, collective.Decline("the concurrent groups are laid out on the grid in different orders")
+			}
+		}
+	}
+	return ref, nil
+}
+
+// arrange puts the members of the group starting at rank base on the grid.
+func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
+	p := g.Size
+	rows, cols := make([]int, p), make([]int, p)
+	r0, c0, r1, c1 := int(^uint(0)>>1), int(^uint(0)>>1), -1, -1
+	for i := 0; i < p; i++ {
+		rows[i], cols[i] = m.opt.Grid.Coord(m.endpoint(base + i*g.Stride))
+		r0, c0, r1, c1 = min(r0, rows[i]), min(c0, cols[i]), max(r1, rows[i]), max(c1, cols[i])
+	}
+	R, C := r1-r0+1, c1-c0+1
+	if R*C != p {
+		return nil, collective.Decline("the group's %d members span %d×%d positions of the grid, not a filled rectangle", p, R, C)
+	}
+	at := make([]int32, p)
+	for i := range at {
+		at[i] = -1
+	}
+	for i := 0; i < p; i++ {
+		k := (rows[i]-r0)*C + cols[i] - c0
+		if at[k] >= 0 {
+			return nil, collective.Decline("two members share a grid position")
+		}
+		at[k] = int32(i)
+	}
+	return &collective.Grid{Rows: R, Cols: C, At: at}, nil
+}
