@@ -13,7 +13,11 @@ import (
 type Round struct {
 	Pattern Pattern
 	Bytes   units.Bytes // per unit weight
-	Repeat  int         // identical consecutive rounds (0 counts as 1)
+	Repeat  int         // consecutive rounds (0 counts as 1)
+	// Vary > 0: the repetitions differ, the pattern's (single) part moving its K by Vary each
+	// time (the pairwise exchange: partners 1, 2, …, p−1 away). Levels fold the repetitions that
+	// land on one level into one step; a fabric routes each.
+	Vary int
 	// FanIn > 1: each member ends the round with a FanIn-to-1 reduction of ReduceBytes per input.
 	FanIn       int
 	ReduceBytes units.Bytes
@@ -52,19 +56,19 @@ const (
 	// Uniform: every member sends to every other member (a linear all-to-all). A fabric loads it
 	// from the aggregated traffic matrix, never flow by flow.
 	Uniform
-	// Table: member m sends to Table.Next[m] (negative: nothing).
+	// Table: member m sends to Successors(K).Next[m] (negative: nothing); K is the table's id.
 	Table
 )
 
 // Part is one component of a pattern.
 type Part struct {
-	Kind         PartKind
-	Stride, Size int // the digit (Shift, Chain, XOR); Size = p and Stride = 1 for the whole group
-	K            int
+	Kind PartKind
+	// Stride, Size: the digit (Shift, Chain, XOR); Size = p and Stride = 1 for the whole group.
+	Stride, Size int32
+	K            int32
 	// Limit > 0: only members m < Limit take part (recursive halving among the first 2^⌊log2 p⌋).
-	Limit  int
+	Limit  int32
 	Weight float64 // bytes of each flow = Round.Bytes × Weight (0 counts as 1)
-	Table  *Successors
 }
 
 // W is the part's weight (0 counts as 1).
@@ -108,56 +112,57 @@ func (p Pattern) Each(n int, f func(src, dst int, w float64)) {
 func (q Part) Each(n int, f func(src, dst int, w float64)) {
 	w := q.W()
 	if q.Limit > 0 {
-		n = min(n, q.Limit)
+		n = min(n, int(q.Limit))
 	}
-	digit := func(m int) int { return (m / q.Stride) % q.Size }
+	stride, size, K := int(q.Stride), int(q.Size), int(q.K)
+	digit := func(m int) int { return (m / stride) % size }
 	switch q.Kind {
 	case RingNext, Shift:
-		if q.Size <= 1 {
+		if size <= 1 {
 			return
 		}
-		k := ((q.K % q.Size) + q.Size) % q.Size
+		k := ((K % size) + size) % size
 		if k == 0 {
 			return
 		}
 		for m := 0; m < n; m++ {
 			d := digit(m)
-			if dst := m + (((d+k)%q.Size)-d)*q.Stride; dst < n {
+			if dst := m + (((d+k)%size)-d)*stride; dst < n {
 				f(m, dst, w)
 			}
 		}
 	case Chain:
 		for m := 0; m < n; m++ {
-			if digit(m) < q.Size-1 && m+q.Stride < n {
-				f(m, m+q.Stride, w)
+			if digit(m) < size-1 && m+stride < n {
+				f(m, m+stride, w)
 			}
 		}
 	case TwoChains:
-		for m := 0; m < q.K && m+1 < n; m++ {
+		for m := 0; m < K && m+1 < n; m++ {
 			f(m, m+1, w)
 		}
-		if q.K+1 < n {
+		if K+1 < n {
 			f(0, n-1, w)
-			for m := n - 1; m > q.K+1; m-- {
+			for m := n - 1; m > K+1; m-- {
 				f(m, m-1, w)
 			}
 		}
 	case XOR:
 		for m := 0; m < n; m++ {
 			d := digit(m)
-			if e := d ^ q.K; e != d && e < q.Size {
-				if dst := m + (e-d)*q.Stride; dst < n {
+			if e := d ^ K; e != d && e < size {
+				if dst := m + (e-d)*stride; dst < n {
 					f(m, dst, w)
 				}
 			}
 		}
 	case FoldIn:
-		for m := q.K; m < n; m++ {
-			f(m, m-q.K, w)
+		for m := K; m < n; m++ {
+			f(m, m-K, w)
 		}
 	case FoldOut:
-		for m := 0; m+q.K < n; m++ {
-			f(m, m+q.K, w)
+		for m := 0; m+K < n; m++ {
+			f(m, m+K, w)
 		}
 	case TreeDown:
 		for m := 0; m < n; m++ {
@@ -172,7 +177,7 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 			f(m, (m-1)/2, w)
 		}
 	case Table:
-		for m, d := range q.Table.Next {
+		for m, d := range tableOf(q.K).Next {
 			if d >= 0 && m < n {
 				f(m, int(d), w)
 			}
@@ -181,8 +186,31 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 }
 
 // Successors is an explicit member-to-member map (a Hamiltonian cycle, a representative tree).
-// Fabrics cache by the pointer, so build one per group geometry and keep it.
+// Register it once per group geometry (Grid.Memo) and use its id in a Table part: patterns hold
+// no pointers, so fabrics cache them by value and rounds copy cheaply.
 type Successors struct{ Next []int32 }
+
+var tables struct {
+	sync.RWMutex
+	list []*Successors
+}
+
+// Register returns the id of a successor table (for Part.K of a Table part).
+func Register(s *Successors) int32 {
+	tables.Lock()
+	defer tables.Unlock()
+	tables.list = append(tables.list, s)
+	return int32(len(tables.list) - 1)
+}
+
+func tableOf(id int32) *Successors {
+	tables.RLock()
+	defer tables.RUnlock()
+	return tables.list[id]
+}
+
+// TablePart is a part that sends along a registered successor table.
+func TablePart(id int32) Part { return Part{Kind: Table, K: id} }
 
 // Members is what a flow algorithm may ask of the group it runs on.
 type Members interface {

@@ -67,7 +67,7 @@ func hierarchical(op network.Op, s units.Bytes, g Members, act []Level, name str
 		outer[i] = units.Bytes(o)
 	}
 	digit := func(i int, kind PartKind) Pattern {
-		return One(Part{Kind: kind, Stride: stride[i], Size: act[i].Size, K: 1})
+		return One(Part{Kind: kind, Stride: int32(stride[i]), Size: int32(act[i].Size), K: 1})
 	}
 	up := func(reduce bool) {
 		for i, l := range act {

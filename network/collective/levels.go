@@ -21,19 +21,39 @@ type Leveled interface {
 // a Leveled one supplies its schedule. A *Declined error: a can't run on levels (a linear
 // all-to-all, whose sends share links no level sees).
 func OnLevels(a Algorithm, op network.Op, s units.Bytes, lay Layout, red network.Reducer, dt dtype.DType) (network.Cost, error) {
+	lp := NewLevelPricer(lay)
+	defer lp.Release()
+	return lp.Price(a, op, s, red, dt)
+}
+
+// LevelPricer prices algorithms on one layout (a network's best-of loop prepares the layout
+// once for all its algorithms). Release returns its scratch.
+type LevelPricer struct{ sc *levelScratch }
+
+// NewLevelPricer prepares lay.
+func NewLevelPricer(lay Layout) LevelPricer {
 	sc := scratch.Get().(*levelScratch)
-	defer scratch.Put(sc)
-	sch, err := sc.schedule(a, op, s, lay)
+	sc.m.set(lay)
+	return LevelPricer{sc}
+}
+
+// Price prices a for op.
+func (lp LevelPricer) Price(a Algorithm, op network.Op, s units.Bytes, red network.Reducer, dt dtype.DType) (network.Cost, error) {
+	sch, err := lp.sc.schedule(a, op, s)
 	if err != nil {
 		return network.Cost{}, err
 	}
 	return Price(sch, red, dt), nil
 }
 
+// Release returns the scratch to the pool.
+func (lp LevelPricer) Release() { scratch.Put(lp.sc) }
+
 // Levels is the step schedule of a on a level layout (for inspection; OnLevels prices it).
 func Levels(a Algorithm, op network.Op, s units.Bytes, lay Layout) (Schedule, error) {
 	var sc levelScratch
-	sch, err := sc.schedule(a, op, s, lay)
+	sc.m.set(lay)
+	sch, err := sc.schedule(a, op, s)
 	sch.Steps = append([]Step(nil), sch.Steps...)
 	return sch, err
 }
@@ -46,43 +66,66 @@ type levelScratch struct {
 	steps []Step
 }
 
-func (sc *levelScratch) schedule(a Algorithm, op network.Op, s units.Bytes, lay Layout) (Schedule, error) {
+func (sc *levelScratch) schedule(a Algorithm, op network.Op, s units.Bytes) (Schedule, error) {
 	if la, ok := a.(Leveled); ok {
-		return la.Levels(op, s, lay), nil
+		return la.Levels(op, s, sc.m.lay), nil
 	}
 	fa, ok := a.(Flowing)
 	if !ok {
 		return Schedule{}, Decline("%s has neither rounds nor levels", a.Name())
 	}
-	sc.m.set(lay)
 	sc.flows.Algorithm, sc.flows.Rounds = "", sc.flows.Rounds[:0]
 	if err := fa.Rounds(op, s, &sc.m, &sc.flows); err != nil {
 		return Schedule{}, err
 	}
 	sc.steps = sc.steps[:0]
-	for _, r := range sc.flows.Rounds {
-		l, load, w, err := sc.m.pattern(r.Pattern)
-		if err != nil {
-			return Schedule{}, err
-		}
-		st := Step{Link: l, Bytes: r.Bytes * units.Bytes(w), Load: load, FanIn: r.FanIn, ReduceBytes: r.ReduceBytes,
-			Repeat: max(1, r.Repeat), Reconfig: r.Reconfig}
-		// Consecutive rounds on the same level with the same bytes are one step repeated (the
-		// pairwise exchange's partners inside one level).
-		if n := len(sc.steps); n > 0 {
-			if prev := &sc.steps[n-1]; sameStep(*prev, st) {
-				prev.Repeat += st.Repeat
-				continue
+	for i := range sc.flows.Rounds {
+		r := &sc.flows.Rounds[i]
+		if r.Vary == 0 {
+			if err := sc.add(r, &r.Pattern, max(1, r.Repeat)); err != nil {
+				return Schedule{}, err
 			}
+			continue
 		}
-		sc.steps = append(sc.steps, st)
+		// A family of partner distances: fold the ones that land on the same level and hop
+		// count into one step.
+		pt := r.Pattern
+		q := &pt.Parts[0]
+		for left := r.Repeat; left > 0; {
+			n := min(left, sc.m.same(q, r.Vary))
+			if err := sc.add(r, &pt, n); err != nil {
+				return Schedule{}, err
+			}
+			q.K += int32(n * r.Vary)
+			left -= n
+		}
 	}
 	return Schedule{Algorithm: sc.flows.Algorithm, Steps: sc.steps}, nil
 }
 
-func sameStep(a, b Step) bool {
-	a.Repeat, b.Repeat = 0, 0
-	return a == b
+// add appends round r with pattern pt as a step repeated n times.
+func (sc *levelScratch) add(r *Round, pt *Pattern, n int) error {
+	l, load, w, err := sc.m.pattern(pt)
+	if err != nil {
+		return err
+	}
+	sc.steps = AppendStep(sc.steps, Step{Link: l, Bytes: r.Bytes * units.Bytes(w), Load: load, FanIn: r.FanIn,
+		ReduceBytes: r.ReduceBytes, Repeat: n, Reconfig: r.Reconfig})
+	return nil
+}
+
+// AppendStep appends st, or adds its repeats to the last step when they are alike in all else
+// (consecutive rounds on the same level with the same bytes are one step repeated).
+func AppendStep(steps []Step, st Step) []Step {
+	if k := len(steps); k > 0 {
+		prev := steps[k-1]
+		prev.Repeat = st.Repeat
+		if prev == st {
+			steps[k-1].Repeat += st.Repeat
+			return steps
+		}
+	}
+	return append(steps, st)
 }
 
 // levelMembers is a group seen through its levels.
@@ -121,7 +164,7 @@ func (v *levelMembers) P() int               { return v.lay.members() }
 func (v *levelMembers) Layout() Layout       { return v.lay }
 func (v *levelMembers) Grid() (*Grid, error) { return nil, Decline("levels have no grid") }
 func (v *levelMembers) Link(pt Pattern) (Link, error) {
-	l, load, w, err := v.pattern(pt)
+	l, load, w, err := v.pattern(&pt)
 	l.Bandwidth = units.BytesPerSecond(float64(l.Bandwidth) / (load * w))
 	return l, err
 }
@@ -130,11 +173,11 @@ func (v *levelMembers) Link(pt Pattern) (Link, error) {
 // flows that share it per sender) and the weight of the bytes it carries per unit of Round.Bytes.
 // Several parts share the link (their weights add up), except the two directions of a ring on
 // duplex levels, which run side by side.
-func (v *levelMembers) pattern(pt Pattern) (Link, float64, float64, error) {
+func (v *levelMembers) pattern(pt *Pattern) (Link, float64, float64, error) {
 	var l Link
 	load, w := 1.0, 0.0
 	for i := 0; i < pt.N; i++ {
-		q := pt.Parts[i]
+		q := &pt.Parts[i]
 		pl, pload, err := v.part(q)
 		if err != nil {
 			return l, 0, 0, err
@@ -151,8 +194,36 @@ func (v *levelMembers) pattern(pt Pattern) (Link, float64, float64, error) {
 	return l, load, w, nil
 }
 
+// same is how many distances K, K+vary, … from part q's land on the level (and, on a physical
+// ring, the hop count) of K: those repetitions are one step.
+func (v *levelMembers) same(q *Part, vary int) int {
+	if vary != 1 || q.Kind != Shift && q.Kind != XOR {
+		return 1
+	}
+	k := int(q.K)
+	if q.Stride != 1 {
+		l, err := v.digit(q)
+		if err != nil || l.Ring {
+			return 1
+		}
+		return int(q.Size) // a switched level: every distance alike
+	}
+	inner := 1
+	for i, l := range v.act {
+		outer := inner * l.Size
+		if k < outer || i == len(v.act)-1 {
+			if !l.Ring {
+				return max(1, outer-k) // the rest of this level's distances
+			}
+			return max(1, (k/inner+1)*inner-k) // the same offset along the ring
+		}
+		inner = outer
+	}
+	return 1
+}
+
 // part is the link and load of one part.
-func (v *levelMembers) part(q Part) (Link, float64, error) {
+func (v *levelMembers) part(q *Part) (Link, float64, error) {
 	switch q.Kind {
 	case RingNext, FoldIn, FoldOut:
 		return v.crit, 1, nil
@@ -164,15 +235,15 @@ func (v *levelMembers) part(q Part) (Link, float64, error) {
 		}
 		return v.crit, 2, nil // the root drives both chains through one port
 	case Chain:
-		if q.Stride == 1 && q.Size >= v.P() {
+		if q.Stride == 1 && int(q.Size) >= v.P() {
 			return v.crit, 1, nil
 		}
 		l, err := v.digit(q)
 		return l.Link, 1, err
 	case Shift, XOR:
-		k := q.K
+		k := int(q.K)
 		if k < 0 {
-			k += q.Size
+			k += int(q.Size)
 		}
 		if q.Stride == 1 {
 			// Members k apart in rank order: the level that distance spans.
@@ -191,13 +262,13 @@ func (v *levelMembers) part(q Part) (Link, float64, error) {
 }
 
 // digit is the level (or the merge of consecutive levels) a digit of the member index runs along.
-func (v *levelMembers) digit(q Part) (Level, error) {
+func (v *levelMembers) digit(q *Part) (Level, error) {
 	for i := range v.act {
-		if v.cum[i] != q.Stride {
+		if v.cum[i] != int(q.Stride) {
 			continue
 		}
 		for j := i; j < len(v.act) && j < maxLevels; j++ {
-			if v.cum[j+1]/v.cum[i] == q.Size {
+			if v.cum[j+1]/v.cum[i] == int(q.Size) {
 				if i == j {
 					return v.act[i], nil
 				}
@@ -207,4 +278,3 @@ func (v *levelMembers) digit(q Part) (Level, error) {
 	}
 	return Level{}, Decline("a digit (stride %d, size %d) that matches no level", q.Stride, q.Size)
 }
-

@@ -33,7 +33,7 @@ var BiRing = Flow{name: "biring", summary: "bidirectional ring: half of the data
 	ops: allOps, rounds: biringRounds}
 
 // whole is a part over the whole group.
-func whole(kind PartKind, p, k int) Part { return Part{Kind: kind, Stride: 1, Size: p, K: k} }
+func whole(kind PartKind, p, k int) Part { return Part{Kind: kind, Stride: 1, Size: int32(p), K: int32(k)} }
 
 func ringRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	p := g.P()
@@ -93,7 +93,7 @@ func biringRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	if op == network.Broadcast {
 		hops := p / 2 // two chains of ⌈(p−1)/2⌉ hops, each carrying half the message
 		half := s / 2
-		two := One(Part{Kind: TwoChains, K: hops})
+		two := One(Part{Kind: TwoChains, K: int32(hops)})
 		l, err := g.Link(two)
 		if err != nil {
 			return err
@@ -116,7 +116,7 @@ func pairwise(block units.Bytes, stride, size int, out *Flows) {
 	if size&(size-1) == 0 {
 		kind = XOR
 	}
-	for k := 1; k < size; k++ {
-		out.add(Round{Pattern: One(Part{Kind: kind, Stride: stride, Size: size, K: k}), Bytes: block})
+	if size > 1 {
+		out.add(Round{Pattern: One(Part{Kind: kind, Stride: int32(stride), Size: int32(size), K: 1}), Bytes: block, Repeat: size - 1, Vary: 1})
 	}
 }

@@ -3,7 +3,6 @@ package fabric
 import (
 	"sync"
 
-	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -49,20 +48,13 @@ type Model struct {
 	flows  collective.Flows
 	steps  []collective.Step
 	routes map[routeKey]Load
-	costs  map[costKey]network.Cost
 	grids  map[network.Group]gridEntry
+	memo   network.Memo
 }
 
 type routeKey struct {
 	pt collective.Pattern
 	g  network.Group
-}
-
-type costKey struct {
-	op    network.Op
-	bytes units.Bytes
-	g     network.Group
-	dt    dtype.DType
 }
 
 type gridEntry struct {
@@ -80,7 +72,7 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: it has %d accelerators", env.GPUs, opt.Name, slots)
 	}
 	m := &Model{opt: opt, g: g, env: env, r: newRouter(g, opt.Routing, opt.Seed),
-		routes: map[routeKey]Load{}, costs: map[costKey]network.Cost{}, grids: map[network.Group]gridEntry{}}
+		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}}
 	m.view.m = m
 	return m, nil
 }
@@ -99,12 +91,11 @@ func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if c.Group.Size <= 1 {
 		return network.Cost{Algorithm: "none"}, nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	key := costKey{op: c.Op, bytes: c.Bytes, g: c.Group, dt: c.DType}
-	if cost, ok := m.costs[key]; ok {
+	if cost, ok := m.memo.Get(c); ok {
 		return cost, nil
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.view.g = c.Group
 	cost, err := collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
 		return m.priceWith(a, c)
@@ -112,7 +103,7 @@ func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if err != nil {
 		return network.Cost{}, err
 	}
-	m.costs[key] = cost
+	m.memo.Put(c, cost)
 	return cost, nil
 }
 
@@ -126,16 +117,60 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	if err := fa.Rounds(c.Op, c.Bytes, &m.view, &m.flows); err != nil {
 		return network.Cost{}, err
 	}
+	if err := m.affordable(c.Group); err != nil {
+		return network.Cost{}, err
+	}
 	m.steps = m.steps[:0]
-	for _, r := range m.flows.Rounds {
-		ld, err := m.route(r.Pattern, c.Group)
-		if err != nil {
-			return network.Cost{}, err
+	for i := range m.flows.Rounds {
+		r := &m.flows.Rounds[i]
+		if r.Vary == 0 {
+			if err := m.step(r, r.Pattern, max(1, r.Repeat), c.Group); err != nil {
+				return network.Cost{}, err
+			}
+			continue
 		}
-		m.steps = append(m.steps, collective.Step{Link: m.link(ld), Bytes: r.Bytes, Repeat: r.Repeat,
-			FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+		// A family of partner distances: each its own routed round.
+		pt := r.Pattern
+		for k := 0; k < r.Repeat; k++ {
+			if err := m.step(r, pt, 1, c.Group); err != nil {
+				return network.Cost{}, err
+			}
+			pt.Parts[0].K += int32(r.Vary)
+		}
 	}
 	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+}
+
+// maxRoutedFlows bounds the flows one collective may route (rounds × flows of every concurrent
+// group); an algorithm beyond it is declined (a pairwise exchange over thousands of members: the
+// linear all-to-all prices the same traffic from its aggregated matrix).
+const maxRoutedFlows = 1 << 22
+
+func (m *Model) affordable(g network.Group) error {
+	rounds := 0
+	for i := range m.flows.Rounds {
+		if r := &m.flows.Rounds[i]; r.Vary != 0 {
+			rounds += r.Repeat
+		} else {
+			rounds++
+		}
+	}
+	if flows := rounds * g.Size * g.Groups(m.env.GPUs); flows > maxRoutedFlows {
+		return collective.Decline("%d rounds over %d concurrent groups of %d would route %d flows (at most %d)", rounds, g.Groups(m.env.GPUs), g.Size, flows, maxRoutedFlows)
+	}
+	return nil
+}
+
+// step routes pattern pt and appends round r's step, repeated n times (merged into the previous
+// step when they are alike).
+func (m *Model) step(r *collective.Round, pt collective.Pattern, n int, g network.Group) error {
+	ld, err := m.route(pt, g)
+	if err != nil {
+		return err
+	}
+	m.steps = collective.AppendStep(m.steps, collective.Step{Link: m.link(ld), Bytes: r.Bytes, Repeat: n,
+		FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+	return nil
 }
 
 // link is a routed round as a step's link: the slowest path and the busiest link's rate per unit

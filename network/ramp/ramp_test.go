@@ -295,3 +295,17 @@ func levels(t *testing.T, a collective.Algorithm, op network.Op, s units.Bytes, 
 	}
 	return sch
 }
+
+// BenchmarkPriceRAMP65536Cold prices a new size every time (the model's memo never hits).
+func BenchmarkPriceRAMP65536Cold(b *testing.B) {
+	spec := Spec()
+	m, _ := spec.New(spec.NewConfig(), network.Env{GPUs: 65536, Reducer: memBound{1.5e12}})
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 65536, Stride: 1}, DType: dtype.FP16}
+	b.ReportAllocs()
+	for b.Loop() {
+		col.Bytes++
+		if _, err := m.Price(col); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -185,6 +185,7 @@ type model struct {
 	env        network.Env
 	algorithms []collective.Algorithm
 	choice     collective.Choice
+	memo       network.Memo
 }
 
 func (*model) Name() string { return Name }
@@ -203,8 +204,16 @@ func (m *model) Price(col network.Collective) (network.Cost, error) {
 		return network.Cost{}, errs.Usage("a group of %d nodes exceeds ramp's %d nodes", p, m.cfg.Nodes())
 	}
 	// Any node reaches any other in one hop at full node capacity.
-	lay := collective.Flat(p, m.cfg.link(m.cfg.X))
-	return collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return collective.OnLevels(a, col.Op, col.Bytes, lay, m.env.Reducer, col.DType)
+	if cost, ok := m.memo.Get(col); ok {
+		return cost, nil
+	}
+	lp := collective.NewLevelPricer(collective.Flat(p, m.cfg.link(m.cfg.X)))
+	defer lp.Release()
+	cost, err := collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return lp.Price(a, col.Op, col.Bytes, m.env.Reducer, col.DType)
 	})
+	if err == nil {
+		m.memo.Put(col, cost)
+	}
+	return cost, err
 }

@@ -115,3 +115,17 @@ func BenchmarkPriceSuperPod65536(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPriceSuperPod65536Cold prices a new size every time (the model's memo never hits):
+// the best of five algorithms mapped onto four levels.
+func BenchmarkPriceSuperPod65536Cold(b *testing.B) {
+	m, _ := Spec().New(DefaultConfig(), network.Env{GPUs: 65536})
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 65536, Stride: 1}, DType: dtype.FP16}
+	b.ReportAllocs()
+	for b.Loop() {
+		col.Bytes++
+		if _, err := m.Price(col); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

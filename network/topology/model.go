@@ -14,6 +14,7 @@ type Model struct {
 	Offer   func(network.Op) []collective.Algorithm
 	Choice  collective.Choice
 	Env     network.Env
+	memo    network.Memo
 }
 
 // NewModel checks that the job fits the network (maxGPUs ranks).
@@ -35,8 +36,16 @@ func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if c.Group.Size <= 1 {
 		return network.Cost{Algorithm: "none"}, nil
 	}
-	lay := Levels(m.Tiers, c.Group)
-	return collective.Choose(m.NetName, m.Choice.For(c.Op), m.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return collective.OnLevels(a, c.Op, c.Bytes, lay, m.Env.Reducer, c.DType)
+	if cost, ok := m.memo.Get(c); ok {
+		return cost, nil
+	}
+	lp := collective.NewLevelPricer(Levels(m.Tiers, c.Group))
+	defer lp.Release()
+	cost, err := collective.Choose(m.NetName, m.Choice.For(c.Op), m.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return lp.Price(a, c.Op, c.Bytes, m.Env.Reducer, c.DType)
 	})
+	if err == nil {
+		m.memo.Put(c, cost)
+	}
+	return cost, err
 }
