@@ -11,16 +11,16 @@
 //
 // Two pricers turn rounds into Steps, and Price sums the steps (RAMP §7.4.1):
 //
-//	T = Σ_steps repeat · ( reconfig + α + bytes · load / B + reduce(fanIn, bytes) )
-//	                      set-up   H2H   H2T (head-to-tail)   compute (GPU roofline)
+//		T = Σ_steps repeat · ( reconfig + α + bytes · load / B + reduce(fanIn, bytes) )
+//		                      set-up   H2H   H2T (head-to-tail)   compute (GPU roofline)
 //
-//   - a routed fabric (network/fabric) routes every flow of every concurrent group and takes
-//     the slowest path as α and the busiest link as B/load;
-//   - OnLevels, the fast path of networks whose tiers capture all sharing, maps each round onto
-//     the level it spans: a ring step (whose wrap-around crosses every level) onto the critical
-//     level, a digit shift onto its level (multi-hop on a physical ring: min(k, n−k) hops and as
-//     many messages per link), a binary-tree round onto the critical level with two chunks per
-//     parent port. A test proves the two pricers equal on non-blocking fabrics.
+//	  - a routed fabric (network/fabric) routes every flow of every concurrent group and takes
+//	    the slowest path as α and the busiest link as B/load;
+//	  - OnLevels, the fast path of networks whose tiers capture all sharing, maps each round onto
+//	    the level it spans: a ring step (whose wrap-around crosses every level) onto the critical
+//	    level, a digit shift onto its level (multi-hop on a physical ring: min(k, n−k) hops and as
+//	    many messages per link), a binary-tree round onto the critical level with two chunks per
+//	    parent port. A test proves the two pricers equal on non-blocking fabrics.
 //
 // Closed forms from papers (ring all-reduce 2(n−1)/n·S/B, RAMP Table 8, …) are tests of the
 // schedules, not second implementations.

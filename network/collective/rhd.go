@@ -39,7 +39,9 @@ func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	lg := bits.Len(uint(p)) - 1
 	pp := 1 << lg
 	pow2 := pp == p
-	xor := func(k int) Pattern { return One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)}) }
+	xor := func(k int) Pattern {
+		return One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)})
+	}
 	halving := func(reduce bool) {
 		if !pow2 {
 			out.add(Round{Pattern: One(Part{Kind: FoldIn, K: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})

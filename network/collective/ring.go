@@ -33,7 +33,9 @@ var BiRing = Flow{name: "biring", summary: "bidirectional ring: half of the data
 	ops: allOps, rounds: biringRounds}
 
 // whole is a part over the whole group.
-func whole(kind PartKind, p, k int) Part { return Part{Kind: kind, Stride: 1, Size: int32(p), K: int32(k)} }
+func whole(kind PartKind, p, k int) Part {
+	return Part{Kind: kind, Stride: 1, Size: int32(p), K: int32(k)}
+}
 
 func ringRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	p := g.P()
