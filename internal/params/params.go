@@ -22,37 +22,59 @@ type Param struct {
 	Source string
 }
 
-// List describes every parameter of cfg (a pointer to a tagged struct), in field order.
+// List describes every parameter of cfg (a pointer to a tagged struct), in field order; the
+// fields of embedded structs (parameters several networks share) count as the struct's own, as
+// encoding/json sees them.
 func List(cfg any) []Param {
-	v, t := structOf(cfg)
+	v, _ := structOf(cfg)
 	var out []Param
+	fields(v, func(f reflect.StructField, fv reflect.Value, key string) bool {
+		out = append(out, Param{Key: key, Value: format(fv), Help: f.Tag.Get("help"), Source: f.Tag.Get("source")})
+		return true
+	})
+	return out
+}
+
+// fields calls f for every tagged field of struct value v, embedded structs flattened, until f
+// returns false.
+func fields(v reflect.Value, f func(reflect.StructField, reflect.Value, string) bool) bool {
+	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		key := jsonKey(f)
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
+			if !fields(v.Field(i), f) {
+				return false
+			}
+			continue
+		}
+		key := jsonKey(sf)
 		if key == "" {
 			continue
 		}
-		out = append(out, Param{Key: key, Value: format(v.Field(i)), Help: f.Tag.Get("help"), Source: f.Tag.Get("source")})
+		if !f(sf, v.Field(i), key) {
+			return false
+		}
 	}
-	return out
+	return true
 }
 
 // Set assigns value to the parameter key of cfg. Errors are usage errors naming the key, the
 // bad value and what would be valid.
 func Set(cfg any, key, value string) error {
-	v, t := structOf(cfg)
+	v, _ := structOf(cfg)
 	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		k := jsonKey(f)
-		if k == "" {
-			continue
-		}
+	var found *reflect.StructField
+	var fv reflect.Value
+	fields(v, func(sf reflect.StructField, x reflect.Value, k string) bool {
 		keys = append(keys, k)
-		if k != key {
-			continue
+		if k == key {
+			found, fv = &sf, x
+			return false
 		}
-		fv := v.Field(i)
+		return true
+	})
+	if found != nil {
+		f := *found
 		switch fv.Kind() {
 		case reflect.Float64:
 			x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)

@@ -107,3 +107,29 @@ func TestProblemHelpers(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// Parameters several networks share live in an embedded struct; they list and set as the
+// struct's own, and decode from JSON the same way.
+func TestEmbedded(t *testing.T) {
+	type shared struct {
+		LinkNs float64 `json:"link_ns" help:"cable latency" source:"[P] x"`
+	}
+	type cfg struct {
+		Radix int `json:"radix" help:"ports" source:"[P] y"`
+		shared
+	}
+	c := &cfg{Radix: 64, shared: shared{LinkNs: 20}}
+	ps := List(c)
+	if len(ps) != 2 || ps[1].Key != "link_ns" || ps[1].Value != "20" {
+		t.Fatalf("list %+v", ps)
+	}
+	if err := Set(c, "link_ns", "30"); err != nil || c.LinkNs != 30 {
+		t.Errorf("set: %v %v", err, c.LinkNs)
+	}
+	if err := Set(c, "radix", "32"); err != nil || c.Radix != 32 {
+		t.Errorf("set radix: %v", err)
+	}
+	if err := Set(c, "nope", "1"); err == nil || !strings.Contains(err.Error(), "radix, link_ns") {
+		t.Errorf("unknown key: %v", err)
+	}
+}

@@ -30,12 +30,31 @@ type Graph struct {
 	// Overhead is the per-message endpoint overhead: charged once per round on top of the
 	// slowest path.
 	Overhead units.Seconds
+	// NIC caps what one endpoint injects and receives in all (0: only its links do).
+	NIC units.BytesPerSecond
 	forward  []units.Seconds // per node
 	first    []int32         // out-links of u: links[first[u]:first[u+1]]
 	links    []Link
+	hot      []hop // the routing view of links: compact, scanned per node and destination
 	classes  []string
 	phys     int
 	dist     Distancer
+	// home[e] is endpoint e's only switch when every endpoint hangs off one switch and never
+	// forwards (an indirect network: fat tree, Dragonfly); nil otherwise.
+	home []int32
+	sym  *Symmetry
+}
+
+// Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
+// translations of a torus or of a HammingMesh's boards): Reps holds one endpoint per orbit,
+// LinkOrbit the orbit of every link, OrbitSize how many links each orbit has, Order = |Γ|. A
+// uniform all-to-all over every endpoint then needs the destinations in Reps only: the load of a
+// link is |Γ|/|O| times the load Reps put on its orbit O.
+type Symmetry struct {
+	Reps      []int32
+	LinkOrbit []int32
+	OrbitSize []int32
+	Order     int
 }
 
 // Nodes is the number of nodes.
@@ -59,6 +78,9 @@ func (g *Graph) Distance(u, t int32) int32 { return g.dist.Dist(u, t) }
 // Physical is the number of physical links (bundles counted by width).
 func (g *Graph) Physical() int { return g.phys }
 
+// hop is what routing reads of a link.
+type hop struct{ to, weight, width int32 }
+
 // Builder assembles a Graph.
 type Builder struct {
 	g       Graph
@@ -70,6 +92,7 @@ type Builder struct {
 // forwarding with latency fwd (0 for endpoints that do not forward).
 func NewBuilder(endpoints int, fwd units.Seconds) *Builder {
 	b := &Builder{g: Graph{Endpoints: endpoints}, classes: map[string]uint16{}}
+	b.Class("NIC") // class 0, the bottleneck name when a NIC cap binds
 	b.g.forward = make([]units.Seconds, endpoints)
 	for i := range b.g.forward {
 		b.g.forward[i] = fwd
@@ -125,12 +148,18 @@ func (b *Builder) Duplex(x, y int32, s Spec) {
 	b.Link(y, x, s)
 }
 
-// Build sorts the links by tail and returns the graph with its distance oracle (nil: the exact
-// weighted distances, computed per destination on demand).
+// NIC caps each endpoint's injection and reception (an accelerator whose ports together exceed
+// what its network interface can drive).
+func (b *Builder) NIC(rate units.BytesPerSecond) { b.g.NIC = rate }
+
+// Build sorts the links by tail, merges parallel identical links into bundles and returns the
+// graph with its distance oracle (nil: the exact weighted distances, computed per destination on
+// demand).
 func (b *Builder) Build(overhead units.Seconds, dist func(*Graph) (Distancer, error)) (*Graph, error) {
 	g := b.g
 	n := len(g.forward)
 	g.Overhead = overhead
+	b.merge()
 	count := make([]int32, n+1)
 	for _, l := range b.links {
 		if l.From < 0 || int(l.From) >= n || l.To < 0 || int(l.To) >= n || l.From == l.To {
@@ -152,11 +181,14 @@ func (b *Builder) Build(overhead units.Seconds, dist func(*Graph) (Distancer, er
 		next[l.From]++
 	}
 	phys := int32(0)
+	g.hot = make([]hop, len(g.links))
 	for i := range g.links {
 		g.links[i].phys = phys
 		phys += g.links[i].Width
+		g.hot[i] = hop{g.links[i].To, g.links[i].Weight, g.links[i].Width}
 	}
 	g.phys = int(phys)
+	g.home = homes(&g)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
 	} else {
@@ -167,4 +199,93 @@ func (b *Builder) Build(overhead units.Seconds, dist func(*Graph) (Distancer, er
 		g.dist = d
 	}
 	return &g, nil
+}
+
+// merge folds links with the same ends and attributes into one bundle.
+func (b *Builder) merge() {
+	type key struct {
+		from, to int32
+		rate     units.BytesPerSecond
+		lat      units.Seconds
+		weight   int32
+		class    uint16
+	}
+	at := make(map[key]int, len(b.links))
+	out := b.links[:0]
+	for _, l := range b.links {
+		k := key{l.From, l.To, l.Rate, l.Latency, l.Weight, l.Class}
+		if i, ok := at[k]; ok {
+			out[i].Width += l.Width
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, l)
+	}
+	b.links = out
+}
+
+// homes finds each endpoint's only switch, or nil when some endpoint has links to two nodes or
+// to another endpoint.
+func homes(g *Graph) []int32 {
+	h := make([]int32, g.Endpoints)
+	for i := range h {
+		h[i] = -1
+	}
+	for _, l := range g.links {
+		for _, e := range [2]int32{l.From, l.To} {
+			other := l.To
+			if e == l.To {
+				other = l.From
+			}
+			if int(e) >= g.Endpoints {
+				continue
+			}
+			if int(other) < g.Endpoints || (h[e] >= 0 && h[e] != other) {
+				return nil
+			}
+			h[e] = other
+		}
+	}
+	for _, x := range h {
+		if x < 0 {
+			return nil
+		}
+	}
+	return h
+}
+
+// SetSymmetry declares the fabric's symmetry (the family builder knows it); it is checked for
+// consistency (orbit sizes sum to the links).
+func (g *Graph) SetSymmetry(s *Symmetry) error {
+	if len(s.LinkOrbit) != len(g.links) || s.Order < 1 || len(s.Reps)*s.Order != g.Endpoints {
+		return fmt.Errorf("fabric: symmetry of order %d with %d representatives and %d link orbits does not fit %d endpoints and %d links",
+			s.Order, len(s.Reps), len(s.LinkOrbit), g.Endpoints, len(g.links))
+	}
+	total := int32(0)
+	for _, n := range s.OrbitSize {
+		total += n
+	}
+	if int(total) != len(g.links) {
+		return fmt.Errorf("fabric: link orbits hold %d links, the fabric has %d", total, len(g.links))
+	}
+	g.sym = s
+	return nil
+}
+
+// Link returns the index of the link from u to v, or −1.
+func (g *Graph) Link(u, v int32) int32 {
+	for i := g.first[u]; i < g.first[u+1]; i++ {
+		if g.links[i].To == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// WithoutSymmetry is g with its symmetry dropped (every destination routed: the reference the
+// symmetric shortcut is tested against).
+func WithoutSymmetry(g *Graph) *Graph {
+	h := *g
+	h.sym = nil
+	return &h
 }

@@ -42,14 +42,18 @@ type Model struct {
 	g   *Graph
 	env network.Env
 
-	mu     sync.Mutex
-	r      *router
-	view   members
-	flows  collective.Flows
-	steps  []collective.Step
-	routes map[routeKey]Load
-	grids  map[network.Group]gridEntry
-	memo   network.Memo
+	mu      sync.Mutex
+	r       *router
+	count   []int32 // per node: group members on a switch (scratch)
+	inj, ej []float64
+	swCount []int32
+	perPort []float64
+	view    members
+	flows   collective.Flows
+	steps   []collective.Step
+	routes  map[routeKey]Load
+	grids   map[network.Group]gridEntry
+	memo    network.Memo
 }
 
 type routeKey struct {
@@ -74,6 +78,8 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 	m := &Model{opt: opt, g: g, env: env, r: newRouter(g, opt.Routing, opt.Seed),
 		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}}
 	m.view.m = m
+	m.count = make([]int32, g.Nodes())
+	m.inj, m.ej = make([]float64, g.Nodes()), make([]float64, g.Nodes())
 	return m, nil
 }
 
@@ -144,7 +150,7 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 // maxRoutedFlows bounds the flows one collective may route (rounds × flows of every concurrent
 // group); an algorithm beyond it is declined (a pairwise exchange over thousands of members: the
 // linear all-to-all prices the same traffic from its aggregated matrix).
-const maxRoutedFlows = 1 << 22
+const maxRoutedFlows = 1 << 17
 
 func (m *Model) affordable(g network.Group) error {
 	rounds := 0
@@ -201,6 +207,7 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 		return ld, nil
 	}
 	n, p, r := g.Groups(m.env.GPUs), g.Size, m.r
+	var sym *Symmetry
 	lost := false
 	for gi := 0; gi < n; gi++ {
 		base := g.Base(gi)
@@ -214,32 +221,172 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 				})
 				continue
 			}
-			// Uniform: every member sends to t; route them towards t together.
-			w := part.W()
-			for t := 0; t < p; t++ {
-				te := m.endpoint(base + t*g.Stride)
-				for s := 0; s < p; s++ {
-					if s == t {
-						continue
-					}
-					se := m.endpoint(base + s*g.Stride)
-					d := m.g.dist.Dist(se, te)
-					if d >= Unreachable {
-						lost = true
-						continue
-					}
-					r.source(se, d, w)
-				}
-				r.toward(te)
+			if gi == 0 {
+				// A member posts p−1 messages at once; those through one port leave one after
+				// another, each with the endpoint's per-message overhead.
+				r.extra = max(r.extra, (m.portMessages(base, g)-1)*float64(m.g.Overhead))
+			}
+			switch {
+			case m.g.sym != nil && m.opt.Routing == Split && pt.N == 1 && n == 1 && p == m.g.Endpoints:
+				sym = m.g.sym
+				lost = lost || !m.uniformSymmetric(part.W())
+			case m.g.home != nil && m.opt.Routing == Split:
+				lost = lost || !m.uniformBySwitch(base, g, part.W())
+			default:
+				lost = lost || !m.uniform(base, g, part.W())
 			}
 		}
 	}
-	ld := r.finish()
+	ld := r.finish(sym)
 	if lost {
 		return Load{}, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	m.routes[key] = ld
 	return ld, nil
+}
+
+// uniform routes a uniform all-to-all of one group destination by destination: every other
+// member's weight w heads for t together (per-hop splitting depends only on the node and t).
+func (m *Model) uniform(base int, g network.Group, w float64) bool {
+	r, ok := m.r, true
+	for t := 0; t < g.Size; t++ {
+		te := m.endpoint(base + t*g.Stride)
+		for s := 0; s < g.Size; s++ {
+			if s == t {
+				continue
+			}
+			se := m.endpoint(base + s*g.Stride)
+			d := m.g.dist.Dist(se, te)
+			if d >= Unreachable {
+				ok = false
+				continue
+			}
+			r.source(se, d, w, 0)
+			r.nic(se, te, w)
+		}
+		r.note(r.toward(te, -1))
+	}
+	return ok
+}
+
+// uniformSymmetric routes a uniform all-to-all over every endpoint towards the symmetry's
+// representatives only (finish scales their loads to the whole orbit).
+func (m *Model) uniformSymmetric(w float64) bool {
+	r, ok := m.r, true
+	r.nicMax = max(r.nicMax, float64(m.g.Endpoints-1)*w) // every endpoint sends and receives that much
+	for _, t := range m.g.sym.Reps {
+		r.fill(t)
+		for s := int32(0); int(s) < m.g.Endpoints; s++ {
+			if s == t {
+				continue
+			}
+			d := r.d(s, t)
+			if d >= Unreachable {
+				ok = false
+				continue
+			}
+			r.source(s, d, w, 0)
+		}
+		r.note(r.toward(t, -1))
+	}
+	r.distTo = -1
+	return ok
+}
+
+// uniformBySwitch routes a uniform all-to-all on an indirect fabric switch by switch: with
+// split routing the traffic towards any endpoint of switch R follows the same paths up to R, so
+// each source switch sends its members' traffic for all of R's members at once, and the
+// endpoints' own links get their (members − 1)·w directly.
+func (m *Model) uniformBySwitch(base int, g network.Group, w float64) bool {
+	r, gr := m.r, m.g
+	sw := m.swCount[:0]
+	for i := 0; i < g.Size; i++ {
+		e := m.endpoint(base + i*g.Stride)
+		h := gr.home[e]
+		if m.count[h] == 0 {
+			sw = append(sw, h)
+			m.inj[h], m.ej[h] = 0, 0
+		}
+		m.count[h]++
+		// Its injection and ejection links carry (members − 1)·w each.
+		up, down := gr.Link(e, h), gr.Link(h, e)
+		r.add(up, float64(g.Size-1)*w)
+		r.add(down, float64(g.Size-1)*w)
+		m.inj[h] = max(m.inj[h], float64(gr.links[up].Latency)+float64(gr.forward[h]))
+		m.ej[h] = max(m.ej[h], float64(gr.links[down].Latency))
+	}
+	ok := true
+	for _, dst := range sw {
+		if m.count[dst] > 1 { // members on the same switch reach each other through it
+			r.note(m.inj[dst] + m.ej[dst])
+		}
+		rep := m.anyOn(base, g, dst)
+		nd := float64(m.count[dst])
+		sent := false
+		for _, src := range sw {
+			if src == dst {
+				continue
+			}
+			d := gr.dist.Dist(src, rep)
+			if d >= Unreachable {
+				ok = false
+				continue
+			}
+			r.source(src, d, float64(m.count[src])*nd*w, m.inj[src])
+			sent = true
+		}
+		if sent {
+			r.note(r.toward(rep, dst) + m.ej[dst])
+		}
+	}
+	for _, h := range sw {
+		m.count[h] = 0
+	}
+	m.swCount = sw
+	return ok
+}
+
+// portMessages is how many of the first member's p−1 messages of a uniform all-to-all leave
+// through its busiest port (its first-hop links, shared as the routing shares them).
+func (m *Model) portMessages(base int, g network.Group) float64 {
+	gr := m.g
+	s := m.endpoint(base)
+	out := gr.links[gr.first[s]:gr.first[s+1]]
+	per := m.perPort[:0]
+	for range out {
+		per = append(per, 0)
+	}
+	for t := 1; t < g.Size; t++ {
+		te := m.endpoint(base + t*g.Stride)
+		d := gr.dist.Dist(s, te)
+		total := int32(0)
+		for _, l := range out {
+			if gr.dist.Dist(l.To, te) == d-l.Weight {
+				total += l.Width
+			}
+		}
+		for i, l := range out {
+			if total > 0 && gr.dist.Dist(l.To, te) == d-l.Weight {
+				per[i] += float64(l.Width) / float64(total)
+			}
+		}
+	}
+	busiest := 1.0
+	for _, x := range per {
+		busiest = max(busiest, x)
+	}
+	m.perPort = per
+	return busiest
+}
+
+// anyOn is a member of the group on switch h.
+func (m *Model) anyOn(base int, g network.Group, h int32) int32 {
+	for i := 0; i < g.Size; i++ {
+		if e := m.endpoint(base + i*g.Stride); m.g.home[e] == h {
+			return e
+		}
+	}
+	return -1
 }
 
 // members is what flow algorithms see of the group being priced.

@@ -41,10 +41,17 @@ type router struct {
 	buckets [][]int32
 	hi      int // highest bucket in use
 
+	dist    []int32   // distances to the destination of a multi-source propagation (fill)
+	distTo  int32     // its destination, −1 when dist is not filled
 	load    []float64 // per link (Split) or per physical link (Hash)
 	used    []bool
 	usedIdx []int32
+	nicOut  []float64 // per endpoint: weight injected this round (NIC accounting)
+	nicIn   []float64
+	nicUsed []int32
+	nicMax  float64 // set directly by symmetric aggregation
 	maxLat  float64
+	extra   float64 // serialised message overheads beyond the first
 	flows   bool
 	cand    []int32
 }
@@ -61,11 +68,50 @@ func newRouter(g *Graph, routing Routing, seed uint64) *router {
 	}
 	r.load = make([]float64, size)
 	r.used = make([]bool, size)
+	r.distTo = -1
+	if g.NIC > 0 {
+		r.nicOut, r.nicIn = make([]float64, g.Endpoints), make([]float64, g.Endpoints)
+	}
 	return r
 }
 
-// source adds weight w leaving node u towards the destination of the next toward call.
-func (r *router) source(u int32, d int32, w float64) {
+// nic counts weight w leaving endpoint s and reaching endpoint t (when the fabric caps NICs).
+func (r *router) nic(s, t int32, w float64) {
+	if r.nicOut == nil {
+		return
+	}
+	for _, e := range [2]int32{s, t} {
+		if r.nicOut[e] == 0 && r.nicIn[e] == 0 {
+			r.nicUsed = append(r.nicUsed, e)
+		}
+	}
+	r.nicOut[s] += w
+	r.nicIn[t] += w
+}
+
+// fill tabulates every node's distance to t, for a propagation that will touch most of the
+// fabric (a uniform all-to-all): one oracle call per node instead of one per link scanned.
+func (r *router) fill(t int32) {
+	if r.dist == nil {
+		r.dist = make([]int32, r.g.Nodes())
+	}
+	for u := range r.dist {
+		r.dist[u] = r.g.dist.Dist(int32(u), t)
+	}
+	r.distTo = t
+}
+
+// d is the distance from u to t.
+func (r *router) d(u, t int32) int32 {
+	if t == r.distTo {
+		return r.dist[u]
+	}
+	return r.g.dist.Dist(u, t)
+}
+
+// source adds weight w leaving node u (at distance d from the next destination), whose traffic
+// sets off at time lat0 (0 for an endpoint; the injection hop for traffic gathered at a switch).
+func (r *router) source(u int32, d int32, w, lat0 float64) {
 	if d >= Unreachable {
 		return
 	}
@@ -73,7 +119,9 @@ func (r *router) source(u int32, d int32, w float64) {
 		r.queued[u] = true
 		r.touched = append(r.touched, u)
 		r.push(u, d)
-		r.lat[u] = 0
+		r.lat[u] = lat0
+	} else if lat0 > r.lat[u] {
+		r.lat[u] = lat0
 	}
 	r.mass[u] += w
 }
@@ -92,27 +140,54 @@ func (r *router) flow(s, t int32, w float64) bool {
 	if d >= Unreachable {
 		return false
 	}
-	r.source(s, d, w)
-	r.toward(t)
+	r.source(s, d, w, 0)
+	r.nic(s, t, w)
+	r.note(r.toward(t, -1))
 	return true
+}
+
+// note records a flow's path latency.
+func (r *router) note(lat float64) {
+	r.flows = true
+	r.maxLat = max(r.maxLat, lat)
+}
+
+// add puts amount on link li directly (traffic whose path is known: an endpoint's injection or
+// ejection link). Split routing only.
+func (r *router) add(li int32, amount float64) {
+	if !r.used[li] {
+		r.used[li] = true
+		r.usedIdx = append(r.usedIdx, li)
+	}
+	r.load[li] += amount
 }
 
 // toward moves the queued sources' traffic to endpoint t, hop by hop in decreasing distance: a
 // node forwards all it holds over the links whose head is one link weight closer to t (Split:
-// in proportion to their widths; Hash: all of it over one hashed physical link).
-func (r *router) toward(t int32) {
+// in proportion to their widths; Hash: all of it over one hashed physical link). With stop ≥ 0
+// the traffic is held at node stop (t's switch, for traffic aggregated over its endpoints). It
+// returns the latest arrival at t (or stop) and clears the nodes.
+func (r *router) toward(t, stop int32) float64 {
 	g := r.g
+	ends, indirect := int32(g.Endpoints), g.home != nil
 	for d := r.hi; d > 0; d-- {
 		for i := 0; i < len(r.buckets[d]); i++ {
 			u := r.buckets[d][i]
+			if u == stop {
+				continue
+			}
 			m := r.mass[u]
 			r.cand = r.cand[:0]
 			total := int32(0)
+			want := int32(d)
 			for li := g.first[u]; li < g.first[u+1]; li++ {
-				l := &g.links[li]
-				if g.dist.Dist(l.To, t) == int32(d)-l.Weight {
+				h := g.hot[li]
+				if h.to < ends && indirect && h.to != t {
+					continue // on an indirect fabric endpoints do not forward
+				}
+				if r.d(h.to, t) == want-h.weight {
 					r.cand = append(r.cand, li)
-					total += l.Width
+					total += h.width
 				}
 			}
 			if total == 0 {
@@ -139,14 +214,16 @@ func (r *router) toward(t int32) {
 	}
 	r.buckets[0] = r.buckets[0][:0]
 	r.hi = 0
-	if r.queued[t] {
-		r.flows = true
-		r.maxLat = max(r.maxLat, r.lat[t])
+	end := t
+	if stop >= 0 {
+		end = stop
 	}
+	arrive := r.lat[end]
 	for _, u := range r.touched {
 		r.mass[u], r.lat[u], r.queued[u] = 0, 0, false
 	}
 	r.touched = r.touched[:0]
+	return arrive
 }
 
 // carry puts share on link l (load slot k) and hands it to the link's head.
@@ -164,7 +241,7 @@ func (r *router) carry(l *Link, k int32, share float64, t int32) {
 	if !r.queued[v] {
 		r.queued[v] = true
 		r.touched = append(r.touched, v)
-		r.push(v, r.g.dist.Dist(v, t))
+		r.push(v, r.d(v, t))
 		r.lat[v] = arrive
 	} else if arrive > r.lat[v] {
 		r.lat[v] = arrive
@@ -172,11 +249,42 @@ func (r *router) carry(l *Link, k int32, share float64, t int32) {
 	r.mass[v] += share
 }
 
-// finish reads the round's load and clears the link loads.
-func (r *router) finish() Load {
+// finish reads the round's load and clears the link loads. With a symmetry, the loads are
+// those of the representative destinations, and a link's load is |Γ|/|O| times its orbit's.
+func (r *router) finish(sym *Symmetry) Load {
 	out := Load{Flows: r.flows}
 	if r.flows {
-		out.Latency = r.g.Overhead + units.Seconds(r.maxLat)
+		out.Latency = r.g.Overhead + units.Seconds(r.extra+r.maxLat)
+	}
+	r.extra = 0
+	if r.g.NIC > 0 {
+		busiest := r.nicMax
+		for _, e := range r.nicUsed {
+			busiest = max(busiest, r.nicOut[e], r.nicIn[e])
+			r.nicOut[e], r.nicIn[e] = 0, 0
+		}
+		r.nicUsed, r.nicMax = r.nicUsed[:0], 0
+		if pb := busiest / float64(r.g.NIC); pb > out.PerByte {
+			out.PerByte, out.Class = pb, nicClass
+		}
+	}
+	if sym != nil {
+		orbit := make(map[int32]float64)
+		for _, k := range r.usedIdx {
+			orbit[sym.LinkOrbit[k]] += r.load[k]
+		}
+		for _, k := range r.usedIdx {
+			l := &r.g.links[k]
+			o := sym.LinkOrbit[k]
+			total := orbit[o] * float64(sym.Order) / float64(sym.OrbitSize[o])
+			if pb := total / (float64(l.Rate) * float64(l.Width)); pb > out.PerByte {
+				out.PerByte, out.Class = pb, l.Class
+			}
+			r.load[k], r.used[k] = 0, false
+		}
+		r.usedIdx = r.usedIdx[:0]
+		r.maxLat, r.flows = 0, false
+		return out
 	}
 	for _, k := range r.usedIdx {
 		var rate float64
@@ -212,6 +320,10 @@ func (r *router) physLink(k int32) *Link {
 	}
 	return &ls[lo]
 }
+
+// nicClass marks the NIC as the bottleneck (classes index the graph's names; this one is
+// registered by every Builder as class 0).
+const nicClass = 0
 
 // mix is a 64-bit hash of (seed, a, b) (splitmix64 finaliser).
 func mix(seed, a, b uint64) uint64 {

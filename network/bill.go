@@ -1,0 +1,45 @@
+package network
+
+// Prices are list prices of network equipment (HammingMesh §III-C, App. A-E: Colfaxdirect,
+// 3/25/22, 100 Gb/s parts, "relative prices are representative for future 400 Gb/s").
+type Prices struct {
+	SwitchUSD float64 `json:"switch_usd" help:"one 64-port switch (USD)" source:"[P] HammingMesh §III-C: Edgecore AS7816-64x, $14,280"`
+	DACUSD    float64 `json:"dac_usd" help:"one copper cable, 5 m DAC (USD)" source:"[P] HammingMesh §III-C: Mellanox passive copper, $272"`
+	AoCUSD    float64 `json:"aoc_usd" help:"one optical cable, 20 m AoC (USD)" source:"[P] HammingMesh §III-C: Mellanox VCSEL active fiber, $603"`
+}
+
+// DefaultPrices are the paper's.
+func DefaultPrices() Prices { return Prices{SwitchUSD: 14280, DACUSD: 272, AoCUSD: 603} }
+
+// Bill is a network's equipment per plane and its capital cost over all planes (HammingMesh
+// §III-C: "network equipment only: switches, cables and optical transceivers"; endpoints, NICs
+// and boards are the accelerators').
+type Bill struct {
+	Planes             int
+	Switches, DAC, AoC int // per plane
+	Prices
+}
+
+// CostUSD is planes × (switches·$switch + DAC·$DAC + AoC·$AoC).
+func (b Bill) CostUSD() float64 {
+	return float64(b.Planes) * (float64(b.Switches)*b.SwitchUSD + float64(b.DAC)*b.DACUSD + float64(b.AoC)*b.AoCUSD)
+}
+
+// Structure is what HammingMesh Table II compares besides bandwidth: the bill, the diameter
+// (cables on the longest shortest path, endpoint cables included, §III-B) and the injection rate
+// per accelerator that bandwidth shares refer to.
+type Structure struct {
+	Endpoints int
+	Bill      Bill
+	Diameter  int
+	// Bisection is the relative bisection bandwidth (cut over injection of a half) where the
+	// family has a closed form (HammingMesh §III-A: 1/(2a) for an HxaMesh), else 0.
+	Bisection float64
+	// InjectionBps is one accelerator's injection bandwidth in the routed model (B/s).
+	InjectionBps float64
+}
+
+// Structured is implemented by network configs with a bill of materials and a structure.
+type Structured interface {
+	Structure() (Structure, error)
+}

@@ -1,0 +1,61 @@
+package fabric
+
+import (
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Common are the parameters every routed fabric shares: latencies of the packet-level simulation
+// the HammingMesh paper runs (Table III), the per-message endpoint overhead, routing and the
+// collective strategy. Network configs embed it.
+type Common struct {
+	LinkNs     float64 `json:"link_ns" help:"propagation of a cable (ns)" source:"[P] HammingMesh Table III: link latency 20 ns"`
+	SwitchNs   float64 `json:"switch_ns" help:"forwarding latency of a switch or an accelerator's on-chip router (ns)" source:"[P] HammingMesh Table III: in/output buffer latency 40 ns"`
+	OverheadNs float64 `json:"overhead_ns" help:"per-message endpoint overhead, once per round (ns)" source:"[D] fitted once for every topology: ResNet-152 on 1,024 A100s on the non-blocking fat tree takes 109.7 ms (HammingMesh §V-B2) with the ring's 2·1,023 steps of the last 20.78 MB bucket (reference/hammingmesh.md §6.1: α ≈ 0.73 µs per ring step in all)"`
+	Routing    string  `json:"routing" help:"split: traffic to a destination divides over the minimal next hops (adaptive routing, fluid); hash: one next hop per (destination, switch) by a seeded hash (forwarding tables, ECMP collisions)" source:"[P] HammingMesh §IV-C, §V: adaptive routing along all shortest paths (split); hash is the static-routing alternative"`
+	Seed       int     `json:"hash_seed" help:"seed of the hash routing" source:"[X] any; results vary with it"`
+	Strategy   string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs, e.g. all-reduce=rings,all-to-all=linear" source:"[P] HammingMesh §V-A2: multi-algorithms per message size, 'similar to established practice in MPI'"`
+}
+
+// Fitted per-message endpoint overhead (see the overhead_ns source): ResNet-152's last bucket
+// (20.78 MB) is all-reduced by a ring over 1,024 accelerators at 200 GB/s after the backward pass:
+// 108 ms + 2·1,023·α + 2·(1,023/1,024)·20.78 MB / 200 GB/s = 109.7 ms gives α = 0.7277 µs per
+// step; a step's path on the 2-level fat tree is 4 cables × 20 ns + 3 switches × 40 ns = 200 ns,
+// the rest is the endpoint's.
+const DefaultOverheadNs = 528
+
+var routings = []string{"split", "hash"}
+
+// DefaultCommon is Table III with the fitted overhead, split routing and the best algorithm.
+func DefaultCommon() Common {
+	return Common{LinkNs: 20, SwitchNs: 40, OverheadNs: DefaultOverheadNs, Routing: "split", Strategy: collective.Best}
+}
+
+// Check records the shared parameters' problems; offered are the algorithms the network runs.
+func (c *Common) Check(p *params.Problems, offered []collective.Algorithm) {
+	p.NonNegative("link_ns", c.LinkNs)
+	p.NonNegative("switch_ns", c.SwitchNs)
+	p.NonNegative("overhead_ns", c.OverheadNs)
+	p.OneOf("routing", c.Routing, routings)
+	_, err := collective.ParseChoice(c.Strategy, collective.Names(offered))
+	p.Check(err)
+}
+
+// Options are the model options the shared parameters give (the caller adds placement, tiers and
+// grid).
+func (c *Common) Options(name string, offered []collective.Algorithm) Options {
+	choice, _ := collective.ParseChoice(c.Strategy, collective.Names(offered))
+	o := Options{Name: name, Seed: uint64(c.Seed), Choice: choice,
+		Offer: func(network.Op) []collective.Algorithm { return offered }}
+	if c.Routing == "hash" {
+		o.Routing = Hash
+	}
+	return o
+}
+
+// Cable and Forward are the shared latencies as durations.
+func (c *Common) Cable() units.Seconds    { return units.Ns(c.LinkNs) }
+func (c *Common) Forward() units.Seconds  { return units.Ns(c.SwitchNs) }
+func (c *Common) Overhead() units.Seconds { return units.Ns(c.OverheadNs) }

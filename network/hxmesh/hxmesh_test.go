@@ -1,0 +1,151 @@
+package hxmesh
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/fabric"
+)
+
+func mesh(a, x int, global string) *Config {
+	c := DefaultConfig()
+	c.BoardA, c.BoardB, c.GridX, c.GridY, c.Global = a, a, x, x, global
+	return c
+}
+
+// HammingMesh Table II and App. A-C (reference/hammingmesh.md §3.3): switches, DAC and AoC per
+// plane, the cost over 4 planes within ±0.05 M$ (small) and ±0.5 M$ (large), the diameter and
+// the relative bisection 1/(2a). The large HyperX's switch count is the cost's 3,072 per plane
+// (the text's "24,576 switches" would price at $623.7 M, §3.3 [AMB]); the torus prices its
+// cables as AoC (Table II; the text's DAC gives $1.1 M small, §3.2 [AMB]).
+func TestTableII(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		cfg                *Config
+		switches, dac, aoc int
+		costM, tol         float64
+		diameter           int
+		bisection          float64
+	}{
+		{"small HyperX", mesh(1, 32, "trees"), 64, 2048, 2048, 10.8, 0.05, 4, 0.5},
+		{"small Hx2Mesh", mesh(2, 16, "trees"), 32, 1024, 1024, 5.4, 0.05, 4, 0.25},
+		{"small Hx4Mesh", mesh(4, 8, "trees"), 16, 512, 512, 2.7, 0.05, 8, 0.125},
+		{"small torus", mesh(2, 16, "torus"), 0, 0, 1024, 2.5, 0.05, 32, 1.0 / 32},
+		{"large HyperX", mesh(1, 128, "trees"), 3072, 32768, 98304, 448, 0.5, 8, 0.5},
+		{"large Hx2Mesh", mesh(2, 64, "trees"), 1536, 16384, 49152, 224, 0.5, 8, 0.25},
+		{"large Hx4Mesh", mesh(4, 32, "trees"), 256, 8192, 8192, 43.3, 0.5, 8, 0.125},
+		{"large torus", mesh(2, 64, "torus"), 0, 0, 16384, 39.5, 0.5, 128, 1.0 / 128},
+	} {
+		s, err := c.cfg.Structure()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := s.Bill
+		if b.Switches != c.switches || b.DAC != c.dac || b.AoC != c.aoc {
+			t.Errorf("%s: %d switches, %d DAC, %d AoC per plane; App. A-C %d, %d, %d", c.name, b.Switches, b.DAC, b.AoC, c.switches, c.dac, c.aoc)
+		}
+		if got := b.CostUSD() / 1e6; math.Abs(got-c.costM) > c.tol {
+			t.Errorf("%s: $%.2f M, Table II %.1f", c.name, got, c.costM)
+		}
+		if s.Diameter != c.diameter {
+			t.Errorf("%s: diameter %d, Table II %d", c.name, s.Diameter, c.diameter)
+		}
+		if math.Abs(s.Bisection-c.bisection) > 1e-12 || s.Endpoints != c.cfg.Endpoints() || s.InjectionBps != 200e9 {
+			t.Errorf("%s: bisection %g (want %g), %d endpoints, injection %g B/s", c.name, s.Bisection, c.bisection, s.Endpoints, s.InjectionBps)
+		}
+	}
+	// The text's DAC reading of the torus: 4 planes × 1,024 × $272.
+	torus := mesh(2, 16, "torus")
+	torus.TorusCable = "dac"
+	if s, _ := torus.Structure(); s.Bill.CostUSD() != 4*1024*272 {
+		t.Errorf("torus with DAC: $%.0f", s.Bill.CostUSD())
+	}
+}
+
+// small builds a test fabric with the default shared parameters.
+func small(a, b, x, y, radix int, global string) *Config {
+	c := DefaultConfig()
+	c.BoardA, c.BoardB, c.GridX, c.GridY, c.Radix, c.Global = a, b, x, y, radix, global
+	return c
+}
+
+// The row-plus-column distance equals the exact search on boards of several shapes, with single
+// switches, two-level trees (radix 8: 2·8 = 16 ports need 4 leaves) and torus cables.
+func TestDistance(t *testing.T) {
+	for _, c := range []*Config{small(2, 2, 4, 4, 64, "trees"), small(4, 4, 3, 2, 64, "trees"), small(1, 1, 6, 5, 64, "trees"),
+		small(2, 2, 8, 8, 8, "trees"), small(3, 2, 3, 4, 64, "trees"), small(2, 2, 3, 4, 64, "torus"), small(1, 1, 5, 4, 64, "torus")} {
+		g, err := c.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := fabric.NewLazyDist(g)
+		for u := int32(0); int(u) < g.Nodes(); u++ {
+			for v := int32(0); int(v) < g.Endpoints; v++ {
+				if a, b := g.Distance(u, v), exact.Dist(u, v); a != b {
+					t.Fatalf("%s: dist(%d, %d) = %d, exact %d", c.Describe(), u, v, a, b)
+				}
+			}
+		}
+	}
+}
+
+// A uniform all-to-all over every accelerator routed towards the symmetry's representatives
+// only equals the one routed towards every accelerator (single switches, and two-level trees
+// whose translations move by a leaf's boards).
+func TestSymmetry(t *testing.T) {
+	for _, c := range []*Config{small(2, 2, 4, 4, 64, "trees"), small(2, 2, 8, 8, 8, "trees"), small(2, 2, 4, 3, 64, "torus")} {
+		g, err := c.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := c.Endpoints()
+		col := network.Collective{Op: network.AllToAll, Bytes: 1e9, Group: network.Group{Size: n, Stride: 1}, DType: dtype.FP32}
+		c.Strategy = "linear"
+		sym, err := Spec().New(c, network.Env{GPUs: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same group shape, but as two concurrent halves would not be symmetric: compare
+		// against a model of the same fabric whose symmetry is dropped.
+		if err := g.SetSymmetry(&fabric.Symmetry{}); err == nil {
+			t.Fatal("an empty symmetry was accepted")
+		}
+		c2 := *c
+		plainG, _ := c2.Fabric()
+		plain, _ := fabric.NewModel(fabric.WithoutSymmetry(plainG), network.Env{GPUs: n}, c2.Common.Options(Name, algorithms))
+		a, err1 := sym.Price(col)
+		b, err2 := plain.Price(col)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if a.Algorithm != "linear" || math.Abs(float64(a.H2T-b.H2T)) > 1e-9*float64(b.H2T) || math.Abs(float64(a.H2H-b.H2H)) > 1e-12 {
+			t.Errorf("%s: symmetric %+v, every destination %+v", c.Describe(), a, b)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Global = "ring" }, `global "ring"`},
+		{func(c *Config) { c.GridX = 0 }, "grid_x 0"},
+		{func(c *Config) { c.GridX, c.Radix = 2048, 64 }, "exceeds a two-level fat tree"},
+		{func(c *Config) { c.Placement = "random" }, `placement "random"`},
+	} {
+		cfg := DefaultConfig()
+		c.set(cfg)
+		if err := cfg.Validate(); errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+	if _, err := Spec().New(DefaultConfig(), network.Env{GPUs: 2000}); errs.ExitCode(err) != errs.ExitUsage ||
+		!strings.Contains(err.Error(), "16×16 Hx2Mesh") || !strings.Contains(err.Error(), "1024 accelerators") {
+		t.Errorf("oversized job: %v", err)
+	}
+}
