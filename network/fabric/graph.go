@@ -31,14 +31,14 @@ type Graph struct {
 	// slowest path.
 	Overhead units.Seconds
 	// NIC caps what one endpoint injects and receives in all (0: only its links do).
-	NIC units.BytesPerSecond
-	forward  []units.Seconds // per node
-	first    []int32         // out-links of u: links[first[u]:first[u+1]]
-	links    []Link
-	hot      []hop // the routing view of links: compact, scanned per node and destination
-	classes  []string
-	phys     int
-	dist     Distancer
+	NIC     units.BytesPerSecond
+	forward []units.Seconds // per node
+	first   []int32         // out-links of u: links[first[u]:first[u+1]]
+	links   []Link
+	hot     []hop // the routing view of links: compact, scanned per node and destination
+	classes []string
+	phys    int
+	dist    Distancer
 	// home[e] is endpoint e's only switch when every endpoint hangs off one switch and never
 	// forwards (an indirect network: fat tree, Dragonfly); nil otherwise.
 	home []int32
