@@ -83,7 +83,7 @@ func (c *Config) Validate() error {
 	return p.Err("network hxmesh")
 }
 
-var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, // collective.Rings, collective.HMTorus, collective.HMTorusSST,
+var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, collective.Rings, collective.HMTorus, collective.HMTorusSST,
 	collective.Hierarchical, collective.Torus2D, collective.RHD, collective.Tree, collective.Linear}
 
 // Algorithms lists the algorithms the network offers.
