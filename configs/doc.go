@@ -4,5 +4,9 @@
 //
 // Files:
 //
-//	gpus.json  the roofline GPU table (profile/roofline decodes it strictly)
+//	gpus.json      the roofline GPU table (profile/roofline decodes it strictly)
+//	networks.json  network presets: a name, the network it configures, its parameters (decoded
+//	               strictly into that network's config) and a source for every one (network/all)
+//	hammingmesh_table2.json  HammingMesh Table II, with the message sizes and algorithms it was
+//	               measured with, for `ddlest cost --table hammingmesh`
 package configs

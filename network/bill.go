@@ -15,8 +15,10 @@ func DefaultPrices() Prices { return Prices{SwitchUSD: 14280, DACUSD: 272, AoCUS
 // §III-C: "network equipment only: switches, cables and optical transceivers"; endpoints, NICs
 // and boards are the accelerators').
 type Bill struct {
-	Planes             int
-	Switches, DAC, AoC int // per plane
+	Planes   int `json:"planes"`
+	Switches int `json:"switches_per_plane"`
+	DAC      int `json:"dac_per_plane"`
+	AoC      int `json:"aoc_per_plane"`
 	Prices
 }
 
@@ -29,14 +31,14 @@ func (b Bill) CostUSD() float64 {
 // (cables on the longest shortest path, endpoint cables included, §III-B) and the injection rate
 // per accelerator that bandwidth shares refer to.
 type Structure struct {
-	Endpoints int
-	Bill      Bill
-	Diameter  int
+	Endpoints int  `json:"endpoints"`
+	Bill      Bill `json:"bill"`
+	Diameter  int  `json:"diameter_cables"`
 	// Bisection is the relative bisection bandwidth (cut over injection of a half) where the
 	// family has a closed form (HammingMesh §III-A: 1/(2a) for an HxaMesh), else 0.
-	Bisection float64
+	Bisection float64 `json:"bisection_share,omitempty"`
 	// InjectionBps is one accelerator's injection bandwidth in the routed model (B/s).
-	InjectionBps float64
+	InjectionBps float64 `json:"injection_bytes_per_s"`
 }
 
 // Structured is implemented by network configs with a bill of materials and a structure.

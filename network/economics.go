@@ -22,20 +22,20 @@ type Economics struct {
 
 // Item is one kind of component in the cost model.
 type Item struct {
-	Name        string
-	Count       float64
-	Gbps        float64    // rate of one item (for the cost per Gbit)
-	CostPerGbit [2]float64 // $/Gbit, [low, high]
-	Transceiver bool
-	Source      string
+	Name        string     `json:"name"`
+	Count       float64    `json:"count"`
+	Gbps        float64    `json:"rate_gbit_per_s"`   // rate of one item (for the cost per Gbit)
+	CostPerGbit [2]float64 `json:"cost_per_gbit_usd"` // $/Gbit, [low, high]
+	Transceiver bool       `json:"transceiver"`
+	Source      string     `json:"source"`
 }
 
 // PathComponent is one component on a bit's path and its energy per bit.
 type PathComponent struct {
-	Name      string
-	Count     int
-	JoulePerB float64 // energy per bit of one crossing
-	Source    string
+	Name      string  `json:"name"`
+	Count     int     `json:"count"`
+	JoulePerB float64 `json:"energy_per_bit_j"` // energy per bit of one crossing
+	Source    string  `json:"source"`
 }
 
 // Costing is implemented by network configs that have a cost and power model. capacityTbps is the

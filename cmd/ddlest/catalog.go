@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network/all"
+	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -98,10 +100,30 @@ func newNetsCommand() *cobra.Command {
 }
 
 type netDoc struct {
-	Name    string     `json:"name"`
-	Summary string     `json:"summary"`
-	Source  string     `json:"source"`
-	Params  []paramDoc `json:"params"`
+	Name       string     `json:"name"`
+	Summary    string     `json:"summary"`
+	Source     string     `json:"source"`
+	Algorithms []string   `json:"algorithms"`
+	Params     []paramDoc `json:"params"`
+}
+
+type presetDoc struct {
+	Name        string            `json:"name"`
+	Network     string            `json:"network"`
+	Description string            `json:"description"`
+	Params      map[string]any    `json:"params"`
+	Sources     map[string]string `json:"sources"`
+}
+
+type algorithmDoc struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+}
+
+type netsDoc struct {
+	Networks   []netDoc       `json:"networks"`
+	Algorithms []algorithmDoc `json:"algorithms"`
+	Presets    []presetDoc    `json:"presets"`
 }
 
 type paramDoc struct {
@@ -112,21 +134,39 @@ type paramDoc struct {
 }
 
 func runNets(f format, w io.Writer) error {
-	var docs []netDoc
+	var doc netsDoc
 	for _, s := range all.Registry().All() {
-		d := netDoc{Name: s.Name, Summary: s.Summary, Source: s.Source, Params: []paramDoc{}}
-		for _, p := range params.List(s.NewConfig()) {
+		d := netDoc{Name: s.Name, Summary: s.Summary, Source: s.Source, Params: []paramDoc{}, Algorithms: []string{}}
+		cfg := s.NewConfig()
+		if a, ok := cfg.(interface{ Algorithms() []collective.Algorithm }); ok {
+			d.Algorithms = collective.Names(a.Algorithms())
+		}
+		for _, p := range params.List(cfg) {
 			d.Params = append(d.Params, paramDoc{Key: p.Key, Default: p.Value, Help: p.Help, Source: p.Source})
 		}
-		docs = append(docs, d)
+		doc.Networks = append(doc.Networks, d)
+	}
+	for _, a := range all.Algorithms() {
+		doc.Algorithms = append(doc.Algorithms, algorithmDoc{Name: a.Name(), Summary: a.Summary()})
+	}
+	presets, err := all.Presets()
+	if err != nil {
+		return err
+	}
+	for _, p := range presets.All() {
+		pd := presetDoc{Name: p.Name, Network: p.Network, Description: p.Description, Sources: p.Sources}
+		if err := json.Unmarshal(p.Params, &pd.Params); err != nil {
+			return err
+		}
+		doc.Presets = append(doc.Presets, pd)
 	}
 	switch f {
 	case formatJSON:
-		return writeJSON(w, docs)
+		return writeJSON(w, doc)
 	case formatCSV:
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"network", "param", "default", "help", "source"})
-		for _, d := range docs {
+		for _, d := range doc.Networks {
 			if len(d.Params) == 0 {
 				_ = cw.Write([]string{d.Name, "", "", d.Summary, d.Source})
 			}
@@ -138,15 +178,30 @@ func runNets(f format, w io.Writer) error {
 		return cw.Error()
 	}
 	b := &strings.Builder{}
-	for i, d := range docs {
+	for i, d := range doc.Networks {
 		if i > 0 {
 			fmt.Fprintln(b)
 		}
 		fmt.Fprintf(b, "%s: %s\n  source: %s\n", d.Name, d.Summary, d.Source)
+		if len(d.Algorithms) > 0 {
+			fmt.Fprintf(b, "  algorithms: %s\n", strings.Join(d.Algorithms, ", "))
+		}
 		for _, p := range d.Params {
 			fmt.Fprintf(b, "  %s = %s  %s\n    source: %s\n", p.Key, p.Default, p.Help, p.Source)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	fmt.Fprintf(b, "\nalgorithms (--strategy NAME, or op=NAME pairs; best picks the cheapest per collective):\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, a := range doc.Algorithms {
+		fmt.Fprintf(tw, "  %s\t%s\n", a.Name, a.Summary)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(b, "\npresets (--net-preset NAME; configs/networks.json):\n")
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, p := range presets.All() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Network, p.Description, string(p.Params))
+	}
+	_ = tw.Flush()
+	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -21,6 +21,7 @@ import (
 
 type collectiveFlags struct {
 	ops, sizes, gpus, gpu, dtype string
+	group, stride                int
 	network                      netFlags
 	format                       format
 }
@@ -32,11 +33,15 @@ func newCollectiveCommand() *cobra.Command {
 		Short: "Price MPI collectives on a network: completion time, head-to-head, head-to-tail and compute, bus bandwidth",
 		Long: `Price collectives with the best strategy the network allows (or the one given by --strategy).
 Sizes follow nccl-tests (the whole buffer: all-gather output, reduce-scatter input, all-to-all
-per-rank send buffer). --op, --size and --gpus take comma-separated lists for sweeps.`,
+per-rank send buffer). --op, --size and --gpus take comma-separated lists for sweeps.
+--group N --stride S prices one group of N ranks S apart while every group of that shape in the
+job runs the same collective (routed networks charge the links they share); the bottleneck
+column names the resource that limits the slowest step.`,
 		Example: `  ddlest collective --op all-reduce --size 1GB --gpus 65536 --net ramp
   ddlest collective --op all --size 1GB --gpus 65536 --net superpod
   ddlest collective --op all-reduce --size 1MB,100MB,10GB --gpus 16,256,4096,65536 --net superpod \
-      --strategy ring --net-param oversubscription=1 --format csv`,
+      --strategy ring --net-param oversubscription=1 --format csv
+  ddlest collective --op all-reduce --size 100MB --gpus 384 --group 4 --stride 96 --net-preset torus-small --strategy ring`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.toOptions()
@@ -61,6 +66,8 @@ per-rank send buffer). --op, --size and --gpus take comma-separated lists for sw
 		return pflag.NormalizedName(name)
 	})
 	fs.StringVar(&f.gpus, "gpus", "65536", "GPUs in the job (and the group), e.g. 16,256,65536")
+	fs.IntVar(&f.group, "group", 0, "ranks in the priced group (0: the whole job)")
+	fs.IntVar(&f.stride, "stride", 0, "rank distance between the group's members (0: 1)")
 	addNetFlags(cmd, &f.network, "ramp")
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
@@ -124,53 +131,81 @@ func (f *collectiveFlags) toOptions() (workflow.CollectiveOptions, error) {
 	if o.DType, err = dtype.Parse(f.dtype); err != nil {
 		return o, errs.Usage("--dtype: %v", err)
 	}
-	o.GPU = f.gpu
+	o.GPU, o.Group, o.Stride = f.gpu, f.group, f.stride
 	o.Network, err = f.network.choice()
 	return o, err
 }
 
 type collectiveDocRow struct {
-	Op        string  `json:"op"`
-	GPUs      int     `json:"gpus"`
-	Bytes     float64 `json:"bytes"`
-	Network   string  `json:"network"`
-	Algorithm string  `json:"algorithm"`
-	Steps     int     `json:"steps"`
-	H2HS      float64 `json:"h2h_s"`
-	H2TS      float64 `json:"h2t_s"`
-	ComputeS  float64 `json:"compute_s"`
-	TotalS    float64 `json:"total_s"`
-	AlgBW     float64 `json:"algbw_bytes_per_s"`
-	BusBW     float64 `json:"busbw_bytes_per_s"`
+	Op         string  `json:"op"`
+	GPUs       int     `json:"gpus"`
+	Group      int     `json:"group"`
+	Stride     int     `json:"stride"`
+	Bytes      float64 `json:"bytes"`
+	Network    string  `json:"network"`
+	Algorithm  string  `json:"algorithm"`
+	Steps      int     `json:"steps"`
+	H2HS       float64 `json:"h2h_s"`
+	H2TS       float64 `json:"h2t_s"`
+	ComputeS   float64 `json:"compute_s"`
+	ReconfigS  float64 `json:"reconfig_s"`
+	TotalS     float64 `json:"total_s"`
+	AlgBW      float64 `json:"algbw_bytes_per_s"`
+	BusBW      float64 `json:"busbw_bytes_per_s"`
+	Bottleneck string  `json:"bottleneck"`
 }
 
 func writeCollectives(w io.Writer, rows []workflow.CollectiveRow, f format) error {
 	docs := make([]collectiveDocRow, len(rows))
 	for i, r := range rows {
-		docs[i] = collectiveDocRow{Op: r.Op.String(), GPUs: r.GPUs, Bytes: float64(r.Bytes), Network: r.Network,
-			Algorithm: r.Cost.Algorithm, Steps: r.Cost.Steps, H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
-			ComputeS: float64(r.Cost.Compute), TotalS: float64(r.Cost.Total), AlgBW: float64(r.AlgBW), BusBW: float64(r.BusBW)}
+		docs[i] = collectiveDocRow{Op: r.Op.String(), GPUs: r.GPUs, Group: r.Group.Size, Stride: r.Group.Stride, Bytes: float64(r.Bytes),
+			Network: r.Network, Algorithm: r.Cost.Algorithm, Steps: r.Cost.Steps, H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
+			ComputeS: float64(r.Cost.Compute), ReconfigS: float64(r.Cost.Reconfig), TotalS: float64(r.Cost.Total), AlgBW: float64(r.AlgBW),
+			BusBW: float64(r.BusBW), Bottleneck: r.Cost.Bottleneck}
 	}
 	switch f {
 	case formatJSON:
 		return writeJSON(w, docs)
 	case formatCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"op", "gpus", "bytes", "network", "algorithm", "steps", "h2h_s", "h2t_s", "compute_s", "total_s",
-			"algbw_bytes_per_s", "busbw_bytes_per_s"})
+		_ = cw.Write([]string{"op", "gpus", "group", "stride", "bytes", "network", "algorithm", "steps", "h2h_s", "h2t_s", "compute_s",
+			"reconfig_s", "total_s", "algbw_bytes_per_s", "busbw_bytes_per_s", "bottleneck"})
 		for _, d := range docs {
-			_ = cw.Write([]string{d.Op, itoa(d.GPUs), ftoa(d.Bytes), d.Network, d.Algorithm, itoa(d.Steps), ftoa(d.H2HS), ftoa(d.H2TS),
-				ftoa(d.ComputeS), ftoa(d.TotalS), ftoa(d.AlgBW), ftoa(d.BusBW)})
+			_ = cw.Write([]string{d.Op, itoa(d.GPUs), itoa(d.Group), itoa(d.Stride), ftoa(d.Bytes), d.Network, d.Algorithm, itoa(d.Steps),
+				ftoa(d.H2HS), ftoa(d.H2TS), ftoa(d.ComputeS), ftoa(d.ReconfigS), ftoa(d.TotalS), ftoa(d.AlgBW), ftoa(d.BusBW), d.Bottleneck})
 		}
 		cw.Flush()
 		return cw.Error()
 	}
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tgpus\tsize\tnetwork\talgorithm\tsteps\th2h\th2t\tcompute\ttotal\tbus bw\t")
+	grouped := false
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%d\t%v\t%v\t%v\t%v\t%v\t\n", r.Op, r.GPUs, r.Bytes, r.Network, r.Cost.Algorithm,
-			r.Cost.Steps, r.Cost.H2H, r.Cost.H2T, r.Cost.Compute, r.Cost.Total, r.BusBW)
+		grouped = grouped || (r.Group.Size != r.GPUs && r.Op != network.SendRecv) || r.Group.Stride != 1
+	}
+	reconfig := false
+	for _, r := range rows {
+		reconfig = reconfig || r.Cost.Reconfig > 0
+	}
+	head := "op\tgpus\t"
+	if grouped {
+		head += "group\t"
+	}
+	head += "size\tnetwork\talgorithm\tsteps\th2h\th2t\tcompute\t"
+	if reconfig {
+		head += "reconfig\t"
+	}
+	fmt.Fprintln(tw, head+"total\tbus bw\tbottleneck\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t", r.Op, r.GPUs)
+		if grouped {
+			fmt.Fprintf(tw, "%d@%d\t", r.Group.Size, r.Group.Stride)
+		}
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%d\t%v\t%v\t%v\t", r.Bytes, r.Network, r.Cost.Algorithm, r.Cost.Steps, r.Cost.H2H, r.Cost.H2T, r.Cost.Compute)
+		if reconfig {
+			fmt.Fprintf(tw, "%v\t", r.Cost.Reconfig)
+		}
+		fmt.Fprintf(tw, "%v\t%v\t%s\t\n", r.Cost.Total, r.BusBW, r.Cost.Bottleneck)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/internal/workflow"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/all"
 )
@@ -18,17 +20,36 @@ func newCostCommand() *cobra.Command {
 	var (
 		nf       netFlags
 		capacity float64
+		table    string
 		f        format
 	)
 	cmd := &cobra.Command{
 		Use:   "cost",
-		Short: "Network cost per Gbit (RAMP Table 3) and power (RAMP Table 4) of a network at full scale",
+		Short: "Network cost: per Gbit and power (RAMP Tables 3–4), or bill of materials and bandwidth shares (HammingMesh Table II)",
+		Long: `Price a network's equipment. RAMP and the SuperPod report cost per Gbit of node capacity and
+power (RAMP Tables 3–4). The routed networks (fattree, dragonfly, hxmesh) report their switches and
+cables per plane, the capital cost over all planes at list prices, the diameter and the bandwidth
+shares of HammingMesh Table II "for large messages": a linear all-to-all among every accelerator
+(1 MiB per peer, share of the injection bandwidth) and an all-reduce among them (32 GiB, share of
+half the injection), both as transfer-time limits (the all-reduce's share with latency is shown
+too).
+--table hammingmesh rebuilds Table II from the sixteen presets beside the paper's values.`,
 		Example: `  ddlest cost --net ramp
-  ddlest cost --net superpod --capacity-tbps 12.8 --format json`,
+  ddlest cost --net superpod --capacity-tbps 12.8 --format json
+  ddlest cost --net-preset hx4-large
+  ddlest cost --table hammingmesh`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !(capacity >= 0) {
 				return errs.Usage("--capacity-tbps %g must be ≥ 0", capacity)
+			}
+			w := cmd.OutOrStdout()
+			if table != "" {
+				t, rows, err := workflow.ReproduceTable(table)
+				if err != nil {
+					return err
+				}
+				return writeTable(w, t, rows, f)
 			}
 			choice, err := nf.choice()
 			if err != nil {
@@ -38,11 +59,21 @@ func newCostCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if _, ok := cfg.(network.Structured); ok {
+				rep, err := workflow.Structure(choice, workflow.DefaultShareSettings())
+				if err != nil {
+					return err
+				}
+				return writeStructure(w, rep, f)
+			}
 			costing, ok := cfg.(network.Costing)
 			if !ok {
 				var have []string
 				for _, s := range all.Specs() {
-					if _, ok := s.NewConfig().(network.Costing); ok {
+					c := s.NewConfig()
+					_, a := c.(network.Costing)
+					_, b := c.(network.Structured)
+					if a || b {
 						have = append(have, s.Name)
 					}
 				}
@@ -52,13 +83,17 @@ func newCostCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeEconomics(cmd.OutOrStdout(), spec.Name, e, f)
+			return writeEconomics(w, spec.Name, e, f)
 		},
 	}
 	addNetFlags(cmd, &nf, "ramp")
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
+	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(workflow.Tables(), ", "))
 	addFormatFlag(cmd.Flags(), &f)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	_ = cmd.RegisterFlagCompletionFunc("table", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return workflow.Tables(), cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
@@ -110,6 +145,93 @@ func writeEconomics(w io.Writer, name string, e network.Economics, f format) err
 	_ = tw.Flush()
 	fmt.Fprintf(b, "\nenergy        %.4g pJ/bit/path\n", e.EnergyPerBit*1e12)
 	fmt.Fprintf(b, "total power   %.4g MW for %d nodes at %s each\n", e.PowerW/1e6, e.Nodes, units.Gbps(e.CapacityBps/1e9).Bits())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeStructure renders a routed network's bill, structure and bandwidth shares.
+func writeStructure(w io.Writer, r workflow.StructureReport, f format) error {
+	s, sh := r.Structure, r.Shares
+	switch f {
+	case formatJSON:
+		return writeJSON(w, r)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"network", "endpoints", "planes", "switches_per_plane", "dac_per_plane", "aoc_per_plane", "cost_usd",
+			"diameter_cables", "bisection_share", "global_share", "allreduce_share", "allreduce_algorithm"})
+		_ = cw.Write([]string{r.Network, itoa(s.Endpoints), itoa(s.Bill.Planes), itoa(s.Bill.Switches), itoa(s.Bill.DAC), itoa(s.Bill.AoC),
+			ftoa(r.CostUSD), itoa(s.Diameter), ftoa(s.Bisection), ftoa(sh.Global), ftoa(sh.AllReduce), sh.AllReduceCost.Algorithm})
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s, %d accelerators\n\n", r.Network, s.Endpoints)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "per plane\tcount\tprice\t")
+	fmt.Fprintf(tw, "switches\t%d\t$%.0f\t\n", s.Bill.Switches, s.Bill.SwitchUSD)
+	fmt.Fprintf(tw, "DAC cables\t%d\t$%.0f\t\n", s.Bill.DAC, s.Bill.DACUSD)
+	fmt.Fprintf(tw, "AoC cables\t%d\t$%.0f\t\n", s.Bill.AoC, s.Bill.AoCUSD)
+	_ = tw.Flush()
+	fmt.Fprintf(b, "\ncost          $%.2f M over %d planes (HammingMesh §III-C: switches, cables, optics)\n", r.CostUSD/1e6, s.Bill.Planes)
+	fmt.Fprintf(b, "diameter      %d cables (endpoint cables included, §III-B)\n", s.Diameter)
+	if s.Bisection > 0 {
+		fmt.Fprintf(b, "bisection     %.4g of the injection bandwidth (§III-A)\n", s.Bisection)
+	}
+	fmt.Fprintf(b, "global        %.1f%% of %s injection: linear all-to-all of %v per accelerator, %v transfer, bottleneck %s\n",
+		100*sh.Global, units.BytesPerSecond(s.InjectionBps).Bits(), sh.GlobalBytes, sh.GlobalCost.H2T, sh.GlobalCost.Bottleneck)
+	fmt.Fprintf(b, "all-reduce    %.1f%% of half the injection (%.1f%% with latency): %v in %v with %s, bottleneck %s\n",
+		100*sh.AllReduce, 100*sh.AllReduceAt, sh.AllReduceBytes, sh.AllReduceCost.Total, sh.AllReduceCost.Algorithm, sh.AllReduceCost.Bottleneck)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTable renders a reproduced paper table: ours beside the paper's values.
+func writeTable(w io.Writer, t workflow.PaperTable, rows []workflow.TableRow, f format) error {
+	switch f {
+	case formatJSON:
+		return writeJSON(w, struct {
+			Table  string              `json:"table"`
+			Source string              `json:"source"`
+			Rows   []workflow.TableRow `json:"rows"`
+		}{t.Name, t.Source, rows})
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"preset", "cluster", "topology", "cost_musd", "paper_cost_musd", "global_pct", "paper_global_pct",
+			"global_saving", "paper_global_saving", "allreduce_pct", "paper_allreduce_pct", "allreduce_saving", "paper_allreduce_saving",
+			"diameter", "paper_diameter"})
+		for _, r := range rows {
+			p, o := r.Paper, r.Ours
+			_ = cw.Write([]string{p.Preset, p.Cluster, p.Topology, ftoa(o.CostUSD / 1e6), ftoa(p.CostMUSD), ftoa(100 * o.Shares.Global), ftoa(p.GlobalPct),
+				ftoa(r.Global.Saving), ftoa(p.GlobalSaving), ftoa(100 * o.Shares.AllReduce), ftoa(p.AllReducePct), ftoa(r.AllReduce.Saving),
+				ftoa(p.AllReduceSaving), itoa(o.Structure.Diameter), itoa(p.Diameter)})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s\n%s\n\n", t.Title, t.Source)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "preset\ttopology\tcost M$\t(paper)\tglobal BW\t(paper)\tsaving\t(paper)\tall-reduce BW\t(paper)\tsaving\t(paper)\tdiameter\t(paper)\t")
+	cluster := ""
+	for _, r := range rows {
+		p, o := r.Paper, r.Ours
+		if p.Cluster != cluster {
+			if cluster != "" {
+				fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
+			}
+			cluster = p.Cluster
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f%%\t%.1f%%\t%.2fx\t%.1fx\t%.1f%%\t%.1f%%\t%.2fx\t%.1fx\t%d\t%d\t\n", p.Preset, p.Topology,
+			o.CostUSD/1e6, p.CostMUSD, 100*o.Shares.Global, p.GlobalPct, r.Global.Saving, p.GlobalSaving,
+			100*o.Shares.AllReduce, p.AllReducePct, r.AllReduce.Saving, p.AllReduceSaving, o.Structure.Diameter, p.Diameter)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(b, "\nglobal: %s\nall-reduce: %s\n", t.GlobalSource, t.AllReduceSrc)
+	for _, r := range rows {
+		if r.Paper.Note != "" {
+			fmt.Fprintf(b, "%s: %s\n", r.Paper.Preset, r.Paper.Note)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

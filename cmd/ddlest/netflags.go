@@ -16,13 +16,16 @@ import (
 
 // netFlags are the network options every command that prices communication shares.
 type netFlags struct {
-	net, config, bw, latency, strategy, nodeTbps string
-	params                                       []string
+	net, preset, config, bw, latency, strategy, nodeTbps string
+	params                                               []string
+	flags                                                *pflag.FlagSet
 }
 
 func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 	fs := cmd.Flags()
+	f.flags = fs
 	fs.StringVar(&f.net, "net", defaultNet, "network model (see `ddlest nets`)")
+	fs.StringVar(&f.preset, "net-preset", "", "network preset (configs/networks.json; see `ddlest nets`), e.g. hx4-small; it names its network, so --net may be left out")
 	fs.StringArrayVar(&f.params, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
 	fs.StringVar(&f.config, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
 	fs.StringVar(&f.strategy, "strategy", "", "collective algorithm: "+strings.Join(all.AlgorithmNames(), ", ")+", or op=name pairs (sets strategy; the network must offer it, see `ddlest nets`)")
@@ -35,12 +38,22 @@ func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 	_ = cmd.RegisterFlagCompletionFunc("strategy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return all.AlgorithmNames(), cobra.ShellCompDirectiveNoFileComp
 	})
+	_ = cmd.RegisterFlagCompletionFunc("net-preset", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		r, err := all.Presets()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return r.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // choice maps the flags onto a network choice; the shorthands become key=value parameters after
 // the --net-param ones, so they win.
 func (f *netFlags) choice() (workflow.NetworkChoice, error) {
-	n := workflow.NetworkChoice{Name: f.net, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
+	n := workflow.NetworkChoice{Name: f.net, Preset: f.preset, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
+	if f.preset != "" && (f.flags == nil || !f.flags.Changed("net")) {
+		n.Name = "" // the preset names its network
+	}
 	if f.strategy != "" {
 		if _, err := collective.ParseChoice(f.strategy, collective.Names(all.Algorithms())); err != nil {
 			return n, errs.Usage("--strategy: %v", err)

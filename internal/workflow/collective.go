@@ -12,8 +12,11 @@ import (
 type CollectiveOptions struct {
 	Ops     []network.Op
 	Sizes   []units.Bytes // nccl-tests sizes
-	GPUs    []int         // job sizes; the group is the whole job
-	Network NetworkChoice
+	GPUs    []int         // job sizes
+	// Group and Stride pick one of the concurrent groups of the job (every group of that shape
+	// runs at once); 0 and 0: the whole job.
+	Group, Stride int
+	Network       NetworkChoice
 	GPU     string // prices the local reductions (roofline)
 	DType   dtype.DType
 }
@@ -22,6 +25,7 @@ type CollectiveOptions struct {
 type CollectiveRow struct {
 	Op      network.Op
 	GPUs    int
+	Group   network.Group
 	Bytes   units.Bytes
 	Network string
 	Cost    network.Cost
@@ -39,10 +43,23 @@ func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Group < 0 || o.Stride < 0 {
+		return nil, errs.Usage("--group %d and --stride %d must be ≥ 1 (0: the whole job)", o.Group, o.Stride)
+	}
 	var rows []CollectiveRow
 	for _, n := range o.GPUs {
 		if n < 1 {
 			return nil, errs.Usage("--gpus %d must be ≥ 1", n)
+		}
+		base := network.Group{Size: n, Stride: 1}
+		if o.Group > 0 {
+			base.Size = o.Group
+		}
+		if o.Stride > 0 {
+			base.Stride = o.Stride
+		}
+		if last := (base.Size - 1) * base.Stride; last >= n {
+			return nil, errs.Usage("--group %d --stride %d reaches rank %d, beyond the job's %d GPUs (ranks 0–%d)", base.Size, base.Stride, last, n, n-1)
 		}
 		net, _, err := o.Network.Build(network.Env{GPUs: n, Reducer: prof})
 		if err != nil {
@@ -50,15 +67,15 @@ func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
 		}
 		for _, s := range o.Sizes {
 			for _, op := range o.Ops {
-				g := network.Group{Size: n, Stride: 1}
+				g := base
 				if op == network.SendRecv {
-					g.Size = min(n, 2)
+					g.Size = min(g.Size, 2)
 				}
 				c, err := net.Price(network.Collective{Op: op, Bytes: s, Group: g, DType: o.DType})
 				if err != nil {
 					return nil, err
 				}
-				r := CollectiveRow{Op: op, GPUs: n, Bytes: s, Network: net.Name(), Cost: c}
+				r := CollectiveRow{Op: op, GPUs: n, Group: g, Bytes: s, Network: net.Name(), Cost: c}
 				if c.Total > 0 && op != network.Barrier {
 					r.AlgBW = units.BytesPerSecond(float64(s) / float64(c.Total))
 					r.BusBW = r.AlgBW * units.BytesPerSecond(op.BusFactor(g.Size))

@@ -9,24 +9,60 @@ import (
 	"github.com/ddlest/ddlest/network/all"
 )
 
-// NetworkChoice names a network model and how to configure it: a JSON config file (strict, keys
-// as in `ddlest nets`), then key=value overrides, applied in that order.
+// NetworkChoice names a network model and how to configure it: a preset (configs/networks.json),
+// a JSON config file (strict, keys as in `ddlest nets`), then key=value overrides, applied in
+// that order. With a preset the name may be empty (the preset names its network).
 type NetworkChoice struct {
 	Name       string
+	Preset     string
 	ConfigFile string
 	Params     []string
 }
 
-// Spec looks the network up in the registry.
-func (n NetworkChoice) Spec() (network.Spec, error) { return all.Registry().Lookup(n.Name) }
+// Spec looks the network up in the registry (the preset's network when no name is given).
+func (n NetworkChoice) Spec() (network.Spec, error) {
+	_, name, err := n.preset()
+	if err != nil {
+		return network.Spec{}, err
+	}
+	return all.Registry().Lookup(name)
+}
+
+// preset resolves the preset, if any, and the network name.
+func (n NetworkChoice) preset() (*all.Preset, string, error) {
+	if n.Preset == "" {
+		return nil, n.Name, nil
+	}
+	r, err := all.Presets()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := r.Lookup(n.Preset)
+	if err != nil {
+		return nil, "", errs.Usage("--net-preset: %v", err)
+	}
+	if n.Name != "" && n.Name != p.Network {
+		return nil, "", errs.Usage("--net-preset %s configures network %s, not --net %s; give one of them, or matching ones", p.Name, p.Network, n.Name)
+	}
+	return &p, p.Network, nil
+}
 
 // Config returns the network's validated configuration.
 func (n NetworkChoice) Config() (network.Spec, network.Config, error) {
-	spec, err := n.Spec()
+	pre, name, err := n.preset()
+	if err != nil {
+		return network.Spec{}, nil, err
+	}
+	spec, err := all.Registry().Lookup(name)
 	if err != nil {
 		return spec, nil, err
 	}
 	cfg := spec.NewConfig()
+	if pre != nil {
+		if err := pre.Apply(cfg); err != nil {
+			return spec, nil, err
+		}
+	}
 	if n.ConfigFile != "" {
 		f, err := os.Open(n.ConfigFile)
 		if err != nil {

@@ -7,6 +7,9 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/alphabeta"
 	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/dragonfly"
+	"github.com/ddlest/ddlest/network/fattree"
+	"github.com/ddlest/ddlest/network/hxmesh"
 	"github.com/ddlest/ddlest/network/ideal"
 	"github.com/ddlest/ddlest/network/ramp"
 	"github.com/ddlest/ddlest/network/superpod"
@@ -23,6 +26,9 @@ func Specs() []network.Spec {
 		superpod.Spec(),
 		torus.Spec(),
 		topoopt.Spec(),
+		fattree.Spec(),
+		dragonfly.Spec(),
+		hxmesh.Spec(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package all
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/params"
@@ -38,5 +39,55 @@ func TestRegistry(t *testing.T) {
 		if _, err := m.Price(network.Collective{Op: network.AllReduce, Bytes: 1e6, Group: network.Group{Size: 8, Stride: 1}}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The sixteen HammingMesh presets (Table II's small and large clusters) load, each names its
+// network, validates, and sources every parameter.
+func TestPresets(t *testing.T) {
+	r, err := Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ft-small", "ft50-small", "ft75-small", "df-small", "hyperx-small", "hx2-small", "hx4-small", "torus-small",
+		"ft-large", "ft50-large", "ft75-large", "df-large", "hyperx-large", "hx2-large", "hx4-large", "torus-large"}
+	if got := r.Names(); len(got) != len(want) {
+		t.Fatalf("presets %v, want %v", got, want)
+	}
+	for i, name := range r.Names() {
+		if name != want[i] {
+			t.Errorf("preset %d is %s, want %s", i, name, want[i])
+		}
+	}
+	if _, err := r.Lookup("hx8-small"); err == nil || !strings.Contains(err.Error(), "ft-small, ft50-small") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	// A preset with a key its network does not have, or without a source, is refused.
+	bad := Preset{Name: "x", Network: "fattree", Params: []byte(`{"taper": 0.5, "radixx": 64}`), Sources: map[string]string{"taper": "s", "radixx": "s"}}
+	if err := check(bad); err == nil || !strings.Contains(err.Error(), "radixx") {
+		t.Errorf("unknown key: %v", err)
+	}
+	bad = Preset{Name: "x", Network: "fattree", Params: []byte(`{"taper": 0.5}`)}
+	if err := check(bad); err == nil || !strings.Contains(err.Error(), "no source") {
+		t.Errorf("missing source: %v", err)
+	}
+}
+
+// Every algorithm has a unique name, a summary, and the names --strategy offers start with best.
+func TestAlgorithms(t *testing.T) {
+	seen := map[string]bool{}
+	for _, a := range Algorithms() {
+		if seen[a.Name()] || a.Summary() == "" {
+			t.Errorf("algorithm %q: duplicate or without summary", a.Name())
+		}
+		seen[a.Name()] = true
+	}
+	for _, n := range []string{"ring", "rings", "torus", "linear", "ramp"} {
+		if !seen[n] {
+			t.Errorf("%s is not registered", n)
+		}
+	}
+	if AlgorithmNames()[0] != "best" {
+		t.Errorf("names %v", AlgorithmNames())
 	}
 }

@@ -62,32 +62,26 @@ var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, coll
 // Algorithms lists the algorithms the network offers.
 func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
 
-// Globals pairs the groups' global ports: the pairs of groups take links in turn, each link the
-// next free port of both groups, until no pair with free ports on both sides and fewer than
-// ⌈a·h/(g−1)⌉ links is left; port k of a group sits on router ⌊k/h⌋, so a router's h links go to
-// h different groups where it can. Every pair gets ⌊a·h/(g−1)⌋ or one more links.
+// Globals is the consecutive ("absolute", Kim et al. 2008) arrangement of the global links:
+// global port l = 0 … a·h−1 of a group sits on router ⌊l/h⌋ and leads to the group δ = (l mod
+// (g−1)) + 1 ahead, to that group's port m·(g−1) + (g−1−δ), m = ⌊l/(g−1)⌋ — the port that leads
+// δ groups back. A router's h ports reach h consecutive offsets; a port whose partner would lie
+// beyond a·h stays unused, so every pair of groups gets ⌊a·h/(g−1)⌋ links (one more where the
+// ports allow).
 func (c *Config) Globals() [][2]int32 {
 	g, ports := c.Groups, c.A*c.H
-	next := make([]int, g)
-	links := make([]int, g*g)
-	most := ports
-	if g > 1 {
-		most = ceil(ports, g-1)
-	}
 	var out [][2]int32
-	for progress := true; progress; {
-		progress = false
-		for i := 0; i < g; i++ {
-			for j := i + 1; j < g; j++ {
-				if next[i] < ports && next[j] < ports && links[i*g+j] < most {
-					links[i*g+j]++
-					ri, rj := int32(i*c.A+next[i]/c.H), int32(j*c.A+next[j]/c.H)
-					out = append(out, [2]int32{ri, rj})
-					next[i]++
-					next[j]++
-					progress = true
-				}
+	if g < 2 {
+		return nil
+	}
+	for i := 0; i < g; i++ {
+		for l := 0; l < ports; l++ {
+			m, d := l/(g-1), l%(g-1)+1
+			j, lp := (i+d)%g, m*(g-1)+(g-1-d)
+			if lp >= ports || j < i {
+				continue // no partner port, or the pair was added from j's side
 			}
+			out = append(out, [2]int32{int32(i*c.A + l/c.H), int32(j*c.A + lp/c.H)})
 		}
 	}
 	return out
@@ -109,9 +103,12 @@ func (c *Config) Structure() (network.Structure, error) {
 	internal := c.Groups * (c.A / per) * per * (per - 1) / 2
 	b := network.Bill{Planes: c.CostPlanes, Switches: ceil(routers, per), DAC: c.Endpoints() + local - internal,
 		AoC: c.Groups * c.A * c.H / 2, Prices: c.Prices}
-	t := fabric.AllPairs(routers, c.routerEdges())
+	g, err := c.Fabric()
+	if err != nil {
+		return network.Structure{}, err
+	}
 	far := int32(0)
-	for _, x := range t.D {
+	for _, x := range g.Distancer().(*dist).routers.D {
 		far = max(far, x)
 	}
 	return network.Structure{Endpoints: c.Endpoints(), Bill: b, Diameter: 2 + int(far), InjectionBps: float64(units.Gbps(c.LinkGbit))}, nil
@@ -136,7 +133,7 @@ func (c *Config) routerEdges() [][3]int32 {
 
 // Fabric builds the Dragonfly: endpoints, routers (a per group, all-to-all local links) and the
 // global links of Globals; routers forward with switch_ns. Distances come from a router table.
-func (c *Config) Fabric() (*fabric.Graph, error) {
+func (c *Config) build() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -209,4 +206,14 @@ func Spec() network.Spec {
 			return fabric.NewModel(g, env, opt)
 		},
 	}
+}
+
+// Fabric is the routed graph (built once per configuration; see fabric.Cached).
+func (c *Config) Fabric() (*fabric.Graph, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	key := *c
+	key.Common = c.Common.GraphKey()
+	return fabric.Cached(key, c.build)
 }

@@ -37,7 +37,7 @@ func TestTableII(t *testing.T) {
 	}
 }
 
-// Every pair of groups gets ⌊a·h/(g−1)⌋ or one more global links, no port twice.
+// Every pair of groups gets ⌊a·h/(g−1)⌋ or one more global links, no router more than h.
 func TestGlobals(t *testing.T) {
 	cfg := DefaultConfig() // 8 groups, 128 global ports each: 18 or 19 links per pair
 	per := map[[2]int]int{}

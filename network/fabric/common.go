@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"sync"
+
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -59,3 +61,44 @@ func (c *Common) Options(name string, offered []collective.Algorithm) Options {
 func (c *Common) Cable() units.Seconds    { return units.Ns(c.LinkNs) }
 func (c *Common) Forward() units.Seconds  { return units.Ns(c.SwitchNs) }
 func (c *Common) Overhead() units.Seconds { return units.Ns(c.OverheadNs) }
+
+// graphs caches built fabrics: a fabric is immutable and shared by every model placed on it,
+// and building a large one (a 16,384-accelerator HammingMesh) costs more than pricing on it.
+var graphs struct {
+	sync.Mutex
+	keys []any
+	vals []*Graph
+}
+
+const cachedGraphs = 8
+
+// Cached returns the graph built for key (a network's configuration with the fields that do not
+// shape the graph cleared), building it once; the last few are kept.
+func Cached(key any, build func() (*Graph, error)) (*Graph, error) {
+	graphs.Lock()
+	for i, k := range graphs.keys {
+		if k == key {
+			g := graphs.vals[i]
+			graphs.Unlock()
+			return g, nil
+		}
+	}
+	graphs.Unlock()
+	g, err := build()
+	if err != nil {
+		return nil, err
+	}
+	graphs.Lock()
+	defer graphs.Unlock()
+	if len(graphs.keys) == cachedGraphs {
+		graphs.keys, graphs.vals = graphs.keys[1:], graphs.vals[1:]
+	}
+	graphs.keys, graphs.vals = append(graphs.keys, key), append(graphs.vals, g)
+	return g, nil
+}
+
+// GraphKey clears the shared parameters that do not shape a graph (routing, seed, strategy).
+func (c Common) GraphKey() Common {
+	c.Routing, c.Seed, c.Strategy = "", 0, ""
+	return c
+}

@@ -72,6 +72,9 @@ func (g *Graph) ClassName(c uint16) string { return g.classes[c] }
 // Forwarding is the latency a flow pays to pass through node u.
 func (g *Graph) Forwarding(u int32) units.Seconds { return g.forward[u] }
 
+// Distancer is the graph's distance oracle.
+func (g *Graph) Distancer() Distancer { return g.dist }
+
 // Distance is the routing distance from node u to endpoint t.
 func (g *Graph) Distance(u, t int32) int32 { return g.dist.Dist(u, t) }
 
@@ -203,18 +206,14 @@ func (b *Builder) Build(overhead units.Seconds, dist func(*Graph) (Distancer, er
 
 // merge folds links with the same ends and attributes into one bundle.
 func (b *Builder) merge() {
-	type key struct {
-		from, to int32
-		rate     units.BytesPerSecond
-		lat      units.Seconds
-		weight   int32
-		class    uint16
+	same := func(x, y *Link) bool {
+		return x.Rate == y.Rate && x.Latency == y.Latency && x.Weight == y.Weight && x.Class == y.Class
 	}
-	at := make(map[key]int, len(b.links))
+	at := make(map[int64]int, len(b.links))
 	out := b.links[:0]
 	for _, l := range b.links {
-		k := key{l.From, l.To, l.Rate, l.Latency, l.Weight, l.Class}
-		if i, ok := at[k]; ok {
+		k := int64(l.From)<<32 | int64(l.To)
+		if i, ok := at[k]; ok && same(&out[i], &l) {
 			out[i].Width += l.Width
 			continue
 		}

@@ -321,13 +321,14 @@ func (m *Model) uniformBySwitch(base int, g network.Group, w float64) bool {
 			r.note(m.inj[dst] + m.ej[dst])
 		}
 		rep := m.anyOn(base, g, dst)
+		r.fill(rep)
 		nd := float64(m.count[dst])
 		sent := false
 		for _, src := range sw {
 			if src == dst {
 				continue
 			}
-			d := gr.dist.Dist(src, rep)
+			d := r.d(src, rep)
 			if d >= Unreachable {
 				ok = false
 				continue
@@ -342,7 +343,7 @@ func (m *Model) uniformBySwitch(base int, g network.Group, w float64) bool {
 	for _, h := range sw {
 		m.count[h] = 0
 	}
-	m.swCount = sw
+	m.swCount, r.distTo = sw, -1
 	return ok
 }
 

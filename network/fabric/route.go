@@ -41,8 +41,10 @@ type router struct {
 	buckets [][]int32
 	hi      int // highest bucket in use
 
-	dist    []int32   // distances to the destination of a multi-source propagation (fill)
-	distTo  int32     // its destination, −1 when dist is not filled
+	dist    []int32  // distances to the destination of a multi-source propagation (fill)
+	stamp   []uint32 // dist[u] is valid when stamp[u] == epoch
+	epoch   uint32
+	distTo  int32     // its destination, −1 when dist is not in use
 	load    []float64 // per link (Split) or per physical link (Hash)
 	used    []bool
 	usedIdx []int32
@@ -89,24 +91,29 @@ func (r *router) nic(s, t int32, w float64) {
 	r.nicIn[t] += w
 }
 
-// fill tabulates every node's distance to t, for a propagation that will touch most of the
-// fabric (a uniform all-to-all): one oracle call per node instead of one per link scanned.
+// fill starts memoising distances to t, for a propagation that will touch most of the fabric
+// (a uniform all-to-all): one oracle call per node instead of one per link scanned.
 func (r *router) fill(t int32) {
 	if r.dist == nil {
-		r.dist = make([]int32, r.g.Nodes())
+		r.dist, r.stamp = make([]int32, r.g.Nodes()), make([]uint32, r.g.Nodes())
 	}
-	for u := range r.dist {
-		r.dist[u] = r.g.dist.Dist(int32(u), t)
+	r.epoch++
+	if r.epoch == 0 { // wrapped: forget every stamp
+		clear(r.stamp)
+		r.epoch = 1
 	}
 	r.distTo = t
 }
 
 // d is the distance from u to t.
 func (r *router) d(u, t int32) int32 {
-	if t == r.distTo {
-		return r.dist[u]
+	if t != r.distTo {
+		return r.g.dist.Dist(u, t)
 	}
-	return r.g.dist.Dist(u, t)
+	if r.stamp[u] != r.epoch {
+		r.dist[u], r.stamp[u] = r.g.dist.Dist(u, t), r.epoch
+	}
+	return r.dist[u]
 }
 
 // source adds weight w leaving node u (at distance d from the next destination), whose traffic

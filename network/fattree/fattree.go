@@ -105,7 +105,7 @@ func (c *Config) Structure() (network.Structure, error) {
 // node per pod (three levels) or one spine node (two levels), joined by bundles: under split
 // routing a leaf spreads its upward traffic evenly over its up links, so each spine of a level
 // carries the same share and the bundle is exact.
-func (c *Config) Fabric() (*fabric.Graph, error) {
+func (c *Config) build() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -210,4 +210,14 @@ func Spec() network.Spec {
 			return fabric.NewModel(g, env, opt)
 		},
 	}
+}
+
+// Fabric is the routed graph (built once per configuration; see fabric.Cached).
+func (c *Config) Fabric() (*fabric.Graph, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	key := *c
+	key.Common = c.Common.GraphKey()
+	return fabric.Cached(key, c.build)
 }

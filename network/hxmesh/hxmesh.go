@@ -211,7 +211,7 @@ func (l layout) colNode(gx, j int) int32 { return l.colNets + int32(gx*l.colNode
 // networks (or torus cables) and the trees' leaf–spine bundles at cable latency; accelerators
 // and switches forward with switch_ns. The distance is the sum of a row and a column distance
 // (fabric.Product), and board translations are its symmetry.
-func (c *Config) Fabric() (*fabric.Graph, error) {
+func (c *Config) build() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -543,4 +543,14 @@ func Spec() network.Spec {
 			return fabric.NewModel(g, env, opt)
 		},
 	}
+}
+
+// Fabric is the routed graph (built once per configuration; see fabric.Cached).
+func (c *Config) Fabric() (*fabric.Graph, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	key := *c
+	key.Common = c.Common.GraphKey()
+	return fabric.Cached(key, c.build)
 }
