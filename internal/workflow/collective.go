@@ -10,15 +10,15 @@ import (
 
 // CollectiveOptions is a sweep of collectives on one network.
 type CollectiveOptions struct {
-	Ops     []network.Op
-	Sizes   []units.Bytes // nccl-tests sizes
-	GPUs    []int         // job sizes
+	Ops   []network.Op
+	Sizes []units.Bytes // nccl-tests sizes
+	GPUs  []int         // job sizes
 	// Group and Stride pick one of the concurrent groups of the job (every group of that shape
 	// runs at once); 0 and 0: the whole job.
 	Group, Stride int
 	Network       NetworkChoice
-	GPU     string // prices the local reductions (roofline)
-	DType   dtype.DType
+	GPU           string // prices the local reductions (roofline)
+	DType         dtype.DType
 }
 
 // CollectiveRow is one priced collective.
