@@ -79,6 +79,19 @@ type Group struct {
 	Size       int `json:"size"`
 	Stride     int `json:"stride"`
 	Concurrent int `json:"concurrent,omitempty"`
+	// Every > 1 runs only the groups whose index i (0, 1, … in the order below) has
+	// ⌊i/Block⌋ mod Every = 0 at once: under 1F1B the stages alternate forward and backward, so
+	// the tensor-parallel groups of one phase are every other stage's (HammingMesh's SST motifs).
+	Every int `json:"every,omitempty"`
+	Block int `json:"block,omitempty"`
+}
+
+// Runs reports whether the i-th group runs at once with the first (Every, Block).
+func (g Group) Runs(i int) bool {
+	if g.Every <= 1 {
+		return true
+	}
+	return (i/max(1, g.Block))%g.Every == 0
 }
 
 // Groups is the number of groups of shape g that tile a job of n ranks (at least 1 when g fits),

@@ -10,7 +10,7 @@ func newCosmoFlowCommand() *cobra.Command {
 	var (
 		f                           runFlags
 		gpus, spatial, batch, micro int
-		bucket                      string
+		bucket, convGrads           string
 		noOverlap                   bool
 	)
 	cmd := &cobra.Command{
@@ -27,6 +27,13 @@ func newCosmoFlowCommand() *cobra.Command {
 			}
 			o := workflow.CosmoFlowOptions{GPUs: gpus, Spatial: spatial, Batch: batch, MicroBatch: micro, Precision: prec,
 				Optimizer: opt, NoOverlap: noOverlap, Run: run}
+			switch convGrads {
+			case "all":
+			case "dp":
+				o.ConvGradsDP = true
+			default:
+				return usagef("--conv-grads %q is not valid; valid: all, dp", convGrads)
+			}
 			if o.BucketBytes, err = parseBucket(bucket); err != nil {
 				return err
 			}
@@ -45,6 +52,7 @@ func newCosmoFlowCommand() *cobra.Command {
 	fs.IntVar(&micro, "micro-batch", 0, "samples per micro-batch (default: the whole local batch)")
 	fs.StringVar(&bucket, "dp-bucket", "", "gradient bucket size (default 25MiB, PyTorch DDP)")
 	fs.BoolVar(&noOverlap, "no-dp-overlap", false, "all-reduce the gradients after the backward pass")
+	fs.StringVar(&convGrads, "conv-grads", "all", "group that sums the convolutions' gradients: all (every GPU: the spatial shards hold partial gradients) or dp (a shard's D replicas only, the HammingMesh SST motif)")
 	addRunFlags(cmd, &f, "tf32", "sgd")
 	return cmd
 }

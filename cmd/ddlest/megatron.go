@@ -31,6 +31,7 @@ type megatronFlags struct {
 	seq, vocab, microBatch           int
 	seqParallel, untied, noDPOverlap bool
 	recompute, precision, optimizer  string
+	rankOrder                        string
 	tpComm                           string
 	dpBucket                         string
 	hw                               hwFlags
@@ -102,6 +103,7 @@ Explicit mode (--layers --hidden --heads --global-batch [--tp --pp --dp --interl
 	fs.BoolVar(&f.seqParallel, "seq-parallel", false, "sequence parallelism (reduce-scatter + all-gather instead of all-reduce)")
 	fs.StringVar(&f.tpComm, "tp-comm", "megatron", "tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)")
 	fs.StringVar(&f.recompute, "recompute", "full", "activation recomputation: none, selective or full (RAMP §7.3 uses full)")
+	addRankOrderFlag(cmd, &f.rankOrder)
 	fs.StringVar(&f.precision, "precision", "fp16", "training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam or sgd (with momentum)")
 	fs.BoolVar(&f.untied, "untied-embeddings", false, "give the LM head its own weights instead of sharing the input embedding")
@@ -195,6 +197,9 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 	if c.TPComm, err = megatron.ParseTPComm(f.tpComm); err != nil {
 		return o, err
 	}
+	if c.RankOrder, err = megatron.ParseRankOrder(f.rankOrder); err != nil {
+		return o, err
+	}
 	if err := parseTraining(&c, f.recompute, f.precision, f.optimizer, f.dpBucket); err != nil {
 		return o, err
 	}
@@ -285,4 +290,12 @@ func parseBucket(s string) (units.Bytes, error) {
 		return 0, usagef("--dp-bucket: %v", err)
 	}
 	return b, nil
+}
+
+// addRankOrderFlag registers --rank-order.
+func addRankOrderFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "rank-order", "tp-first", "rank order: tp-first (Megatron-LM: TP groups are consecutive ranks) or pp-first (the HammingMesh SST motifs: a pipeline is consecutive ranks, TP/EP groups PP apart)")
+	_ = cmd.RegisterFlagCompletionFunc("rank-order", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"tp-first", "pp-first"}, cobra.ShellCompDirectiveNoFileComp
+	})
 }

@@ -29,6 +29,8 @@ type megatronDoc struct {
 	Training trainingDoc `json:"training"`
 	Parallel parallelDoc `json:"parallel"`
 	Step     *stepDoc    `json:"step,omitempty"`
+	// MemoryWarning: the plan does not fit and was estimated anyway (--ignore-memory).
+	MemoryWarning string `json:"memory_warning,omitempty"`
 	resultDoc
 }
 
@@ -190,9 +192,10 @@ func megatronJSON(r *workflow.MegatronReport) megatronDoc {
 			Heads: c.Heads, Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
-		Parallel:  parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
-		resultDoc: newResultDoc(r.Result, r.GPU.Name, r.Efficiency, r.Profile, r.Network, r.NetConfig),
-		Preset:    r.Preset,
+		Parallel:      parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
+		resultDoc:     newResultDoc(r.Result, r.GPU.Name, r.Efficiency, r.Profile, r.Network, r.NetConfig),
+		Preset:        r.Preset,
+		MemoryWarning: r.MemoryWarning,
 	}
 	if c.MoE.Experts > 0 {
 		d.Model.MoE = &moeDoc{Experts: c.MoE.Experts, TopK: c.MoE.TopK, CapacityFactor: c.MoE.CapacityFactor,
@@ -327,6 +330,9 @@ func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
 		row("profile", r.Profile)
 	}
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))
+	if r.MemoryWarning != "" {
+		row("memory", "NOT CHECKED (--ignore-memory): "+r.MemoryWarning)
+	}
 	fmt.Fprintln(tw)
 	if st := r.Step; st != nil {
 		row("1F1B step", fmt.Sprintf("%v = max(forward %v, backward %v) + p2p %v (stage %d; one micro-batch per stage, HammingMesh's \"iteration\")",

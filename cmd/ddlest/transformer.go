@@ -14,6 +14,8 @@ type transformerFlags struct {
 	steps, tokens                                  float64
 	seqParallel, noDPOverlap                       bool
 	recompute, precision, optimizer, dpBucket      string
+	rankOrder                                      string
+	ignoreMemory                                   bool
 	profile, plot                                  string
 	traceBatch, traceTP                            int
 	experts, topK, expertHidden, ep                int
@@ -68,6 +70,8 @@ func transformerCommand(use, preset, short, example string) *cobra.Command {
 	fs.IntVar(&f.vocab, "vocab", c.Vocab, "vocabulary (0: no embedding or LM head, as the HammingMesh motif)")
 	fs.BoolVar(&f.seqParallel, "seq-parallel", false, "sequence parallelism")
 	fs.StringVar(&f.recompute, "recompute", c.Recompute.String(), "activation recomputation: none, selective or full")
+	addRankOrderFlag(cmd, &f.rankOrder)
+	fs.BoolVar(&f.ignoreMemory, "ignore-memory", false, "estimate even when the plan does not fit in GPU memory (the HammingMesh motifs simulate one step without recomputation); the report warns")
 	fs.StringVar(&f.precision, "precision", c.Precision.String(), "fp16, bf16, fp32 or tf32")
 	fs.StringVar(&f.optimizer, "optimizer", c.Optimizer.String(), "adam or sgd")
 	fs.StringVar(&f.dpBucket, "dp-bucket", "", "gradient bucket size (default Megatron-Core's)")
@@ -106,6 +110,9 @@ func (f *transformerFlags) options(cmd *cobra.Command, preset string) (workflow.
 	if err := parseTraining(&c, f.recompute, f.precision, f.optimizer, f.dpBucket); err != nil {
 		return o, err
 	}
+	if c.RankOrder, err = megatron.ParseRankOrder(f.rankOrder); err != nil {
+		return o, err
+	}
 	if c.MoE.Experts > 0 {
 		c.MoE.Experts, c.MoE.TopK, c.MoE.CapacityFactor, c.MoE.ExpertHidden, c.MoE.EP = f.experts, f.topK, f.capacity, f.expertHidden, f.ep
 	}
@@ -116,7 +123,7 @@ func (f *transformerFlags) options(cmd *cobra.Command, preset string) (workflow.
 	if err != nil {
 		return o, err
 	}
-	return workflow.TransformerOptions{Preset: preset, Config: c, Steps: f.steps, Tokens: f.tokens,
+	return workflow.TransformerOptions{Preset: preset, Config: c, Steps: f.steps, Tokens: f.tokens, IgnoreMemory: f.ignoreMemory,
 		Run: workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff, Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP,
 			Network: net}}, nil
 }

@@ -17,6 +17,8 @@ type CosmoFlowOptions struct {
 	Optimizer                        partition.Optimizer
 	BucketBytes                      units.Bytes
 	NoOverlap                        bool
+	// ConvGradsDP: see cosmoflow.Config (the SST motif's reduction over D only).
+	ConvGradsDP bool
 	Run
 }
 
@@ -45,7 +47,8 @@ func CosmoFlow(o CosmoFlowOptions) (*Report, error) {
 		return nil, err
 	}
 	c := cosmoflow.Config{DP: o.GPUs / o.Spatial, Spatial: o.Spatial, LocalBatch: o.Batch, MicroBatch: o.MicroBatch,
-		Precision: o.Precision, Optimizer: o.Optimizer, BucketBytes: o.BucketBytes, NoOverlap: o.NoOverlap, Capacity: capacity}
+		Precision: o.Precision, Optimizer: o.Optimizer, BucketBytes: o.BucketBytes, NoOverlap: o.NoOverlap, ConvGradsDP: o.ConvGradsDP,
+		Capacity: capacity}
 	plan, err := cosmoflow.Plan(c)
 	if err != nil {
 		return nil, err

@@ -23,23 +23,26 @@ type TransformerOptions struct {
 	Config megatron.Config
 	Steps  float64
 	Tokens float64
+	// IgnoreMemory: see MegatronOptions.
+	IgnoreMemory bool
 	Run
 }
 
 // computeKey is what a stage computes per micro-batch: when it matches the preset's, the
-// measured times apply.
+// measured times apply. Recomputation is not part of it: the measured forward pass prices the
+// recomputed one too (profile.Scaled), so the motifs' run without recomputation (HammingMesh
+// §V-B5) and the presets' with it share the measurement.
 type computeKey struct {
 	layersPerStage, micro, hidden, heads, seq, vocab, tp, interleave int
 	sp                                                               bool
 	precision                                                        partition.Precision
-	rc                                                               megatron.Recompute
 	experts, topK, expertHidden                                      int
 	cf                                                               float64
 }
 
 func keyOf(c megatron.Config) computeKey {
 	k := computeKey{layersPerStage: c.Layers / max(1, c.PP), micro: c.MicroBatch, hidden: c.Hidden, heads: c.Heads, seq: c.Seq,
-		vocab: c.Vocab, tp: c.TP, interleave: c.Interleave, sp: c.SeqParallel, precision: c.Precision, rc: c.Recompute,
+		vocab: c.Vocab, tp: c.TP, interleave: c.Interleave, sp: c.SeqParallel, precision: c.Precision,
 		topK: c.MoE.TopK, expertHidden: c.MoE.ExpertHidden, cf: c.MoE.CapacityFactor}
 	if c.MoE.EP > 0 {
 		k.experts = c.MoE.ExpertsPerGPU()
@@ -54,14 +57,15 @@ func Transformer(o TransformerOptions) (*MegatronReport, error) {
 		return nil, err
 	}
 	mo := MegatronOptions{Mode: ModeExplicit, Config: o.Config, Steps: o.Steps, Tokens: o.Tokens,
-		GPU: o.GPU, Efficiency: o.Efficiency, Network: o.Network, Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}
+		GPU: o.GPU, Efficiency: o.Efficiency, Network: o.Network, Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP,
+		IgnoreMemory: o.IgnoreMemory}
 	if o.Steps == 0 && o.Tokens == 0 {
 		mo.Tokens = p.Tokens
 	}
 	if o.Profile == "published" {
 		pub, ok := publishedTransformer[o.Preset]
 		if !ok || keyOf(o.Config) != keyOf(p.Config) {
-			return nil, errs.Usage("--profile published: %s was measured with one layer per stage, one sequence per micro-batch and its own tensor/expert split only", o.Preset)
+			return nil, errs.Usage("--profile published: %s was measured with one layer per stage, one sequence per micro-batch, its precision and its own tensor/expert split only", o.Preset)
 		}
 		mo.Published = &pub
 	}

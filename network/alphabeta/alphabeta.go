@@ -73,5 +73,5 @@ func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
 	for g := 0; g < gpus; g++ {
 		b.Duplex(int32(g), x, fabric.Spec{Class: "link", Rate: units.Gbps(c.BandwidthGbit)})
 	}
-	return b.Build(units.Ns(c.LatencyNs), nil)
+	return b.Build(fabric.Endpoint{Overhead: units.Ns(c.LatencyNs)}, nil)
 }

@@ -157,7 +157,7 @@ func (c *Config) build() (*fabric.Graph, error) {
 	}
 	t := fabric.AllPairs(routers, c.routerEdges())
 	d := &dist{routers: t, first: first, p: int32(c.P), endpoints: int32(e)}
-	return b.Build(c.Overhead(), func(*fabric.Graph) (fabric.Distancer, error) { return d, nil })
+	return b.Build(c.EndpointCosts(), func(*fabric.Graph) (fabric.Distancer, error) { return d, nil })
 }
 
 // dist: an endpoint is one cable from its router; routers use the all-pairs router table.

@@ -27,9 +27,10 @@ type Link struct {
 // place jobs on it.
 type Graph struct {
 	Endpoints int
-	// Overhead is the per-message endpoint overhead: charged once per round on top of the
-	// slowest path.
-	Overhead units.Seconds
+	// Overhead is the endpoint's per-step overhead: charged once per round on top of the slowest
+	// path. Gap is the time between two messages an endpoint posts at once through one port
+	// (a linear all-to-all's p−1 sends leave one after another).
+	Overhead, Gap units.Seconds
 	// NIC caps what one endpoint injects and receives in all (0: only its links do).
 	NIC     units.BytesPerSecond
 	forward []units.Seconds // per node
@@ -83,6 +84,10 @@ func (g *Graph) Physical() int { return g.phys }
 
 // hop is what routing reads of a link.
 type hop struct{ to, weight, width int32 }
+
+// Endpoint is what an accelerator's network interface adds to every round: a per-step overhead
+// and a gap between messages posted at once.
+type Endpoint struct{ Overhead, Gap units.Seconds }
 
 // Builder assembles a Graph.
 type Builder struct {
@@ -158,10 +163,10 @@ func (b *Builder) NIC(rate units.BytesPerSecond) { b.g.NIC = rate }
 // Build sorts the links by tail, merges parallel identical links into bundles and returns the
 // graph with its distance oracle (nil: the exact weighted distances, computed per destination on
 // demand).
-func (b *Builder) Build(overhead units.Seconds, dist func(*Graph) (Distancer, error)) (*Graph, error) {
+func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Graph, error) {
 	g := b.g
 	n := len(g.forward)
-	g.Overhead = overhead
+	g.Overhead, g.Gap = ep.Overhead, ep.Gap
 	b.merge()
 	count := make([]int32, n+1)
 	for _, l := range b.links {

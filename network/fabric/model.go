@@ -210,6 +210,9 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	var sym *Symmetry
 	lost := false
 	for gi := 0; gi < n; gi++ {
+		if !g.Runs(gi) {
+			continue
+		}
 		base := g.Base(gi)
 		for i := 0; i < pt.N; i++ {
 			part := pt.Parts[i]
@@ -224,7 +227,7 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 			if gi == 0 {
 				// A member posts p−1 messages at once; those through one port leave one after
 				// another, each with the endpoint's per-message overhead.
-				r.extra = max(r.extra, (m.portMessages(base, g)-1)*float64(m.g.Overhead))
+				r.extra = max(r.extra, (m.portMessages(base, g)-1)*float64(m.g.Gap))
 			}
 			switch {
 			case m.g.sym != nil && m.opt.Routing == Split && pt.N == 1 && n == 1 && p == m.g.Endpoints:
@@ -429,6 +432,9 @@ func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
 	}
 	var ref *collective.Grid
 	for gi, n := 0, g.Groups(m.env.GPUs); gi < n; gi++ {
+		if !g.Runs(gi) {
+			continue
+		}
 		gr, err := m.arrange(g, g.Base(gi))
 		if err != nil {
 			return nil, err

@@ -134,7 +134,7 @@ func (c *Config) build() (*fabric.Graph, error) {
 			b.Duplex(t.pods+int32(p), t.spine, fabric.Spec{Class: "pod uplink", Width: n * c.Up(), Rate: rate, Latency: c.Cable()})
 		}
 	}
-	return b.Build(c.Overhead(), func(*fabric.Graph) (fabric.Distancer, error) { return t, nil })
+	return b.Build(c.EndpointCosts(), func(*fabric.Graph) (fabric.Distancer, error) { return t, nil })
 }
 
 // tree is the distance oracle: cables up to the lowest common level and down again.

@@ -254,7 +254,7 @@ func (c *Config) build() (*fabric.Graph, error) {
 	} else {
 		c.trees(b, l, rate)
 	}
-	g, err := b.Build(c.Overhead(), func(g *fabric.Graph) (fabric.Distancer, error) { return c.product(l, g), nil })
+	g, err := b.Build(c.EndpointCosts(), func(g *fabric.Graph) (fabric.Distancer, error) { return c.product(l, g), nil })
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,7 @@ func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
 	for s := 0; s < ceil(gpus, spine); s++ {
 		b.Duplex(spines+int32(s), core, fabric.Spec{Class: "core uplink", Width: spine, Rate: ib, Latency: ns(c.PropCoreNs), Weight: 2})
 	}
-	return b.Build(ns(c.IONs), nil)
+	return b.Build(fabric.Endpoint{Overhead: ns(c.IONs)}, nil)
 }
 
 func ceil(a, b int) int { return (a + b - 1) / b }

@@ -37,11 +37,26 @@ type Config struct {
 	// BucketBytes sizes the gradient all-reduces (0: PyTorch DDP's 25 MiB).
 	BucketBytes units.Bytes
 	NoOverlap   bool
+	// ConvGradsDP reduces the convolutions' gradients over the D data-parallel replicas of each
+	// spatial shard only, as the HammingMesh SST motif does (its gradient all-reduces run over
+	// "ranks with the same rank % 4", reference/hammingmesh.md §6.2). By default they are reduced
+	// over all D·O GPUs: each spatial shard holds a partial gradient of the replicated
+	// convolution weights, so the spatial shards must be summed too.
+	ConvGradsDP bool
 	Capacity    units.Bytes
 }
 
 // GPUs is D·O.
 func (c Config) GPUs() int { return c.DP * c.Spatial }
+
+// convGroup is the group that sums the convolutions' gradients: every GPU, or (ConvGradsDP) a
+// spatial shard's D replicas, O ranks apart.
+func (c Config) convGroup() network.Group {
+	if c.ConvGradsDP {
+		return network.Group{Size: c.DP, Stride: c.Spatial}
+	}
+	return network.Group{Size: c.GPUs(), Stride: 1}
+}
 
 // Grid splits O GPUs over the H and W axes: gy × gx = O, as square as possible, gy ≥ gx.
 func Grid(o int) (gy, gx int) {
@@ -169,7 +184,7 @@ func Plan(c Config) (*partition.Plan, error) {
 	st := partition.Stage{Blocks: blocks, Params: params,
 		PerIteration: []partition.Op{partition.OptimizerOp(params, c.Optimizer, c.Precision)},
 		Grads: []partition.GradSync{
-			grads("dp.conv_grads", convParams, network.Group{Size: c.GPUs(), Stride: 1}),
+			grads("dp.conv_grads", convParams, c.convGroup()),
 			grads("dp.dense_grads", denseParams, network.Group{Size: c.DP, Stride: c.Spatial}),
 		},
 	}

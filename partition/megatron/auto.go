@@ -39,6 +39,7 @@ type AutoConfig struct {
 	UntiedEmbeddings bool
 	DPBucketBytes    units.Bytes
 	NoDPOverlap      bool
+	RankOrder        RankOrder
 }
 
 // AutoResult is the configuration auto mode settles on and the training length it implies.
@@ -100,7 +101,7 @@ func Auto(a AutoConfig) (AutoResult, error) {
 	cfg := Config{
 		Layers: layers, Hidden: h, Heads: heads, Seq: tg.Seq, Vocab: a.Vocab,
 		TP: t, PP: 1, DP: 1, Interleave: 1, GlobalBatch: 1, MicroBatch: 1,
-		SeqParallel: a.SeqParallel, TPComm: a.TPComm, Recompute: a.Recompute, Precision: a.Precision, Optimizer: a.Optimizer,
+		SeqParallel: a.SeqParallel, TPComm: a.TPComm, Recompute: a.Recompute, Precision: a.Precision, Optimizer: a.Optimizer, RankOrder: a.RankOrder,
 		UntiedEmbeddings: a.UntiedEmbeddings, DPBucketBytes: a.DPBucketBytes, NoDPOverlap: a.NoDPOverlap,
 		Capacity: a.Capacity,
 	}

@@ -57,8 +57,23 @@ func headParams(g geom, ownWeights bool) float64 {
 
 // geometry is the per-GPU geometry of a configuration (without a graph to build ops into).
 func geometry(c Config) geom {
-	return geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, vocab: PaddedVocab(c.Vocab, c.TP),
+	tp, dp, _ := c.Strides()
+	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
 		sp: c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE}
+	if c.PP > 1 {
+		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
+		// other stage's. Groups are numbered in rank order of their first member; per stage
+		// there are DP tensor-parallel groups (tp-first) or one group every PP (pp-first), and
+		// TP·DP/EP expert-parallel groups (tp-first) or again one every PP.
+		g.phases, g.tpBlock, g.epBlock = 2, 1, 1
+		if c.RankOrder == TPFirst {
+			g.tpBlock = c.DP
+			if c.MoE.EP > 0 {
+				g.epBlock = c.TP * c.DP / c.MoE.EP
+			}
+		}
+	}
+	return g
 }
 
 // Build partitions an explicit configuration into a per-GPU plan. It does not check memory;
@@ -68,6 +83,7 @@ func Build(c Config) (*partition.Plan, error) {
 		return nil, err
 	}
 	p, t := c.PP, c.TP
+	_, _, ppStride := c.Strides()
 	mbs := c.MicroBatches()
 	g := geometry(c)
 	g.gr = partition.NewGraph(192, 80)
@@ -115,7 +131,7 @@ func Build(c Config) (*partition.Plan, error) {
 				Name: "pp.embedding_grads",
 				Collective: network.Collective{Op: network.AllReduce,
 					Bytes: units.Bytes(float64(g.vocab/t) * float64(g.h) * g.sz()),
-					Group: network.Group{Size: 2, Stride: t * c.DP * (p - 1)}, DType: g.dt},
+					Group: network.Group{Size: 2, Stride: ppStride * (p - 1)}, DType: g.dt},
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
 		}
@@ -129,7 +145,7 @@ func Build(c Config) (*partition.Plan, error) {
 		b := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
 		plan.P2P = &partition.Collective{
 			Name:       "pp.p2p",
-			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: t * c.DP}, DType: g.dt},
+			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: ppStride}, DType: g.dt},
 			Dim:        partition.DimPP, Phase: partition.Forward, Count: 2 * c.Interleave * mbs,
 		}
 	}
@@ -153,9 +169,10 @@ func gradSyncs(st partition.Stage, c Config) []partition.GradSync {
 			Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
 			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
 	}
-	gs := []partition.GradSync{sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: c.TP})}
+	_, dpStride, _ := c.Strides()
+	gs := []partition.GradSync{sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: dpStride})}
 	if c.MoE.Experts > 0 {
-		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: c.TP * c.MoE.EP}))
+		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: dpStride * c.MoE.EP}))
 	}
 	return gs
 }

@@ -73,6 +73,32 @@ const (
 
 var tpCommNames = []string{"megatron", "ramp"}
 
+// RankOrder is how the job's ranks map onto (tensor, data, pipeline) coordinates, which sets the
+// rank stride of every group and so what a topology-aware network sees.
+type RankOrder int
+
+const (
+	// TPFirst is Megatron-LM's: rank = tp + TP·(dp + DP·pp) — tensor-parallel groups are
+	// consecutive ranks (inside a node), pipeline neighbours TP·DP apart.
+	TPFirst RankOrder = iota
+	// PPFirst is the HammingMesh SST motifs': rank = pp + PP·(tp + TP·dp) — a pipeline is PP
+	// consecutive ranks, tensor-parallel (and expert-parallel) groups PP apart
+	// (reference/hammingmesh.md §6.4: "96 consecutive ranks", "4 ranks at stride 96").
+	PPFirst
+)
+
+var rankOrderNames = []string{"tp-first", "pp-first"}
+
+func (r RankOrder) String() string { return rankOrderNames[r] }
+
+// MarshalText renders the order in JSON.
+func (r RankOrder) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// ParseRankOrder reads a rank order name.
+func ParseRankOrder(s string) (RankOrder, error) {
+	return enum.Parse[RankOrder]("--rank-order", s, rankOrderNames)
+}
+
 func (t TPComm) String() string { return tpCommNames[t] }
 
 // ParseTPComm reads a TP-collective reading.
@@ -111,12 +137,23 @@ type Config struct {
 	// MoE, when MoE.Experts > 0, replaces every layer's MLP with a Mixture-of-Experts FF layer
 	// under expert parallelism (partition/moe; tensor parallelism must then be 1).
 	MoE moe.Spec
+	// RankOrder maps ranks to (tp, dp, pp) coordinates (tp-first by default).
+	RankOrder RankOrder
 	// Capacity is the GPU memory the footprint is checked against.
 	Capacity units.Bytes
 }
 
 // GPUs is the job size TP·PP·DP.
 func (c Config) GPUs() int { return c.TP * c.PP * c.DP }
+
+// Strides are the rank distances between neighbours along the tensor, data and pipeline
+// dimensions under the rank order.
+func (c Config) Strides() (tp, dp, pp int) {
+	if c.RankOrder == PPFirst {
+		return c.PP, c.PP * c.TP, 1
+	}
+	return 1, c.TP, c.TP * c.DP
+}
 
 // MicroBatches is the number of micro-batches per iteration per pipeline.
 func (c Config) MicroBatches() int { return c.GlobalBatch / (c.DP * c.MicroBatch) }

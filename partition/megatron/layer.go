@@ -12,13 +12,18 @@ import (
 type geom struct {
 	gr            *partition.Graph
 	m, s, h, a, t int // micro-batch, sequence, hidden, heads, tensor-parallel degree
-	vocab         int // padded vocabulary (0: none)
-	sp            bool
-	tpc           TPComm
-	rc            Recompute
-	dt            dtype.DType
-	moe           moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
-	moeAct        *moeActivations
+	tpStride      int // rank distance between tensor-parallel neighbours
+	dpStride      int // rank distance between data-parallel neighbours
+	// phases, tpBlock, epBlock: under 1F1B with several stages only every other stage's groups
+	// (phases = 2) run their collectives at once; the blocks are the groups per stage.
+	phases, tpBlock, epBlock int
+	vocab                    int // padded vocabulary (0: none)
+	sp                       bool
+	tpc                      TPComm
+	rc                       Recompute
+	dt                       dtype.DType
+	moe                      moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
+	moeAct                   *moeActivations
 }
 
 // moeActivations caches what one MoE layer saves per micro-batch (stageActivations).
@@ -41,7 +46,9 @@ func (g geom) sz() float64 { return float64(g.dt.Size()) }
 // collective on the residual stream (all-reduce buffer, all-gather output, reduce-scatter input).
 func (g geom) actBytes() units.Bytes { return units.Bytes(float64(g.m*g.s) * float64(g.h) * g.sz()) }
 
-func (g geom) tpGroup() network.Group { return network.Group{Size: g.t, Stride: 1} }
+func (g geom) tpGroup() network.Group {
+	return network.Group{Size: g.t, Stride: max(1, g.tpStride), Every: g.phases, Block: g.tpBlock}
+}
 
 // layerWeights lists one transformer layer's parameter tensors on a GPU with tensor parallelism
 // t (Megatron-LM, Shoeybi et al. 2019 §3) as [rows, cols] (biases and LayerNorm vectors as
@@ -242,7 +249,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
-		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, g.t, g.rc == RecomputeFull)
+		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}, g.rc == RecomputeFull)
 		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
 		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)

@@ -72,10 +72,10 @@ type Layer struct {
 	Saved             units.Bytes            // activations kept for the backward pass
 }
 
-// Build lays out one MoE FF layer. stride is the rank distance between consecutive data-parallel
-// ranks (the tensor-parallel degree); recompute adds the forward all-to-alls again when the
-// layer's forward pass is recomputed.
-func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, stride int, recompute bool) Layer {
+// Build lays out one MoE FF layer. group is the expert-parallel group (EP ranks at the rank
+// distance of data-parallel neighbours, and which of them run at once); recompute adds the forward
+// all-to-alls again when the layer's forward pass is recomputed.
+func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.Group, recompute bool) Layer {
 	sz := float64(dt.Size())
 	x := gr.Shape(n, h)
 	wr := gr.Shape(h, s.Experts)
@@ -115,7 +115,7 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, stride int, re
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
 		dr, gw,
 	}
-	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: network.Group{Size: s.EP, Stride: stride}, DType: dt}
+	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: group, DType: dt}
 	add := func(name string, ph partition.Phase) {
 		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: a2a, Dim: partition.DimEP, Phase: ph, Count: 2})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -30,7 +31,7 @@ func TestHammingMeshSizes(t *testing.T) {
 		t.Errorf("expert params %.0f", p)
 	}
 	gr := partition.NewGraph(64, 32)
-	l := Build(gr, s, 2048, 12288, dtype.FP32, 1, false)
+	l := Build(gr, s, 2048, 12288, dtype.FP32, network.Group{Size: s.EP, Stride: 1}, false)
 	if len(l.Collectives) != 2 || l.Collectives[0].Count != 2 || l.Collectives[1].Count != 2 ||
 		l.Collectives[0].Group.Size != 16 || l.Collectives[0].Dim != partition.DimEP {
 		t.Errorf("collectives %+v: want 2 all-to-alls forward and 2 backward over 16 GPUs", l.Collectives)
