@@ -67,8 +67,8 @@ func (c *Common) Options(name string, offered []collective.Algorithm) Options {
 }
 
 // Cable and Forward are the shared latencies as durations.
-func (c *Common) Cable() units.Seconds    { return units.Ns(c.LinkNs) }
-func (c *Common) Forward() units.Seconds  { return units.Ns(c.SwitchNs) }
+func (c *Common) Cable() units.Seconds   { return units.Ns(c.LinkNs) }
+func (c *Common) Forward() units.Seconds { return units.Ns(c.SwitchNs) }
 
 // Endpoint is the shared endpoint costs.
 func (c *Common) EndpointCosts() Endpoint {
