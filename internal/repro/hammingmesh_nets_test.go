@@ -1,0 +1,290 @@
+package repro
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/dlrm"
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
+)
+
+// The HammingMesh §V-B runs: A100 compute as published (reference/hammingmesh.md §6), the
+// motifs' algorithms and rank order, on the sixteen Table II presets.
+func hmPreset(preset string, params ...string) workflow.Run {
+	return workflow.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: "published",
+		Network: workflow.NetworkChoice{Preset: preset, Params: params}}
+}
+
+// gpt3Step is the SST motif's GPT-3 step: P = 96, O = 4, D = 1, pipeline ranks consecutive
+// (TP groups at stride 96), the default single ring (05D) for the tensor-parallel all-reduces.
+func gpt3Step(t *testing.T, preset string, params ...string) float64 {
+	t.Helper()
+	p, _ := megatron.Presets().Lookup("gpt3")
+	c := p.Config
+	c.RankOrder = megatron.PPFirst
+	r, err := workflow.Transformer(workflow.TransformerOptions{Preset: "gpt3", Config: c,
+		Run: hmPreset(preset, append([]string{"strategy=ring"}, params...)...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(r.Step.Total)
+}
+
+// moeStep is the SST motif's MoE step: 16 experts, one per GPU, no recomputation (the motif
+// ignores memory), the linear all-to-all of the expert-parallel groups at stride 96.
+func moeStep(t *testing.T, preset string) float64 {
+	t.Helper()
+	p, _ := megatron.Presets().Lookup("gpt3-moe")
+	c := p.Config
+	c.RankOrder, c.Recompute = megatron.PPFirst, megatron.RecomputeNone
+	r, err := workflow.Transformer(workflow.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
+		Run: hmPreset(preset, "strategy=all-to-all=linear")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(r.Step.Total)
+}
+
+type vbRow struct {
+	preset string
+	paper  float64 // ms
+}
+
+// checkRuns asserts each run within ±10% of the paper and the paper's order (non-decreasing;
+// ties allowed where the paper's values differ by less than our model resolves). deviation
+// names rows that are documented deviations: asserted on their side of the paper, not within.
+func checkRuns(t *testing.T, what string, rows []vbRow, run func(string) float64, deviation map[string]string) {
+	t.Helper()
+	prev := 0.0
+	for _, r := range rows {
+		got := run(r.preset) * 1e3
+		rel := got/r.paper - 1
+		if why, ok := deviation[r.preset]; ok {
+			t.Logf("%s on %s: %.2f ms, paper %.1f (%+.0f%%): documented deviation: %s", what, r.preset, got, r.paper, 100*rel, why)
+			if rel <= 0.10 {
+				t.Errorf("%s on %s: %.2f ms now within 10%% of %.1f: drop the documented deviation", what, r.preset, got, r.paper)
+			}
+		} else if math.Abs(rel) > 0.10 {
+			t.Errorf("%s on %s: %.2f ms, paper %.1f ms (%+.1f%%)", what, r.preset, got, r.paper, 100*rel)
+		}
+		if got < prev*(1-1e-9) {
+			t.Errorf("%s on %s: %.2f ms is below the previous network's %.2f ms; the paper orders them the other way", what, r.preset, got, prev)
+		}
+		prev = got
+	}
+}
+
+// §V-B5: "The total runtimes on the three fat tree variants are 34.8 ms, 36.4 ms, and 37.5 ms,
+// respectively. On torus, the code executes for 72.2 ms per iteration. HyperX is at 40.9 ms. Hx2
+// and Hx4Mesh are at 41.7 ms and 49.9 ms" — in that order. The 50% tapered tree ties with the
+// non-blocking one here: in a 1F1B phase a leaf's 21 active TP flows fit its 22 uplinks under
+// adaptive (split) routing.
+func TestGPT3Runtimes(t *testing.T) {
+	checkRuns(t, "GPT-3 step", []vbRow{{"ft-small", 34.8}, {"ft50-small", 36.4}, {"ft75-small", 37.5}, {"hyperx-small", 40.9},
+		{"hx2-small", 41.7}, {"hx4-small", 49.9}, {"torus-small", 72.2}},
+		func(p string) float64 { return gpt3Step(t, p) }, nil)
+}
+
+// §V-B5: MoE "on the fat trees varies from 52.2 ms to 52.9 ms depending on tapering. On torus, the
+// code executes for 73.8 ms per iteration. HyperX takes 53.9 ms while Hx2 and Hx4Mesh are at 58.3
+// ms and 63.3 ms". The 1,536 ranks need the large clusters (reference/hammingmesh.md §7.3: Fig. 15
+// normalises MoE with the large costs).
+func TestMoERuntimes(t *testing.T) {
+	checkRuns(t, "MoE step", []vbRow{{"ft-large", 52.2}, {"ft75-large", 52.9}, {"hyperx-large", 53.9}, {"hx2-large", 58.3},
+		{"hx4-large", 63.3}, {"torus-large", 73.8}},
+		func(p string) float64 { return moeStep(t, p) },
+		map[string]string{"torus-large": "the expert groups' all-to-alls (16 ranks at stride 96 over 12 rows of the 128 × 128 torus) load the x links of the rows the job occupies; minimal routing cannot leave them, and the paper's torus placement and routing are not given"})
+}
+
+// §V-B2: ResNet-152 on 1,024 A100s (108 ms of compute) finishes "in 110.1 ms" on HxMeshes and
+// torus "and on the other topologies in 109.7 ms", ±0.5 ms (the extraction's tolerance), with
+// the motif's ring; and the ring is as fast on the 75% tapered tree as on the non-blocking one
+// (its neighbours share leaves), while GPT-3's stride-96 rings slow down with tapering.
+func TestResNetRuntimes(t *testing.T) {
+	run := func(preset string) float64 {
+		r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
+			Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmPreset(preset, "strategy=ring")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(r.Result.Iteration.Total)
+	}
+	for _, c := range []vbRow{{"ft-small", 109.7}, {"ft50-small", 109.7}, {"ft75-small", 109.7}, {"df-small", 109.7},
+		{"hx2-small", 110.1}, {"hx4-small", 110.1}, {"torus-small", 110.1}} {
+		if got := run(c.preset) * 1e3; math.Abs(got-c.paper) > 0.5 {
+			t.Errorf("ResNet-152 on %s: %.3f ms, paper %.1f ± 0.5", c.preset, got, c.paper)
+		}
+	}
+	if a, b := run("ft-small"), run("ft75-small"); math.Abs(a-b) > 1e-12*a {
+		t.Errorf("ResNet's ring: %.6g s non-blocking, %.6g s 75%% tapered; the same expected", a, b)
+	}
+	if a, b := gpt3Step(t, "ft-small"), gpt3Step(t, "ft75-small"); !(b > a*1.02) {
+		t.Errorf("GPT-3's stride-96 rings: %.4g s non-blocking, %.4g s 75%% tapered; tapering should slow them", a, b)
+	}
+}
+
+// §V-B4: DLRM's runtimes 2.96, 2.97, 2.99 ms (fat trees), 3.12 (torus), 2.94 (HyperX), 2.97
+// (Hx2), 3.00 ms (Hx4) over 2,901 µs of compute: the overheads within ±50%, the torus largest.
+func TestDLRMRuntimes(t *testing.T) {
+	p, _ := dlrm.Presets().Lookup("hammingmesh")
+	over := map[string]float64{}
+	for _, c := range []vbRow{{"ft-small", 2.96}, {"ft50-small", 2.97}, {"ft75-small", 2.99}, {"hyperx-small", 2.94},
+		{"hx2-small", 2.97}, {"hx4-small", 3.00}, {"torus-small", 3.12}} {
+		r, err := workflow.DLRM(workflow.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(c.preset, "strategy=all-to-all=linear")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := float64(r.Result.Iteration.Total)*1e3-2.901, c.paper-2.901
+		over[c.preset] = got
+		if math.Abs(got/want-1) > 0.5 {
+			t.Errorf("DLRM on %s: overhead %.0f µs, paper %.0f µs", c.preset, got*1e3, want*1e3)
+		}
+	}
+	for k, v := range over {
+		if k != "torus-small" && v >= over["torus-small"] {
+			t.Errorf("DLRM: %s's overhead %.0f µs is not below the torus's %.0f µs", k, v*1e3, over["torus-small"]*1e3)
+		}
+	}
+}
+
+// §V-B3: CosmoFlow (44.3 ms of compute, D = 256, O = 4) has "less than 2% overhead on all
+// topologies but Hx4Mesh and torus (3.4% and 4.4%)", ±1 percentage point, with the motif's
+// gradient all-reduces over D only.
+func TestCosmoFlowRuntimes(t *testing.T) {
+	run := func(preset string) float64 {
+		r, err := workflow.CosmoFlow(workflow.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
+			Optimizer: partition.SGD, ConvGradsDP: true, Run: hmPreset(preset)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 100 * (float64(r.Result.Iteration.Total)/44.3e-3 - 1)
+	}
+	for _, p := range []string{"ft-small", "ft50-small", "ft75-small", "df-small", "hyperx-small", "hx2-small"} {
+		if got := run(p); got >= 2 {
+			t.Errorf("CosmoFlow on %s: %.2f%% overhead, paper < 2%%", p, got)
+		}
+	}
+	if got := run("hx4-small"); math.Abs(got-3.4) > 1 {
+		t.Errorf("CosmoFlow on hx4-small: %.2f%%, paper 3.4%% ± 1", got)
+	}
+	// Documented deviation: the torus's overhead is 2.7% (paper 4.4%): the halo exchanges and the
+	// 256-rank gradient all-reduces share the torus links less than the paper's run implies; it is
+	// still the largest after Hx4Mesh's.
+	if got, hx4 := run("torus-small"), run("hx4-small"); !(got > hx4) || got >= 4.4 {
+		t.Errorf("CosmoFlow on torus-small: %.2f%% (Hx4Mesh %.2f%%); the documented deviation has moved (paper 4.4%%)", got, hx4)
+	}
+}
+
+// The busiest link of GPT-3's tensor-parallel rings on the 32 × 32 torus, by hand: with ranks
+// row-major (placement=rows) a TP group {s, s+96, s+192, s+288} is one column x = s mod 32 at
+// rows r, r+3, r+6, r+9 (r = ⌊s/32⌋ ∈ {0, 1, 2}); the ring's steps go +3 rows three times and −9
+// rows once, so every +y link of column x between rows 2 and 9 carries the three groups of that
+// column (r = 0, 1, 2 cover rows r … r+9): 3 flows. In one 1F1B phase the column's three groups
+// are all of one parity (s, s+32, s+64), so they stay. One ring step of an all-reduce of S then
+// takes α + 3·(S/4)/50 GB/s; no level model sees the sharing (topology.Levels puts the group on
+// one torus tier, one flow per link).
+func TestGPT3TorusBusiestLink(t *testing.T) {
+	m, _, err := workflow.NetworkChoice{Preset: "torus-small", Params: []string{"placement=rows", "strategy=ring"}}.Build(network.Env{GPUs: 384})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const S = 100663296 // N_A: 2,048 × 12,288 FP32 activations
+	g := network.Group{Size: 4, Stride: 96, Every: 2, Block: 1}
+	c, err := m.Price(network.Collective{Op: network.AllReduce, Bytes: S, Group: g, DType: dtype.FP32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 6 * 3 * (S / 4.0) / 50e9 // 2(p−1) steps, 3 flows of S/4 on a 50 GB/s port link
+	if math.Abs(float64(c.H2T)/want-1) > 1e-9 || c.Steps != 6 || !strings.Contains(c.Bottleneck, "link") && !strings.Contains(c.Bottleneck, "cable") {
+		t.Errorf("TP ring on the torus: %+v; transfer by hand %.6g s", c, want)
+	}
+	// Alone (one group), the same ring runs at a port's full rate.
+	g.Concurrent = 1
+	one, _ := m.Price(network.Collective{Op: network.AllReduce, Bytes: S, Group: g, DType: dtype.FP32})
+	if math.Abs(float64(one.H2T)/(want/3)-1) > 1e-9 {
+		t.Errorf("one TP ring: %v, want %.6g s", one.H2T, want/3)
+	}
+}
+
+// HammingMesh Table II rebuilt from the presets (ddlest cost --table hammingmesh): the bill
+// (±0.05 M$ small, ±0.5 M$ large; the large 50% tree against its own counts' $418.26 M), every
+// diameter (the small Dragonfly: see its note), the global bandwidth within ±20% for the fat
+// trees and HxMeshes and in the paper's order for Dragonfly, HyperX and torus, every all-reduce
+// at ≥ 90% of the optimum at 32 GiB, and the Hx2Mesh/Hx4Mesh all-reduce savings 4.7×/9.3× (small)
+// and 2.8×/14.5× (large) within ±10%.
+func TestTableII(t *testing.T) {
+	_, rows, err := workflow.ReproduceTable("hammingmesh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 16 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	byCluster := map[string][]workflow.TableRow{}
+	for _, r := range rows {
+		p, o := r.Paper, r.Ours
+		byCluster[p.Cluster] = append(byCluster[p.Cluster], r)
+		tol, want := 0.05, p.CostMUSD
+		if p.Cluster == "large" {
+			tol = 0.5
+		}
+		if p.Preset == "ft50-large" {
+			want = 418.26 // reference/hammingmesh.md §3.3 [AMB]
+		}
+		if got := o.CostUSD / 1e6; math.Abs(got-want) > tol {
+			t.Errorf("%s: $%.2f M, Table II %.1f", p.Preset, got, want)
+		}
+		switch {
+		case p.Preset == "df-small":
+			// Table II's 3 is the canonical Dragonfly's router-to-router diameter; every cable of
+			// this network's longest minimal path is 4 (its routers reach all 7 other groups).
+			if o.Structure.Diameter != 4 {
+				t.Errorf("df-small: diameter %d, want 4 cables", o.Structure.Diameter)
+			}
+		case o.Structure.Diameter != p.Diameter:
+			t.Errorf("%s: diameter %d, Table II %d", p.Preset, o.Structure.Diameter, p.Diameter)
+		}
+		fam := strings.TrimSuffix(strings.TrimSuffix(p.Preset, "-small"), "-large")
+		if strings.HasPrefix(fam, "ft") || fam == "hx2" || fam == "hx4" {
+			if got := 100 * o.Shares.Global; math.Abs(got/p.GlobalPct-1) > 0.2 {
+				t.Errorf("%s: global bandwidth %.1f%%, Table II %.1f%% (±20%%)", p.Preset, got, p.GlobalPct)
+			}
+		}
+		if o.Shares.AllReduceAt < 0.9 {
+			t.Errorf("%s: all-reduce at 32 GiB %.1f%% of the optimum, want ≥ 90%%", p.Preset, 100*o.Shares.AllReduceAt)
+		}
+		if fam == "hx2" || fam == "hx4" {
+			if math.Abs(r.AllReduce.Saving/p.AllReduceSaving-1) > 0.1 {
+				t.Errorf("%s: all-reduce saving %.2f×, Table II %.1f× (±10%%)", p.Preset, r.AllReduce.Saving, p.AllReduceSaving)
+			}
+		}
+	}
+	// Order of the global bandwidth: each of Dragonfly, HyperX and torus sits where the paper
+	// ranks it among the cluster's eight (ties with the fat tree allowed: both at the injection).
+	for cluster, rs := range byCluster {
+		rank := func(share func(workflow.TableRow) float64, name string) int {
+			sorted := append([]workflow.TableRow(nil), rs...)
+			sort.SliceStable(sorted, func(i, j int) bool { return share(sorted[i]) > share(sorted[j])+1e-3 })
+			for i, r := range sorted {
+				if strings.HasPrefix(r.Paper.Preset, name+"-") {
+					return i
+				}
+			}
+			return -1
+		}
+		paper := func(r workflow.TableRow) float64 { return r.Paper.GlobalPct / 100 }
+		ours := func(r workflow.TableRow) float64 { return r.Ours.Shares.Global }
+		for _, name := range []string{"df", "hyperx", "torus"} {
+			if a, b := rank(ours, name), rank(paper, name); a != b {
+				t.Errorf("%s %s: global bandwidth ranks %d, Table II %d", cluster, name, a, b)
+			}
+		}
+	}
+}
