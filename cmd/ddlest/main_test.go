@@ -221,6 +221,23 @@ func TestBadInput(t *testing.T) {
 		{[]string{"collective", "--net", "alphabeta", "--node-tbps", "2.4"}, 2, []string{`"node_tbps"`, "bandwidth_gbit_per_s"}},
 		{[]string{"collective", "--net-param", "x=33", "--gpus", "16"}, 2, []string{"lambda 64 must be a multiple of x 33"}},
 		{[]string{"collective", "--net-param", "lambda=128", "--gpus", "16"}, 3, []string{"optical power budget", "-21.2 dBm"}},
+		// HammingMesh family (issue 8): presets, sizes, parameters, grids, groups.
+		{[]string{"collective", "--net-preset", "hx5-small"}, 2, []string{`"hx5-small"`, "ft-small", "hx4-small", "torus-large"}},
+		{[]string{"gpt3", "--net-preset", "nope"}, 2, []string{`"nope"`, "hx2-large"}},
+		{[]string{"collective", "--net-preset", "hx4-small", "--net", "fattree"}, 2, []string{"hx4-small", "hxmesh", "fattree"}},
+		// hx4-small: an 8×8 grid of 4×4 boards = 1024 accelerators (Table II).
+		{[]string{"collective", "--net-preset", "hx4-small", "--gpus", "2048"}, 2, []string{"2048", "1024 accelerators"}},
+		{[]string{"collective", "--net", "fattree", "--net-param", "taper=0", "--gpus", "64"}, 2, []string{"taper 0", "(0, 1]"}},
+		{[]string{"collective", "--net", "fattree", "--net-param", "taper=1.5", "--gpus", "64"}, 2, []string{"taper 1.5", "(0, 1]"}},
+		// a = 16, h = 8: a group has 128 global links, so at most 129 groups.
+		{[]string{"collective", "--net", "dragonfly", "--net-param", "groups=200", "--gpus", "64"}, 2, []string{"200 groups", "128 global links", "at most 129"}},
+		// 384 ranks on hx4-small fill 12×32 accelerators: 12 is not a multiple of 32 nor 32 of 12
+		// with gcd(32, 11) = 1 (Bae et al.), so no pair of edge-disjoint Hamiltonian cycles exists.
+		{[]string{"collective", "--gpus", "384", "--net-preset", "hx4-small", "--strategy", "rings"}, 2, []string{"rings", "12×32", "Hamiltonian"}},
+		{[]string{"collective", "--gpus", "384", "--net-preset", "hx4-small", "--group", "4", "--stride", "128"}, 2, []string{"--group 4 --stride 128", "rank 384", "384 GPUs"}},
+		{[]string{"collective", "--gpus", "384", "--group", "500"}, 2, []string{"--group 500", "384 GPUs"}},
+		{[]string{"collective", "--stride", "-1"}, 2, []string{"--stride -1", "≥ 1"}},
+		{[]string{"cost", "--table", "ramp"}, 2, []string{`"ramp"`, "hammingmesh"}},
 		{[]string{"cost", "--net", "torus"}, 2, []string{"torus", "ramp, superpod"}},
 		{[]string{"cost", "--capacity-tbps", "-1"}, 2, []string{"--capacity-tbps -1"}},
 		// Valid but infeasible: GPT-3 175B on one V100 (exit 3, with the footprint).
