@@ -24,7 +24,7 @@ func hmPreset(preset string, params ...string) workflow.Run {
 
 // gpt3Step is the SST motif's GPT-3 step: P = 96, O = 4, D = 1, pipeline ranks consecutive
 // (TP groups at stride 96), the default single ring (05D) for the tensor-parallel all-reduces.
-func gpt3Step(t *testing.T, preset string, params ...string) float64 {
+func gpt3Step(t testing.TB, preset string, params ...string) float64 {
 	t.Helper()
 	p, _ := megatron.Presets().Lookup("gpt3")
 	c := p.Config
@@ -39,7 +39,7 @@ func gpt3Step(t *testing.T, preset string, params ...string) float64 {
 
 // moeStep is the SST motif's MoE step: 16 experts, one per GPU, no recomputation (the motif
 // ignores memory), the linear all-to-all of the expert-parallel groups at stride 96.
-func moeStep(t *testing.T, preset string) float64 {
+func moeStep(t testing.TB, preset string) float64 {
 	t.Helper()
 	p, _ := megatron.Presets().Lookup("gpt3-moe")
 	c := p.Config
@@ -50,6 +50,40 @@ func moeStep(t *testing.T, preset string) float64 {
 		t.Fatal(err)
 	}
 	return float64(r.Step.Total)
+}
+
+// resnetIter is the motif's ResNet-152 iteration: 1,024 ranks of batch 32, TF32, ten gradient
+// buckets on the ring.
+func resnetIter(t testing.TB, preset string) float64 {
+	t.Helper()
+	r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
+		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmPreset(preset, "strategy=ring")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(r.Result.Iteration.Total)
+}
+
+// dlrmIter is the hammingmesh DLRM preset (128 ranks) with the linear all-to-all.
+func dlrmIter(t testing.TB, preset string) float64 {
+	t.Helper()
+	p, _ := dlrm.Presets().Lookup("hammingmesh")
+	r, err := workflow.DLRM(workflow.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(preset, "strategy=all-to-all=linear")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(r.Result.Iteration.Total)
+}
+
+// cosmoIter is the motif's CosmoFlow iteration: D = 256, O = 4, gradients all-reduced over D.
+func cosmoIter(t testing.TB, preset string) float64 {
+	t.Helper()
+	r, err := workflow.CosmoFlow(workflow.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
+		Optimizer: partition.SGD, ConvGradsDP: true, Run: hmPreset(preset)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(r.Result.Iteration.Total)
 }
 
 type vbRow struct {
@@ -108,14 +142,7 @@ func TestMoERuntimes(t *testing.T) {
 // the motif's ring; and the ring is as fast on the 75% tapered tree as on the non-blocking one
 // (its neighbours share leaves), while GPT-3's stride-96 rings slow down with tapering.
 func TestResNetRuntimes(t *testing.T) {
-	run := func(preset string) float64 {
-		r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
-			Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmPreset(preset, "strategy=ring")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return float64(r.Result.Iteration.Total)
-	}
+	run := func(preset string) float64 { return resnetIter(t, preset) }
 	for _, c := range []vbRow{{"ft-small", 109.7}, {"ft50-small", 109.7}, {"ft75-small", 109.7}, {"df-small", 109.7},
 		{"hx2-small", 110.1}, {"hx4-small", 110.1}, {"torus-small", 110.1}} {
 		if got := run(c.preset) * 1e3; math.Abs(got-c.paper) > 0.5 {
@@ -133,15 +160,10 @@ func TestResNetRuntimes(t *testing.T) {
 // §V-B4: DLRM's runtimes 2.96, 2.97, 2.99 ms (fat trees), 3.12 (torus), 2.94 (HyperX), 2.97
 // (Hx2), 3.00 ms (Hx4) over 2,901 µs of compute: the overheads within ±50%, the torus largest.
 func TestDLRMRuntimes(t *testing.T) {
-	p, _ := dlrm.Presets().Lookup("hammingmesh")
 	over := map[string]float64{}
 	for _, c := range []vbRow{{"ft-small", 2.96}, {"ft50-small", 2.97}, {"ft75-small", 2.99}, {"hyperx-small", 2.94},
 		{"hx2-small", 2.97}, {"hx4-small", 3.00}, {"torus-small", 3.12}} {
-		r, err := workflow.DLRM(workflow.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(c.preset, "strategy=all-to-all=linear")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, want := float64(r.Result.Iteration.Total)*1e3-2.901, c.paper-2.901
+		got, want := dlrmIter(t, c.preset)*1e3-2.901, c.paper-2.901
 		over[c.preset] = got
 		if math.Abs(got/want-1) > 0.5 {
 			t.Errorf("DLRM on %s: overhead %.0f µs, paper %.0f µs", c.preset, got*1e3, want*1e3)
@@ -158,14 +180,7 @@ func TestDLRMRuntimes(t *testing.T) {
 // topologies but Hx4Mesh and torus (3.4% and 4.4%)", ±1 percentage point, with the motif's
 // gradient all-reduces over D only.
 func TestCosmoFlowRuntimes(t *testing.T) {
-	run := func(preset string) float64 {
-		r, err := workflow.CosmoFlow(workflow.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
-			Optimizer: partition.SGD, ConvGradsDP: true, Run: hmPreset(preset)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 100 * (float64(r.Result.Iteration.Total)/44.3e-3 - 1)
-	}
+	run := func(preset string) float64 { return 100 * (cosmoIter(t, preset)/44.3e-3 - 1) }
 	for _, p := range []string{"ft-small", "ft50-small", "ft75-small", "df-small", "hyperx-small", "hx2-small"} {
 		if got := run(p); got >= 2 {
 			t.Errorf("CosmoFlow on %s: %.2f%% overhead, paper < 2%%", p, got)
@@ -285,6 +300,44 @@ func TestTableII(t *testing.T) {
 			if a, b := rank(ours, name), rank(paper, name); a != b {
 				t.Errorf("%s %s: global bandwidth ranks %d, Table II %d", cluster, name, a, b)
 			}
+		}
+	}
+}
+
+// BenchmarkSectionVB runs every §V-B workload on the eight topologies of one cluster size (MoE's
+// 1,536 ranks on the large presets, the others on the small ones) in one process, as `ddlest`
+// would one after the other: built graphs are shared, every model and its caches are new.
+func BenchmarkSectionVB(b *testing.B) {
+	nets := []string{"ft", "ft50", "ft75", "df", "hyperx", "hx2", "hx4", "torus"}
+	runs := []struct {
+		name, size string
+		run        func(testing.TB, string) float64
+	}{
+		{"gpt3", "small", func(t testing.TB, p string) float64 { return gpt3Step(t, p) }},
+		{"moe", "large", moeStep},
+		{"resnet152", "small", resnetIter},
+		{"dlrm", "small", dlrmIter},
+		{"cosmoflow", "small", cosmoIter},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range runs {
+			for _, n := range nets {
+				if got := r.run(b, n+"-"+r.size); !(got > 0) {
+					b.Fatalf("%s on %s-%s: %v", r.name, n, r.size, got)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTableII is `ddlest cost --table hammingmesh`: sixteen fabrics built, costed, and
+// their global and all-reduce bandwidths routed.
+func BenchmarkTableII(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := workflow.ReproduceTable("hammingmesh"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/units"
@@ -192,15 +193,32 @@ type Successors struct{ Next []int32 }
 
 var tables struct {
 	sync.RWMutex
-	list []*Successors
+	list   []*Successors
+	byHash map[uint64][]int32
 }
 
-// Register returns the id of a successor table (for Part.K of a Table part).
+// Register returns the id of a successor table (for Part.K of a Table part). Tables are interned
+// by content: the same walk registered again (by another model of the same job) gets the same
+// id, so patterns that use it stay equal and caches keyed by them hit.
 func Register(s *Successors) int32 {
+	h := uint64(14695981039346656037) // FNV-1a
+	for _, d := range s.Next {
+		h = (h ^ uint64(uint32(d))) * 1099511628211
+	}
 	tables.Lock()
 	defer tables.Unlock()
+	for _, id := range tables.byHash[h] {
+		if slices.Equal(tables.list[id].Next, s.Next) {
+			return id
+		}
+	}
+	if tables.byHash == nil {
+		tables.byHash = map[uint64][]int32{}
+	}
+	id := int32(len(tables.list))
 	tables.list = append(tables.list, s)
-	return int32(len(tables.list) - 1)
+	tables.byHash[h] = append(tables.byHash[h], id)
+	return id
 }
 
 func tableOf(id int32) *Successors {

@@ -629,3 +629,19 @@ func TestRingsFunctional(t *testing.T) {
 		}
 	}
 }
+
+// Successor tables are interned by content: the same walk registered by another model gets the
+// same id (so the patterns that name it are equal and caches keyed by them hit); another walk,
+// or the same length with one successor changed, a new one.
+func TestRegisterInterns(t *testing.T) {
+	a := Register(&Successors{Next: []int32{1, 2, 3, 0}})
+	b := Register(&Successors{Next: []int32{1, 2, 3, 0}})
+	c := Register(&Successors{Next: []int32{3, 0, 1, 2}})
+	d := Register(&Successors{Next: []int32{1, 2, 3}})
+	if a != b || a == c || a == d || c == d {
+		t.Errorf("ids %d, %d (same walk), %d (reversed), %d (shorter)", a, b, c, d)
+	}
+	if got := tableOf(b).Next; len(got) != 4 || got[3] != 0 {
+		t.Errorf("table %d holds %v", b, got)
+	}
+}

@@ -160,22 +160,78 @@ func (c *Config) build() (*fabric.Graph, error) {
 	return b.Build(c.EndpointCosts(), func(*fabric.Graph) (fabric.Distancer, error) { return d, nil })
 }
 
-// dist: an endpoint is one cable from its router; routers use the all-pairs router table.
+// dist: an endpoint is one cable from its router; routers use the all-pairs router table, read
+// by destination row (the table is symmetric: every cable is duplex), so the neighbours of a
+// router inside its group sit next to each other in memory. It is the router's Stepper too.
 type dist struct {
 	routers   fabric.Table
 	first, p  int32
 	endpoints int32
+	// Per router: its links to other routers (nbLink) and their heads (nbRouter), from nbOff;
+	// per endpoint: its up link and the link down into it.
+	nbOff, nbLink, nbRouter []int32
+	up, down                []int32
 }
 
 func (d *dist) Dist(u, t int32) int32 {
-	rt := t / d.p
+	row := int(t/d.p) * d.routers.N
 	if u < d.endpoints {
 		if u == t {
 			return 0
 		}
-		return 2 + d.routers.D[int(u/d.p)*d.routers.N+int(rt)]
+		return 2 + d.routers.D[row+int(u/d.p)]
 	}
-	return 1 + d.routers.D[int(u-d.first)*d.routers.N+int(rt)]
+	return 1 + d.routers.D[row+int(u-d.first)]
+}
+
+// Index collects every router's router links and every endpoint's two links.
+func (d *dist) Index(g *fabric.Graph) error {
+	n := d.routers.N
+	d.up, d.down = make([]int32, d.endpoints), make([]int32, d.endpoints)
+	d.nbOff = make([]int32, n+1)
+	for i, l := range g.Links() {
+		switch {
+		case l.From < d.endpoints:
+			d.up[l.From] = int32(i)
+		case l.To < d.endpoints:
+			d.down[l.To] = int32(i)
+		default:
+			d.nbOff[l.From-d.first+1]++
+		}
+	}
+	for r := 0; r < n; r++ {
+		d.nbOff[r+1] += d.nbOff[r]
+	}
+	d.nbLink, d.nbRouter = make([]int32, d.nbOff[n]), make([]int32, d.nbOff[n])
+	next := append([]int32(nil), d.nbOff[:n]...)
+	for i, l := range g.Links() { // links are sorted by tail, so each router's stay ascending
+		if l.From >= d.endpoints && l.To >= d.endpoints {
+			r := l.From - d.first
+			d.nbLink[next[r]], d.nbRouter[next[r]] = int32(i), l.To-d.first
+			next[r]++
+		}
+	}
+	return nil
+}
+
+// Next: an endpoint's only link; at the destination's router the link down; otherwise the
+// router links whose head is one hop closer in the router table.
+func (d *dist) Next(u, t int32, buf []int32) []int32 {
+	if u < d.endpoints {
+		return append(buf, d.up[u])
+	}
+	r, rt := u-d.first, t/d.p
+	if r == rt {
+		return append(buf, d.down[t])
+	}
+	row := d.routers.D[int(rt)*d.routers.N : int(rt+1)*d.routers.N]
+	want := row[r] - 1
+	for k := d.nbOff[r]; k < d.nbOff[r+1]; k++ {
+		if row[d.nbRouter[k]] == want {
+			buf = append(buf, d.nbLink[k])
+		}
+	}
+	return buf
 }
 
 func ceil(a, b int) int { return (a + b - 1) / b }
@@ -213,7 +269,7 @@ func (c *Config) Fabric() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	key := *c
-	key.Common = c.Common.GraphKey()
+	key := *c // what shapes the graph: not the bill
+	key.Common, key.CostPlanes, key.Prices = c.Common.GraphKey(), 0, network.Prices{}
 	return fabric.Cached(key, c.build)
 }

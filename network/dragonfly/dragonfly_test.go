@@ -109,6 +109,10 @@ func TestDistance(t *testing.T) {
 				}
 			}
 		}
+		// The next hops the router takes from the oracle are those a scan of the out-links finds.
+		if err := fabric.CheckNext(g, 1); err != nil {
+			t.Errorf("a=%d: %v", cfg.A, err)
+		}
 		if longest != c.cables || routers != c.hops {
 			t.Errorf("a=%d: longest path %d cables, %d between routers; want %d and %d", cfg.A, longest, routers, c.cables, c.hops)
 		}

@@ -139,6 +139,7 @@ func AllPairs(n int, edges [][3]int32) Table {
 type Product struct {
 	H, V     Table
 	HOf, VOf []int32 // per node
+	h, v     *axis   // next-hop index per dimension (Stepper), built with the graph
 }
 
 // Dist is H + V.

@@ -2,8 +2,10 @@ package fabric
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
 )
 
 // Link is a directed link of a fabric, or a bundle of Width parallel identical links between the
@@ -44,6 +46,12 @@ type Graph struct {
 	// forwards (an indirect network: fat tree, Dragonfly); nil otherwise.
 	home []int32
 	sym  *Symmetry
+
+	routers *sync.Pool // idle routers (scratch sized for this graph), shared by its models
+	// Routed rounds and grid arrangements (with the successor tables built on them), shared by
+	// the models of every job placed on the graph.
+	loads *cache[loadKey, Load]
+	grids *cache[gridKey, gridEntry]
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
@@ -82,8 +90,12 @@ func (g *Graph) Distance(u, t int32) int32 { return g.dist.Dist(u, t) }
 // Physical is the number of physical links (bundles counted by width).
 func (g *Graph) Physical() int { return g.phys }
 
-// hop is what routing reads of a link.
-type hop struct{ to, weight, width int32 }
+// hop is what routing reads of a link (its latency, and the forwarding latency of its head),
+// packed so that a hop costs one cache line.
+type hop struct {
+	to, weight, width, phys int32
+	latency, forward        float64
+}
 
 // Endpoint is what an accelerator's network interface adds to every round: a per-step overhead
 // and a gap between messages posted at once.
@@ -193,10 +205,12 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	for i := range g.links {
 		g.links[i].phys = phys
 		phys += g.links[i].Width
-		g.hot[i] = hop{g.links[i].To, g.links[i].Weight, g.links[i].Width}
+		l := &g.links[i]
+		g.hot[i] = hop{to: l.To, weight: l.Weight, width: l.Width, phys: l.phys, latency: float64(l.Latency), forward: float64(g.forward[l.To])}
 	}
 	g.phys = int(phys)
 	g.home = homes(&g)
+	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
 	} else {
@@ -205,6 +219,11 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 			return nil, err
 		}
 		g.dist = d
+		if ix, ok := d.(Indexer); ok {
+			if err := ix.Index(&g); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &g, nil
 }
@@ -291,5 +310,77 @@ func (g *Graph) Link(u, v int32) int32 {
 func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
+	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
 	return &h
+}
+
+// router takes an idle router of the graph (or a new one) set up for a routing.
+func (g *Graph) router(routing Routing, seed uint64) *router {
+	r, _ := g.routers.Get().(*router)
+	if r == nil {
+		r = newRouter(g)
+	}
+	r.routing, r.seed = routing, seed
+	return r
+}
+
+// release hands a router back (its loads are clear: finish cleared them).
+func (g *Graph) release(r *router) { g.routers.Put(r) }
+
+// loadKey names a routed round: the pattern and group shape, the job size (how many groups
+// tile it), the routing and its seed, and the placement.
+type loadKey struct {
+	route   routeKey
+	gpus    int
+	routing Routing
+	seed    uint64
+	place   uint64
+}
+
+// gridKey names a group's arrangement on the grid: its shape, the job size and the placement
+// (the grid map is the graph family's).
+type gridKey struct {
+	g     network.Group
+	gpus  int
+	place uint64
+}
+
+// cache is a graph's shared memo, so a new model of the same job (the next estimate of a sweep,
+// another run of one process) does not route or arrange again. Bounded: it starts over when
+// full.
+type cache[K comparable, V any] struct {
+	mu  sync.Mutex
+	m   map[K]V
+	max int
+}
+
+func newCache[K comparable, V any](max int) *cache[K, V] { return &cache[K, V]{m: map[K]V{}, max: max} }
+
+func (c *cache[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *cache[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = v
+}
+
+func (c *cache[K, V]) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+}
+
+// Forget drops the graph's routed rounds and grid arrangements (benchmarks of pricing from
+// scratch).
+func (g *Graph) Forget() {
+	g.loads.forget()
+	g.grids.forget()
 }

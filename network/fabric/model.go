@@ -42,18 +42,14 @@ type Model struct {
 	g   *Graph
 	env network.Env
 
-	mu      sync.Mutex
-	r       *router
-	count   []int32 // per node: group members on a switch (scratch)
-	inj, ej []float64
-	swCount []int32
-	perPort []float64
-	view    members
-	flows   collective.Flows
-	steps   []collective.Step
-	routes  map[routeKey]Load
-	grids   map[network.Group]gridEntry
-	memo    network.Memo
+	mu     sync.Mutex
+	place  uint64 // hash of the placement (the graph's load cache tells jobs apart by it)
+	view   members
+	flows  collective.Flows
+	steps  []collective.Step
+	routes map[routeKey]Load
+	grids  map[network.Group]gridEntry
+	memo   network.Memo
 }
 
 type routeKey struct {
@@ -75,11 +71,9 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 	if env.GPUs > slots {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: it has %d accelerators", env.GPUs, opt.Name, slots)
 	}
-	m := &Model{opt: opt, g: g, env: env, r: newRouter(g, opt.Routing, opt.Seed),
+	m := &Model{opt: opt, g: g, env: env, place: placementHash(opt.Placement),
 		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}}
 	m.view.m = m
-	m.count = make([]int32, g.Nodes())
-	m.inj, m.ej = make([]float64, g.Nodes()), make([]float64, g.Nodes())
 	return m, nil
 }
 
@@ -206,7 +200,14 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	if ld, ok := m.routes[key]; ok {
 		return ld, nil
 	}
-	n, p, r := g.Groups(m.env.GPUs), g.Size, m.r
+	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
+	if ld, ok := m.g.loads.get(shared); ok {
+		m.routes[key] = ld
+		return ld, nil
+	}
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	n, p := g.Groups(m.env.GPUs), g.Size
 	var sym *Symmetry
 	lost := false
 	for gi := 0; gi < n; gi++ {
@@ -227,16 +228,16 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 			if gi == 0 {
 				// A member posts p−1 messages at once; those through one port leave one after
 				// another, each with the endpoint's per-message overhead.
-				r.extra = max(r.extra, (m.portMessages(base, g)-1)*float64(m.g.Gap))
+				r.extra = max(r.extra, (m.portMessages(r, base, g)-1)*float64(m.g.Gap))
 			}
 			switch {
 			case m.g.sym != nil && m.opt.Routing == Split && pt.N == 1 && n == 1 && p == m.g.Endpoints:
 				sym = m.g.sym
-				lost = lost || !m.uniformSymmetric(part.W())
+				lost = lost || !m.uniformSymmetric(r, part.W())
 			case m.g.home != nil && m.opt.Routing == Split:
-				lost = lost || !m.uniformBySwitch(base, g, part.W())
+				lost = lost || !m.uniformBySwitch(r, base, g, part.W())
 			default:
-				lost = lost || !m.uniform(base, g, part.W())
+				lost = lost || !m.uniform(r, base, g, part.W())
 			}
 		}
 	}
@@ -245,13 +246,14 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 		return Load{}, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	m.routes[key] = ld
+	m.g.loads.put(shared, ld)
 	return ld, nil
 }
 
 // uniform routes a uniform all-to-all of one group destination by destination: every other
 // member's weight w heads for t together (per-hop splitting depends only on the node and t).
-func (m *Model) uniform(base int, g network.Group, w float64) bool {
-	r, ok := m.r, true
+func (m *Model) uniform(r *router, base int, g network.Group, w float64) bool {
+	ok := true
 	for t := 0; t < g.Size; t++ {
 		te := m.endpoint(base + t*g.Stride)
 		for s := 0; s < g.Size; s++ {
@@ -274,8 +276,8 @@ func (m *Model) uniform(base int, g network.Group, w float64) bool {
 
 // uniformSymmetric routes a uniform all-to-all over every endpoint towards the symmetry's
 // representatives only (finish scales their loads to the whole orbit).
-func (m *Model) uniformSymmetric(w float64) bool {
-	r, ok := m.r, true
+func (m *Model) uniformSymmetric(r *router, w float64) bool {
+	ok := true
 	r.nicMax = max(r.nicMax, float64(m.g.Endpoints-1)*w) // every endpoint sends and receives that much
 	for _, t := range m.g.sym.Reps {
 		r.fill(t)
@@ -300,32 +302,33 @@ func (m *Model) uniformSymmetric(w float64) bool {
 // split routing the traffic towards any endpoint of switch R follows the same paths up to R, so
 // each source switch sends its members' traffic for all of R's members at once, and the
 // endpoints' own links get their (members − 1)·w directly.
-func (m *Model) uniformBySwitch(base int, g network.Group, w float64) bool {
-	r, gr := m.r, m.g
-	sw := m.swCount[:0]
+func (m *Model) uniformBySwitch(r *router, base int, g network.Group, w float64) bool {
+	gr := m.g
+	r.perNode()
+	sw := r.swCount[:0]
 	for i := 0; i < g.Size; i++ {
 		e := m.endpoint(base + i*g.Stride)
 		h := gr.home[e]
-		if m.count[h] == 0 {
+		if r.count[h] == 0 {
 			sw = append(sw, h)
-			m.inj[h], m.ej[h] = 0, 0
+			r.inj[h], r.ej[h] = 0, 0
 		}
-		m.count[h]++
+		r.count[h]++
 		// Its injection and ejection links carry (members − 1)·w each.
 		up, down := gr.Link(e, h), gr.Link(h, e)
 		r.add(up, float64(g.Size-1)*w)
 		r.add(down, float64(g.Size-1)*w)
-		m.inj[h] = max(m.inj[h], float64(gr.links[up].Latency)+float64(gr.forward[h]))
-		m.ej[h] = max(m.ej[h], float64(gr.links[down].Latency))
+		r.inj[h] = max(r.inj[h], float64(gr.links[up].Latency)+float64(gr.forward[h]))
+		r.ej[h] = max(r.ej[h], float64(gr.links[down].Latency))
 	}
 	ok := true
 	for _, dst := range sw {
-		if m.count[dst] > 1 { // members on the same switch reach each other through it
-			r.note(m.inj[dst] + m.ej[dst])
+		if r.count[dst] > 1 { // members on the same switch reach each other through it
+			r.note(r.inj[dst] + r.ej[dst])
 		}
 		rep := m.anyOn(base, g, dst)
 		r.fill(rep)
-		nd := float64(m.count[dst])
+		nd := float64(r.count[dst])
 		sent := false
 		for _, src := range sw {
 			if src == dst {
@@ -336,27 +339,27 @@ func (m *Model) uniformBySwitch(base int, g network.Group, w float64) bool {
 				ok = false
 				continue
 			}
-			r.source(src, d, float64(m.count[src])*nd*w, m.inj[src])
+			r.source(src, d, float64(r.count[src])*nd*w, r.inj[src])
 			sent = true
 		}
 		if sent {
-			r.note(r.toward(rep, dst) + m.ej[dst])
+			r.note(r.toward(rep, dst) + r.ej[dst])
 		}
 	}
 	for _, h := range sw {
-		m.count[h] = 0
+		r.count[h] = 0
 	}
-	m.swCount, r.distTo = sw, -1
+	r.swCount, r.distTo = sw, -1
 	return ok
 }
 
 // portMessages is how many of the first member's p−1 messages of a uniform all-to-all leave
 // through its busiest port (its first-hop links, shared as the routing shares them).
-func (m *Model) portMessages(base int, g network.Group) float64 {
+func (m *Model) portMessages(r *router, base int, g network.Group) float64 {
 	gr := m.g
 	s := m.endpoint(base)
 	out := gr.links[gr.first[s]:gr.first[s+1]]
-	per := m.perPort[:0]
+	per := r.perPort[:0]
 	for range out {
 		per = append(per, 0)
 	}
@@ -379,7 +382,7 @@ func (m *Model) portMessages(base int, g network.Group) float64 {
 	for _, x := range per {
 		busiest = max(busiest, x)
 	}
-	m.perPort = per
+	r.perPort = per
 	return busiest
 }
 
@@ -421,9 +424,15 @@ func (m *Model) grid(g network.Group) (*collective.Grid, error) {
 	if e, ok := m.grids[g]; ok {
 		return e.grid, e.err
 	}
-	gr, err := m.buildGrid(g)
-	m.grids[g] = gridEntry{gr, err}
-	return gr, err
+	key := gridKey{g: g, gpus: m.env.GPUs, place: m.place}
+	e, ok := m.g.grids.get(key)
+	if !ok {
+		gr, err := m.buildGrid(g)
+		e = gridEntry{gr, err}
+		m.g.grids.put(key, e)
+	}
+	m.grids[g] = e
+	return e.grid, e.err
 }
 
 func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
@@ -480,4 +489,16 @@ func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 		at[k] = int32(i)
 	}
 	return &collective.Grid{Rows: R, Cols: C, At: at}, nil
+}
+
+// placementHash tells placements apart (FNV-1a over the endpoints; 0 for rank r on endpoint r).
+func placementHash(p []int32) uint64 {
+	if p == nil {
+		return 0
+	}
+	h := uint64(14695981039346656037)
+	for _, e := range p {
+		h = (h ^ uint64(uint32(e))) * 1099511628211
+	}
+	return h ^ uint64(len(p))<<1 | 1
 }

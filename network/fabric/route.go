@@ -31,6 +31,7 @@ type Load struct {
 // concurrent use).
 type router struct {
 	g       *Graph
+	step    Stepper // the graph's next-hop oracle, nil: scan the out-links
 	routing Routing
 	seed    uint64
 
@@ -56,25 +57,39 @@ type router struct {
 	extra   float64 // serialised message overheads beyond the first
 	flows   bool
 	cand    []int32
+
+	// Scratch of the aggregated all-to-all (per node: group members on a switch, their latest
+	// injection and ejection) and of the port count of linear all-to-alls.
+	count   []int32
+	inj, ej []float64
+	swCount []int32
+	perPort []float64
 }
 
-func newRouter(g *Graph, routing Routing, seed uint64) *router {
-	r := &router{g: g, routing: routing, seed: seed}
+// newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
+// physical link covers the bundles too).
+func newRouter(g *Graph) *router {
+	r := &router{g: g}
+	r.step, _ = g.dist.(Stepper)
 	n := g.Nodes()
 	r.mass = make([]float64, n)
 	r.lat = make([]float64, n)
 	r.queued = make([]bool, n)
-	size := len(g.links)
-	if routing == Hash {
-		size = g.phys
-	}
-	r.load = make([]float64, size)
-	r.used = make([]bool, size)
+	r.load = make([]float64, g.phys)
+	r.used = make([]bool, g.phys)
 	r.distTo = -1
 	if g.NIC > 0 {
 		r.nicOut, r.nicIn = make([]float64, g.Endpoints), make([]float64, g.Endpoints)
 	}
 	return r
+}
+
+// perNode allocates the aggregated all-to-all's scratch on first use.
+func (r *router) perNode() {
+	if r.count == nil {
+		n := r.g.Nodes()
+		r.count, r.inj, r.ej = make([]int32, n), make([]float64, n), make([]float64, n)
+	}
 }
 
 // nic counts weight w leaving endpoint s and reaching endpoint t (when the fabric caps NICs).
@@ -184,17 +199,30 @@ func (r *router) toward(t, stop int32) float64 {
 				continue
 			}
 			m := r.mass[u]
-			r.cand = r.cand[:0]
 			total := int32(0)
-			want := int32(d)
-			for li := g.first[u]; li < g.first[u+1]; li++ {
-				h := g.hot[li]
-				if h.to < ends && indirect && h.to != t {
-					continue // on an indirect fabric endpoints do not forward
+			if r.step != nil {
+				r.cand = r.step.Next(u, t, r.cand[:0])
+				k := 0
+				for _, li := range r.cand {
+					if h := g.hot[li]; h.to >= ends || !indirect || h.to == t {
+						r.cand[k] = li
+						k++
+						total += h.width
+					}
 				}
-				if r.d(h.to, t) == want-h.weight {
-					r.cand = append(r.cand, li)
-					total += h.width
+				r.cand = r.cand[:k]
+			} else {
+				r.cand = r.cand[:0]
+				want := int32(d)
+				for li := g.first[u]; li < g.first[u+1]; li++ {
+					h := g.hot[li]
+					if h.to < ends && indirect && h.to != t {
+						continue // on an indirect fabric endpoints do not forward
+					}
+					if r.d(h.to, t) == want-h.weight {
+						r.cand = append(r.cand, li)
+						total += h.width
+					}
 				}
 			}
 			if total == 0 {
@@ -203,18 +231,18 @@ func (r *router) toward(t, stop int32) float64 {
 			if r.routing == Hash {
 				pick := int32(mix(r.seed, uint64(t), uint64(u)) % uint64(total))
 				for _, li := range r.cand {
-					l := &g.links[li]
-					if pick < l.Width {
-						r.carry(l, l.phys+pick, m, t)
+					h := &g.hot[li]
+					if pick < h.width {
+						r.carry(h, u, h.phys+pick, m, t)
 						break
 					}
-					pick -= l.Width
+					pick -= h.width
 				}
 				continue
 			}
 			for _, li := range r.cand {
-				l := &g.links[li]
-				r.carry(l, li, m*float64(l.Width)/float64(total), t)
+				h := &g.hot[li]
+				r.carry(h, u, li, m*float64(h.width)/float64(total), t)
 			}
 		}
 		r.buckets[d] = r.buckets[d][:0]
@@ -233,17 +261,17 @@ func (r *router) toward(t, stop int32) float64 {
 	return arrive
 }
 
-// carry puts share on link l (load slot k) and hands it to the link's head.
-func (r *router) carry(l *Link, k int32, share float64, t int32) {
+// carry puts share on link h out of u (load slot k) and hands it to the link's head.
+func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 	if !r.used[k] {
 		r.used[k] = true
 		r.usedIdx = append(r.usedIdx, k)
 	}
 	r.load[k] += share
-	v := l.To
-	arrive := r.lat[l.From] + float64(l.Latency)
+	v := h.to
+	arrive := r.lat[u] + h.latency
 	if v != t {
-		arrive += float64(r.g.forward[v])
+		arrive += h.forward
 	}
 	if !r.queued[v] {
 		r.queued[v] = true

@@ -1,6 +1,8 @@
 package fattree
 
 import (
+	"fmt"
+
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
@@ -137,11 +139,75 @@ func (c *Config) build() (*fabric.Graph, error) {
 	return b.Build(c.EndpointCosts(), func(*fabric.Graph) (fabric.Distancer, error) { return t, nil })
 }
 
-// tree is the distance oracle: cables up to the lowest common level and down again.
+// tree is the distance oracle: cables up to the lowest common level and down again. It is also
+// the router's Stepper: below the lowest common level the only next hop is the link up (a bundle
+// to the aggregated level above), at or above it the one link down towards the destination.
 type tree struct {
 	endpoints, leaves, pods, spine int32
 	down, pod                      int32
 	depth                          int
+	upLink, downLink               []int32 // per node: the link to its parent, the link into it from its parent
+}
+
+// parent is the node above u (−1 for the spine).
+func (t *tree) parent(u int32) int32 {
+	switch {
+	case u < t.endpoints:
+		return t.leaves + t.leafOf(u)
+	case u == t.spine:
+		return -1
+	case u < t.leaves+ceilDiv32(t.endpoints, t.down):
+		if t.depth == 2 {
+			return t.spine
+		}
+		return t.pods + (u-t.leaves)/t.pod
+	}
+	return t.spine // a pod
+}
+
+// Index finds every node's up link and the link down into it.
+func (t *tree) Index(g *fabric.Graph) error {
+	t.upLink, t.downLink = make([]int32, g.Nodes()), make([]int32, g.Nodes())
+	for i, l := range g.Links() {
+		switch {
+		case t.parent(l.From) == l.To:
+			t.upLink[l.From] = int32(i)
+		case t.parent(l.To) == l.From:
+			t.downLink[l.To] = int32(i)
+		default:
+			return fmt.Errorf("fattree: link %d → %d joins no child to its parent", l.From, l.To)
+		}
+	}
+	return nil
+}
+
+// Next is the one minimal next hop from u towards endpoint dst.
+func (t *tree) Next(u, dst int32, buf []int32) []int32 {
+	lt := t.leafOf(dst)
+	var below int32 // the child of u on the way down, or −1: go up
+	switch {
+	case u < t.endpoints:
+		below = -1
+	case u == t.spine:
+		below = t.leaves + lt
+		if t.depth == 3 {
+			below = t.pods + lt/t.pod
+		}
+	case u < t.leaves+ceilDiv32(t.endpoints, t.down):
+		below = -1
+		if u-t.leaves == lt {
+			below = dst
+		}
+	default:
+		below = -1
+		if u-t.pods == lt/t.pod {
+			below = t.leaves + lt
+		}
+	}
+	if below < 0 {
+		return append(buf, t.upLink[u])
+	}
+	return append(buf, t.downLink[below])
 }
 
 func (t *tree) leafOf(e int32) int32 { return e / t.down }
@@ -217,7 +283,7 @@ func (c *Config) Fabric() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	key := *c
-	key.Common = c.Common.GraphKey()
+	key := *c // what shapes the graph: not the bill
+	key.Common, key.CostPlanes, key.Prices = c.Common.GraphKey(), 0, network.Prices{}
 	return fabric.Cached(key, c.build)
 }

@@ -81,6 +81,10 @@ func TestDistance(t *testing.T) {
 				}
 			}
 		}
+		// The next hops the router takes from the oracle are those a scan of the out-links finds.
+		if err := fabric.CheckNext(g, 1); err != nil {
+			t.Errorf("radix %d, %d levels: %v", c.Radix, c.Depth(), err)
+		}
 		if s, _ := c.Structure(); int(longest) != s.Diameter {
 			t.Errorf("radix %d, %d levels: longest path %d cables, diameter %d", c.Radix, c.Depth(), longest, s.Diameter)
 		}

@@ -550,7 +550,7 @@ func (c *Config) Fabric() (*fabric.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	key := *c
-	key.Common = c.Common.GraphKey()
+	key := *c // what shapes the graph: not the placement of jobs on it, nor the bill
+	key.Common, key.Placement, key.CostPlanes, key.TorusCable, key.Prices = c.Common.GraphKey(), "", 0, "", network.Prices{}
 	return fabric.Cached(key, c.build)
 }

@@ -73,7 +73,8 @@ func small(a, b, x, y, radix int, global string) *Config {
 	return c
 }
 
-// The row-plus-column distance equals the exact search on boards of several shapes, with single
+// The row-plus-column distance equals the exact search, and the product next hops the scan of
+// out-links, on boards of several shapes, with single
 // switches, two-level trees (radix 8: 2·8 = 16 ports need 4 leaves) and torus cables.
 func TestDistance(t *testing.T) {
 	for _, c := range []*Config{small(2, 2, 4, 4, 64, "trees"), small(4, 4, 3, 2, 64, "trees"), small(1, 1, 6, 5, 64, "trees"),
@@ -89,6 +90,10 @@ func TestDistance(t *testing.T) {
 					t.Fatalf("%s: dist(%d, %d) = %d, exact %d", c.Describe(), u, v, a, b)
 				}
 			}
+		}
+		// The next hops the router takes from the oracle are those a scan of the out-links finds.
+		if err := fabric.CheckNext(g, 1); err != nil {
+			t.Errorf("%s: %v", c.Describe(), err)
 		}
 	}
 }
@@ -147,5 +152,41 @@ func TestBadInput(t *testing.T) {
 	if _, err := Spec().New(DefaultConfig(), network.Env{GPUs: 2000}); errs.ExitCode(err) != errs.ExitUsage ||
 		!strings.Contains(err.Error(), "16×16 Hx2Mesh") || !strings.Contains(err.Error(), "1024 accelerators") {
 		t.Errorf("oversized job: %v", err)
+	}
+}
+
+// Models of different jobs share the graph's caches (routed rounds, grids) without mixing them
+// up: GPT-3's tensor-parallel rings placed board by board and row by row price differently, and
+// each as on a graph of its own (fresh caches), whichever was priced first.
+func TestSharedCaches(t *testing.T) {
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e8, Group: network.Group{Size: 4, Stride: 96}, DType: dtype.FP16}
+	env := network.Env{GPUs: 384}
+	got := map[string]float64{}
+	for _, placement := range []string{"board", "rows", "board"} {
+		c := mesh(2, 16, "torus")
+		c.Placement, c.Strategy = placement, "ring"
+		shared, err := Spec().New(c, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := shared.Price(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := c.Fabric()
+		opt := c.Common.Options(Name, algorithms)
+		opt.Tiers, opt.Grid, opt.Placement = c.Tiers(), grid{c}, c.placement()
+		own, err := fabric.NewModel(fabric.WithoutSymmetry(g), env, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := own.Price(col)
+		if a != b {
+			t.Errorf("placement %s: %+v with the shared caches, %+v on its own", placement, a, b)
+		}
+		got[placement] = float64(a.Total)
+	}
+	if got["board"] == got["rows"] {
+		t.Errorf("board and row placements price alike (%v): the test cannot tell them apart", got)
 	}
 }
