@@ -45,7 +45,12 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return &model{env: env, link: collective.Link{Name: "link", Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}, nil
+			m := &model{env: env, link: collective.Link{Name: "link", Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}
+			network.Share(&m.memo, struct {
+				link collective.Link
+				gpus int
+			}{m.link, env.GPUs}, env) // the link and the job's size set every price
+			return m, nil
 		},
 	}
 }
@@ -53,6 +58,7 @@ func Spec() network.Spec {
 type model struct {
 	env  network.Env
 	link collective.Link
+	memo network.Memo
 }
 
 func (*model) Name() string { return Name }
@@ -61,7 +67,14 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err
 	}
-	return collective.OnLevels(collective.Ring, c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link), m.env.Reducer, c.DType)
+	if cost, ok := m.memo.Get(c); ok {
+		return cost, nil
+	}
+	cost, err := collective.OnLevels(collective.Ring, c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link), m.env.Reducer, c.DType)
+	if err == nil {
+		m.memo.Put(c, cost)
+	}
+	return cost, err
 }
 
 // Fabric is the flat network as a routed graph for a job of gpus ranks: every GPU on one

@@ -150,6 +150,12 @@ func Spec() network.Spec {
 			m := &model{cfg: *c, env: env}
 			m.algorithms = m.cfg.Algorithms()
 			m.choice, _ = collective.ParseChoice(c.Strategy, collective.Names(m.algorithms))
+			// The configuration and the job's size determine every price (the algorithms and
+			// the choice derive from the configuration).
+			network.Share(&m.memo, struct {
+				cfg  Config
+				gpus int
+			}{m.cfg, env.GPUs}, env)
 			return m, nil
 		},
 	}

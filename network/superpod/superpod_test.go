@@ -10,6 +10,7 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/profile/roofline"
 )
 
 func model(t *testing.T, gpus int, pairs ...string) network.Model {
@@ -127,5 +128,40 @@ func BenchmarkPriceSuperPod65536Cold(b *testing.B) {
 		if _, err := m.Price(col); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Models of one configuration share priced collectives across estimates, never across what the
+// price depends on: the same all-reduce after a model on A100s costs its V100 reduction time on
+// a V100 job (HBM 1.555 vs 2.039 TB/s: the reductions are memory-bound), none without a reducer,
+// and the A100's again on a new A100 profile (a new pointer with the same numbers).
+func TestSharedMemo(t *testing.T) {
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 64, Stride: 1}, DType: dtype.FP16}
+	price := func(gpu string) network.Cost {
+		var red network.Reducer
+		if gpu != "" {
+			g, err := roofline.LookupGPU(gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := roofline.New(g, roofline.DefaultEfficiency, dtype.FP16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			red = r
+		}
+		m, err := Spec().New(DefaultConfig(), network.Env{GPUs: 64, Reducer: red})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := m.Price(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a100, v100, none, again := price("a100-80gb"), price("v100"), price(""), price("a100-80gb")
+	if !(v100.Compute > a100.Compute) || none.Compute != 0 || again != a100 {
+		t.Errorf("reduction times: A100 %v, V100 %v, none %v, A100 again %v", a100.Compute, v100.Compute, none.Compute, again.Compute)
 	}
 }

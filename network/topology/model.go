@@ -22,8 +22,38 @@ func NewModel(name string, tiers []Tier, offer func(network.Op) []collective.Alg
 	if env.GPUs > maxGPUs {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", env.GPUs, name, maxGPUs)
 	}
-	return &Model{NetName: name, Tiers: tiers, Offer: offer, Choice: choice, Env: env}, nil
+	m := &Model{NetName: name, Tiers: tiers, Offer: offer, Choice: choice, Env: env}
+	if len(tiers) <= maxSharedTiers {
+		k := shareKey{name: name, n: len(tiers), choice: choice, gpus: env.GPUs}
+		copy(k.tiers[:], tiers)
+		for op := range network.NumOps {
+			if a := offer(network.Op(op)); len(a) > 0 {
+				k.offer[op] = offered{&a[0], len(a)}
+			}
+		}
+		network.Share(&m.memo, k, env)
+	}
+	return m, nil
 }
+
+// shareKey is what a model's prices depend on, for the process-wide memo: the tiers, the
+// choice, the job's size and the algorithms offered per op (by identity: the lists a network
+// returns; a list built anew per call never matches, so it is never wrongly shared).
+type shareKey struct {
+	name   string
+	tiers  [maxSharedTiers]Tier
+	n      int
+	choice collective.Choice
+	gpus   int
+	offer  [network.NumOps]offered
+}
+
+type offered struct {
+	first *collective.Algorithm
+	n     int
+}
+
+const maxSharedTiers = 8
 
 // Name is the network's registry name.
 func (m *Model) Name() string { return m.NetName }

@@ -96,6 +96,12 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
 }
 
+// ReduceKey is what ReduceTime depends on for dt: the vector rate and the memory bandwidth
+// (network.ReducerKey: priced collectives are shared between estimates with equal keys).
+func (r *Roofline) ReduceKey(dt dtype.DType) [2]float64 {
+	return [2]float64{float64(r.GPU.VectorPeak(dt)) * r.Eff.Vector, float64(r.hbm)}
+}
+
 // ReduceTime is a local fanIn-to-1 sum of buffers of b bytes (network.Reducer): it reads fanIn
 // buffers and writes one, and adds fanIn−1 elements per output element (reference/ramp.md §3.3).
 func (r *Roofline) ReduceTime(fanIn int, b units.Bytes, dt dtype.DType) units.Seconds {
