@@ -151,6 +151,15 @@ type Model interface {
 	Price(c Collective) (Cost, error)
 }
 
+// Overlapping is an optional capability of a Model: pricing collectives that run at the same
+// time on the job (a data-parallel bucket during tensor-parallel and pipeline traffic) and share
+// links. Each cost is the collective's alone, slowed where the links it uses must also carry the
+// others' bytes: its transfer time is at least the time those links take to drain everything
+// routed over them.
+type Overlapping interface {
+	PriceConcurrent(cs []Collective) ([]Cost, error)
+}
+
 // Reducer prices a local n-to-1 reduction of fanIn buffers of the given bytes each on the node
 // (the GPU's roofline, supplied by the estimator; RAMP §7.4.1 "compute node").
 type Reducer interface {

@@ -207,6 +207,19 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	}
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
+	sym, err := m.load(r, pt, g)
+	ld := r.finish(sym)
+	if err != nil {
+		return Load{}, err
+	}
+	m.routes[key] = ld
+	m.g.loads.put(shared, ld)
+	return ld, nil
+}
+
+// load routes one round of pattern pt of every concurrent group of shape g onto r's links (the
+// caller finishes r); sym is the symmetry the loads are averaged over, if any.
+func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmetry, error) {
 	n, p := g.Groups(m.env.GPUs), g.Size
 	var sym *Symmetry
 	lost := false
@@ -241,13 +254,10 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 			}
 		}
 	}
-	ld := r.finish(sym)
 	if lost {
-		return Load{}, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
+		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
-	m.routes[key] = ld
-	m.g.loads.put(shared, ld)
-	return ld, nil
+	return sym, nil
 }
 
 // uniform routes a uniform all-to-all of one group destination by destination: every other

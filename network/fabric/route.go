@@ -284,6 +284,36 @@ func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 	r.mass[v] += share
 }
 
+// spill adds each link slot's load, times scale, to vol (before finish clears the loads); with a
+// symmetry, every link of an orbit gets its share of the orbit's load.
+func (r *router) spill(vol []float64, sym *Symmetry, scale float64) {
+	if sym == nil {
+		for _, k := range r.usedIdx {
+			vol[k] += r.load[k] * scale
+		}
+		return
+	}
+	orbit := make(map[int32]float64)
+	for _, k := range r.usedIdx {
+		orbit[sym.LinkOrbit[k]] += r.load[k]
+	}
+	for k, o := range sym.LinkOrbit {
+		if x := orbit[o]; x != 0 {
+			vol[k] += x * float64(sym.Order) / float64(sym.OrbitSize[o]) * scale
+		}
+	}
+}
+
+// slot is the rate and class of a load slot (a bundle for Split, a physical link for Hash).
+func (r *router) slot(k int32) (float64, uint16) {
+	if r.routing == Hash {
+		l := r.physLink(k)
+		return float64(l.Rate), l.Class
+	}
+	l := &r.g.links[k]
+	return float64(l.Rate) * float64(l.Width), l.Class
+}
+
 // finish reads the round's load and clears the link loads. With a symmetry, the loads are
 // those of the representative destinations, and a link's load is |Γ|/|O| times its orbit's.
 func (r *router) finish(sym *Symmetry) Load {
@@ -322,15 +352,7 @@ func (r *router) finish(sym *Symmetry) Load {
 		return out
 	}
 	for _, k := range r.usedIdx {
-		var rate float64
-		var class uint16
-		if r.routing == Hash {
-			l := r.physLink(k)
-			rate, class = float64(l.Rate), l.Class
-		} else {
-			l := &r.g.links[k]
-			rate, class = float64(l.Rate)*float64(l.Width), l.Class
-		}
+		rate, class := r.slot(k)
 		if pb := r.load[k] / rate; pb > out.PerByte {
 			out.PerByte, out.Class = pb, class
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/fabric"
 )
@@ -135,5 +136,37 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := Spec().New(DefaultConfig(), network.Env{GPUs: 2048}); errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "1024") {
 		t.Errorf("oversized job: %v", err)
+	}
+}
+
+// Collectives that overlap in time share links, by hand on a radix-8 tree (4 endpoints per leaf,
+// 200 GB/s links): a ring all-reduce of S over ranks 0–3 puts 2·3·S/4 = 1.5·S on each endpoint
+// link, one over ranks {0, 4} (two leaves) 2·S/2 = S. Alone they take 1.5·S/B and S/B of
+// transfer; together rank 0's uplink must carry 2.5·S, so both take 2.5·S/B. Two copies of the
+// first take 3·S/B each; one collective alone is priced as by Price.
+func TestPriceConcurrent(t *testing.T) {
+	c := config(16, 1)
+	c.Radix, c.Strategy = 8, "ring"
+	m, err := Spec().New(c, network.Env{GPUs: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const S, B = 1e9, 200e9
+	leaf := network.Collective{Op: network.AllReduce, Bytes: S, Group: network.Group{Size: 4, Stride: 1, Concurrent: 1}, DType: dtype.FP32}
+	across := network.Collective{Op: network.AllReduce, Bytes: S, Group: network.Group{Size: 2, Stride: 4, Concurrent: 1}, DType: dtype.FP32}
+	ov := m.(network.Overlapping)
+	near := func(got units.Seconds, want float64) bool { return math.Abs(float64(got)/want-1) < 1e-9 }
+	alone, _ := m.Price(leaf)
+	one, err := ov.PriceConcurrent([]network.Collective{leaf})
+	if err != nil || one[0] != alone || !near(alone.H2T, 1.5*S/B) {
+		t.Errorf("alone: %+v, concurrent with nothing %+v (%v); transfer by hand %.6g s", alone, one, err, 1.5*S/B)
+	}
+	both, err := ov.PriceConcurrent([]network.Collective{leaf, across})
+	if err != nil || !near(both[0].H2T, 2.5*S/B) || !near(both[1].H2T, 2.5*S/B) || !near(both[0].Total-both[0].H2T, float64(alone.Total-alone.H2T)) {
+		t.Errorf("leaf ring with the cross-leaf ring: %+v (%v); want transfers of %.6g s", both, err, 2.5*S/B)
+	}
+	twice, _ := ov.PriceConcurrent([]network.Collective{leaf, leaf})
+	if !near(twice[0].H2T, 3*S/B) || twice[0] != twice[1] {
+		t.Errorf("two copies: %+v; want %.6g s each", twice, 3*S/B)
 	}
 }

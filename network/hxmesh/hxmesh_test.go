@@ -100,7 +100,7 @@ func TestDistance(t *testing.T) {
 
 // A uniform all-to-all over every accelerator routed towards the symmetry's representatives
 // only equals the one routed towards every accelerator (single switches, and two-level trees
-// whose translations move by a leaf's boards).
+// whose translations move by a leaf's boards), alone and two at once.
 func TestSymmetry(t *testing.T) {
 	for _, c := range []*Config{small(2, 2, 4, 4, 64, "trees"), small(2, 2, 8, 8, 8, "trees"), small(2, 2, 4, 3, 64, "torus")} {
 		g, err := c.Fabric()
@@ -129,6 +129,15 @@ func TestSymmetry(t *testing.T) {
 		}
 		if a.Algorithm != "linear" || math.Abs(float64(a.H2T-b.H2T)) > 1e-9*float64(b.H2T) || math.Abs(float64(a.H2H-b.H2H)) > 1e-12 {
 			t.Errorf("%s: symmetric %+v, every destination %+v", c.Describe(), a, b)
+		}
+		// Two such all-to-alls at once spread the symmetric loads over every link of an orbit:
+		// each takes twice the transfer time, as with every destination routed.
+		two := []network.Collective{col, col}
+		as, err1 := sym.(network.Overlapping).PriceConcurrent(two)
+		bs, err2 := plain.PriceConcurrent(two)
+		if err1 != nil || err2 != nil || math.Abs(float64(as[0].H2T-bs[0].H2T)) > 1e-9*float64(bs[0].H2T) ||
+			math.Abs(float64(as[0].H2T)/float64(2*a.H2T)-1) > 1e-9 {
+			t.Errorf("%s: two at once, symmetric %+v, every destination %+v (%v, %v); alone %v", c.Describe(), as, bs, err1, err2, a.H2T)
 		}
 	}
 }
