@@ -4,14 +4,29 @@
 // reduction compute, total — RAMP §7.4.1) and the Model interface.
 //
 // A network is a sub-package with a Name constant, a typed Config (internal/params tags: keys
-// carry units, defaults carry sources) and a Spec; network/all lists them. Models build step
-// schedules and price them with network/collective.Price, the single α–β cost function, so each
-// new topology is one more package: hierarchical ones describe their tiers and reuse
-// network/topology (placement of groups on tiers) and the strategies of network/collective.
+// carry units, defaults carry sources) and a Spec; network/all lists them (and the presets of
+// configs/networks.json). Collective algorithms are registered values of network/collective that
+// emit rounds of flows; a network offers some of them, and either maps the rounds onto its
+// levels (network/topology: exact where the levels see all the sharing) or routes them on its
+// graph (network/fabric: every concurrent group at once, busiest link and slowest path). Both end
+// in network/collective.Price, the single α–β cost function, so each new topology is one more
+// package and each new algorithm one more registered value.
+//
+// Groups. A collective names its group (Size ranks, Stride apart in the job's rank order) and,
+// through Group.Groups, every identical group that tiles the job and runs it in lockstep
+// (Concurrent caps them; Every/Block keep only the stages of one 1F1B phase). A model may also
+// price collectives that overlap in time (Overlapping). Cost carries the reconfiguration time
+// and the bottleneck resource.
 //
 // Models: ideal (zero time), alphabeta (flat α–β ring), ramp (RAMP with RAMP-x collectives, power
 // budget, cost and power), superpod (DGX SuperPod fat tree), torus (2D torus), topoopt (TopoOpt
-// circuit rings). Configs that implement Costing have a cost and power model (ddlest cost).
+// circuit rings), fattree, dragonfly and hxmesh (HammingMesh, HyperX, torus of boards; routed).
+// Configs that implement Costing have a cost and power model, Structured ones a bill, diameter,
+// bisection and bandwidth shares (ddlest cost).
+//
+// Memo: a model keeps its priced collectives; level models share them process-wide with every
+// model of the same configuration and reduction speed (Share, ReducerKey), routed ones share
+// routed rounds through their graph.
 //
 // Sizes: S is the whole buffer as nccl-tests counts it, so the bus bandwidth of an all-reduce is
 // 2(n−1)/n · S/t and a ring all-reduce on links of bandwidth B takes 2(n−1)/n · S/B at zero

@@ -16,6 +16,16 @@
 // adaptive routing); Hash routing sends it over one next hop picked by a seeded hash of
 // (destination, node), as per-destination forwarding tables do, so flows collide.
 //
+// Next hops. A family's oracle may also name a node's minimal next hops (Stepper) instead of
+// the router scanning every out-link: product tables for HammingMesh and tori, the fat tree's
+// one link up or down, a Dragonfly router's table row. CheckNext compares them with the scan.
+//
+// Endpoints. Every round pays the endpoint's per-message overhead once (fitted once, on
+// HammingMesh §V-B2's ResNet-152 on the non-blocking fat tree: 493 ns; common.go); a linear
+// all-to-all whose p−1 sends leave through one port serialises them by the gap per message
+// (fitted once, on the paper's DLRM: 187 ns). A NIC cap bounds what an endpoint injects and
+// receives in all. Placement maps ranks to endpoints (default: rank r on endpoint r).
+//
 // Pricing one round of an algorithm: every concurrent group (network.Group.Groups: the groups of
 // the collective's shape that tile the job, all in lockstep) maps its members to endpoints
 // through the placement, each flow is routed, and
@@ -25,8 +35,12 @@
 //
 // become a collective.Step with the round's bytes, repeat, reduction and reconfiguration; Price
 // sums the steps. A uniform all-to-all is loaded from the aggregated traffic matrix (all sources
-// routed towards each destination together), never flow by flow. Routed patterns are cached per
-// (pattern, group shape) and priced collectives per (op, bytes, group, dtype).
+// routed towards each destination together, per switch on indirect fabrics, towards one orbit
+// representative each under the fabric's symmetry), never flow by flow. Routed rounds are
+// cached per graph by (pattern, group shape, job size, placement, routing), so the next model
+// of the same job routes nothing again; grid arrangements likewise; priced collectives per
+// model. Collectives that overlap in time (PriceConcurrent) sum their bytes per link, and each
+// lasts at least until the links it uses have drained all of it.
 //
 // The level schedules of network/collective are the exact fast path on non-blocking fabrics: a
 // test builds the SuperPod and α–β fabrics and checks that the flow pricer equals the level
