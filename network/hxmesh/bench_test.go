@@ -8,15 +8,21 @@ import (
 )
 
 // Collectives with contention on the paper's large clusters (16,384 accelerators, Table II):
-// GPT-3's tensor-parallel all-reduce (4 ranks at stride 96, pp-first order: 170 concurrent
-// groups whose rings cross boards and share links), a data-parallel ring over every
-// accelerator, and a uniform all-to-all over 1,024 ranks (the aggregated traffic matrix).
+// GPT-3's tensor-parallel all-reduce (4 ranks at stride 96, pp-first order) of its 384-rank job
+// (96 concurrent rings) and of a job filling the machine (4,080 rings whose paths cross boards
+// and share links), a data-parallel ring over every accelerator, and a uniform all-to-all over
+// 1,024 ranks (16 concurrent groups, each from its aggregated traffic matrix).
 var benchCases = []struct {
 	name string
 	cfg  func() *Config
 	col  network.Collective
 	gpus int
 }{
+	// The §V-B GPT-3 job (384 ranks) placed on the large cluster: 96 concurrent rings.
+	{"hx4-large/job384/tp4@96", func() *Config { return mesh(4, 32, "trees") },
+		network.Collective{Op: network.AllReduce, Bytes: 100e6, Group: network.Group{Size: 4, Stride: 96}, DType: dtype.FP16}, 384},
+	{"torus-large/job384/tp4@96", func() *Config { return mesh(2, 64, "torus") },
+		network.Collective{Op: network.AllReduce, Bytes: 100e6, Group: network.Group{Size: 4, Stride: 96}, DType: dtype.FP16}, 384},
 	{"hx4-large/tp4@96", func() *Config { return mesh(4, 32, "trees") },
 		network.Collective{Op: network.AllReduce, Bytes: 100e6, Group: network.Group{Size: 4, Stride: 96}, DType: dtype.FP16}, 16320},
 	{"torus-large/tp4@96", func() *Config { return mesh(2, 64, "torus") },
