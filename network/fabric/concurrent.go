@@ -74,30 +74,9 @@ func (m *Model) chosen(c network.Collective) (network.Cost, collective.Algorithm
 	if c.Group.Size <= 1 {
 		return network.Cost{Algorithm: "none"}, nil, nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.view.g = c.Group
-	type priced struct {
-		a    collective.Algorithm
-		cost network.Cost
-	}
-	var tried []priced
-	cost, err := collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
-		pc, err := m.priceWith(a, c)
-		if err == nil {
-			tried = append(tried, priced{a, pc})
-		}
-		return pc, err
-	})
-	if err != nil {
-		return network.Cost{}, nil, err
-	}
-	for _, t := range tried {
-		if t.cost == cost {
-			return cost, t.a, nil
-		}
-	}
-	return cost, nil, nil
+	var a collective.Algorithm
+	cost, err := m.choose(c, &a)
+	return cost, a, err
 }
 
 // volumes routes algorithm a's rounds of c and adds every link slot's bytes to vol.
@@ -111,27 +90,10 @@ func (m *Model) volumes(r *router, a collective.Algorithm, c network.Collective,
 	if err := fa.Rounds(c.Op, c.Bytes, &m.view, &m.flows); err != nil {
 		return err
 	}
-	add := func(pt collective.Pattern, bytes float64) error {
+	return m.eachRound(func(rd *collective.Round, pt collective.Pattern, n int) error {
 		sym, err := m.load(r, pt, c.Group)
-		r.spill(vol, sym, bytes)
+		r.spill(vol, sym, float64(rd.Bytes)*float64(n))
 		r.finish(sym)
 		return err
-	}
-	for i := range m.flows.Rounds {
-		rd := &m.flows.Rounds[i]
-		if rd.Vary == 0 {
-			if err := add(rd.Pattern, float64(rd.Bytes)*float64(max(1, rd.Repeat))); err != nil {
-				return err
-			}
-			continue
-		}
-		pt := rd.Pattern
-		for k := 0; k < rd.Repeat; k++ {
-			if err := add(pt, float64(rd.Bytes)); err != nil {
-				return err
-			}
-			pt.Parts[0].K += int32(rd.Vary)
-		}
-	}
-	return nil
+	})
 }

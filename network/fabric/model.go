@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -94,17 +95,28 @@ func (m *Model) Price(c network.Collective) (network.Cost, error) {
 	if cost, ok := m.memo.Get(c); ok {
 		return cost, nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.view.g = c.Group
-	cost, err := collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return m.priceWith(a, c)
-	})
+	cost, err := m.choose(c, nil)
 	if err != nil {
 		return network.Cost{}, err
 	}
 	m.memo.Put(c, cost)
 	return cost, nil
+}
+
+// choose prices c (a group of more than one) with the chosen algorithm; with won ≠ nil it also
+// says which algorithm that was (the first cheapest, as Choose picks).
+func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network.Cost, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.view.g = c.Group
+	var best network.Cost
+	return collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
+		cost, err := m.priceWith(a, c)
+		if err == nil && won != nil && (*won == nil || cost.Total < best.Total) {
+			*won, best = a, cost
+		}
+		return cost, err
+	})
 }
 
 // priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
@@ -121,24 +133,34 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 		return network.Cost{}, err
 	}
 	m.steps = m.steps[:0]
+	if err := m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
+		return m.step(r, pt, n, c.Group)
+	}); err != nil {
+		return network.Cost{}, err
+	}
+	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+}
+
+// eachRound calls f for every routed round of m.flows: a round's pattern repeated n times, or
+// each member of a family of partner distances (Vary) once, as its own routed round.
+func (m *Model) eachRound(f func(r *collective.Round, pt collective.Pattern, n int) error) error {
 	for i := range m.flows.Rounds {
 		r := &m.flows.Rounds[i]
 		if r.Vary == 0 {
-			if err := m.step(r, r.Pattern, max(1, r.Repeat), c.Group); err != nil {
-				return network.Cost{}, err
+			if err := f(r, r.Pattern, max(1, r.Repeat)); err != nil {
+				return err
 			}
 			continue
 		}
-		// A family of partner distances: each its own routed round.
 		pt := r.Pattern
 		for k := 0; k < r.Repeat; k++ {
-			if err := m.step(r, pt, 1, c.Group); err != nil {
-				return network.Cost{}, err
+			if err := f(r, pt, 1); err != nil {
+				return err
 			}
 			pt.Parts[0].K += int32(r.Vary)
 		}
 	}
-	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+	return nil
 }
 
 // maxRoutedFlows bounds the flows one collective may route (rounds × flows of every concurrent
@@ -148,13 +170,7 @@ const maxRoutedFlows = 1 << 17
 
 func (m *Model) affordable(g network.Group) error {
 	rounds := 0
-	for i := range m.flows.Rounds {
-		if r := &m.flows.Rounds[i]; r.Vary != 0 {
-			rounds += r.Repeat
-		} else {
-			rounds++
-		}
-	}
+	_ = m.eachRound(func(*collective.Round, collective.Pattern, int) error { rounds++; return nil })
 	if flows := rounds * g.Size * g.Groups(m.env.GPUs); flows > maxRoutedFlows {
 		return collective.Decline("%d rounds over %d concurrent groups of %d would route %d flows (at most %d)", rounds, g.Groups(m.env.GPUs), g.Size, flows, maxRoutedFlows)
 	}
@@ -184,7 +200,7 @@ func (m *Model) link(ld Load) collective.Link {
 	return l
 }
 
-var inf = func() float64 { x := 0.0; return 1 / x }()
+var inf = math.Inf(1)
 
 // endpoint is the endpoint of job rank r.
 func (m *Model) endpoint(r int) int32 {
@@ -368,23 +384,15 @@ func (m *Model) uniformBySwitch(r *router, base int, g network.Group, w float64)
 func (m *Model) portMessages(r *router, base int, g network.Group) float64 {
 	gr := m.g
 	s := m.endpoint(base)
-	out := gr.links[gr.first[s]:gr.first[s+1]]
+	first := gr.first[s]
 	per := r.perPort[:0]
-	for range out {
+	for range gr.first[s+1] - first {
 		per = append(per, 0)
 	}
 	for t := 1; t < g.Size; t++ {
-		te := m.endpoint(base + t*g.Stride)
-		d := gr.dist.Dist(s, te)
-		total := int32(0)
-		for _, l := range out {
-			if gr.dist.Dist(l.To, te) == d-l.Weight {
-				total += l.Width
-			}
-		}
-		for i, l := range out {
-			if total > 0 && gr.dist.Dist(l.To, te) == d-l.Weight {
-				per[i] += float64(l.Width) / float64(total)
+		if total := r.next(s, m.endpoint(base+t*g.Stride)); total > 0 {
+			for _, li := range r.cand {
+				per[li-first] += float64(gr.hot[li].width) / float64(total)
 			}
 		}
 	}

@@ -184,6 +184,30 @@ func (r *router) add(li int32, amount float64) {
 	r.load[li] += amount
 }
 
+// next puts in r.cand the out-links of u on minimal paths to endpoint t (from the oracle's
+// Stepper, or a scan of the out-links with the memoised distances), without those into an
+// endpoint other than t on an indirect fabric (endpoints there do not forward), and returns
+// their total width.
+func (r *router) next(u, t int32) int32 {
+	g := r.g
+	if r.step != nil {
+		r.cand = r.step.Next(u, t, r.cand[:0])
+	} else {
+		r.cand = scanNext(g, u, t, r.d, r.cand[:0])
+	}
+	ends, indirect := int32(g.Endpoints), g.home != nil
+	total, k := int32(0), 0
+	for _, li := range r.cand {
+		if h := g.hot[li]; h.to >= ends || !indirect || h.to == t {
+			r.cand[k] = li
+			k++
+			total += h.width
+		}
+	}
+	r.cand = r.cand[:k]
+	return total
+}
+
 // toward moves the queued sources' traffic to endpoint t, hop by hop in decreasing distance: a
 // node forwards all it holds over the links whose head is one link weight closer to t (Split:
 // in proportion to their widths; Hash: all of it over one hashed physical link). With stop ≥ 0
@@ -191,7 +215,6 @@ func (r *router) add(li int32, amount float64) {
 // returns the latest arrival at t (or stop) and clears the nodes.
 func (r *router) toward(t, stop int32) float64 {
 	g := r.g
-	ends, indirect := int32(g.Endpoints), g.home != nil
 	for d := r.hi; d > 0; d-- {
 		for i := 0; i < len(r.buckets[d]); i++ {
 			u := r.buckets[d][i]
@@ -199,32 +222,7 @@ func (r *router) toward(t, stop int32) float64 {
 				continue
 			}
 			m := r.mass[u]
-			total := int32(0)
-			if r.step != nil {
-				r.cand = r.step.Next(u, t, r.cand[:0])
-				k := 0
-				for _, li := range r.cand {
-					if h := g.hot[li]; h.to >= ends || !indirect || h.to == t {
-						r.cand[k] = li
-						k++
-						total += h.width
-					}
-				}
-				r.cand = r.cand[:k]
-			} else {
-				r.cand = r.cand[:0]
-				want := int32(d)
-				for li := g.first[u]; li < g.first[u+1]; li++ {
-					h := g.hot[li]
-					if h.to < ends && indirect && h.to != t {
-						continue // on an indirect fabric endpoints do not forward
-					}
-					if r.d(h.to, t) == want-h.weight {
-						r.cand = append(r.cand, li)
-						total += h.width
-					}
-				}
-			}
+			total := r.next(u, t)
 			if total == 0 {
 				continue // a dead end cannot occur on a connected fabric's shortest-path DAG
 			}
@@ -293,15 +291,26 @@ func (r *router) spill(vol []float64, sym *Symmetry, scale float64) {
 		}
 		return
 	}
+	orbit := r.orbits(sym)
+	for k := range sym.LinkOrbit {
+		vol[k] += orbitLoad(orbit, sym, int32(k)) * scale
+	}
+}
+
+// orbits sums the loads of the representatives' routes per link orbit.
+func (r *router) orbits(sym *Symmetry) map[int32]float64 {
 	orbit := make(map[int32]float64)
 	for _, k := range r.usedIdx {
 		orbit[sym.LinkOrbit[k]] += r.load[k]
 	}
-	for k, o := range sym.LinkOrbit {
-		if x := orbit[o]; x != 0 {
-			vol[k] += x * float64(sym.Order) / float64(sym.OrbitSize[o]) * scale
-		}
-	}
+	return orbit
+}
+
+// orbitLoad is link k's load when every element of the symmetry group Γ moves the
+// representatives' routes: each link of an orbit O carries |Γ|/|O| of what they put on O.
+func orbitLoad(orbit map[int32]float64, sym *Symmetry, k int32) float64 {
+	o := sym.LinkOrbit[k]
+	return orbit[o] * float64(sym.Order) / float64(sym.OrbitSize[o])
 }
 
 // slot is the rate and class of a load slot (a bundle for Split, a physical link for Hash).
@@ -334,16 +343,11 @@ func (r *router) finish(sym *Symmetry) Load {
 		}
 	}
 	if sym != nil {
-		orbit := make(map[int32]float64)
+		orbit := r.orbits(sym)
 		for _, k := range r.usedIdx {
-			orbit[sym.LinkOrbit[k]] += r.load[k]
-		}
-		for _, k := range r.usedIdx {
-			l := &r.g.links[k]
-			o := sym.LinkOrbit[k]
-			total := orbit[o] * float64(sym.Order) / float64(sym.OrbitSize[o])
-			if pb := total / (float64(l.Rate) * float64(l.Width)); pb > out.PerByte {
-				out.PerByte, out.Class = pb, l.Class
+			rate, class := r.slot(k)
+			if pb := orbitLoad(orbit, sym, k) / rate; pb > out.PerByte {
+				out.PerByte, out.Class = pb, class
 			}
 			r.load[k], r.used[k] = 0, false
 		}

@@ -21,12 +21,13 @@ type Indexer interface {
 	Index(g *Graph) error
 }
 
-// scanNext is the reference: every out-link of u whose head is one weight closer to t.
-func scanNext(g *Graph, u, t int32, buf []int32) []int32 {
-	d := g.dist.Dist(u, t)
+// scanNext is the reference: every out-link of u whose head is one weight closer to t by the
+// distance dist (the oracle's, or a memo of it).
+func scanNext(g *Graph, u, t int32, dist func(u, t int32) int32, buf []int32) []int32 {
+	d := dist(u, t)
 	for li := g.first[u]; li < g.first[u+1]; li++ {
 		h := g.hot[li]
-		if g.dist.Dist(h.to, t) == d-h.weight {
+		if dist(h.to, t) == d-h.weight {
 			buf = append(buf, li)
 		}
 	}
@@ -46,7 +47,7 @@ func CheckNext(g *Graph, k int) error {
 			if u == t || g.dist.Dist(u, t) >= Unreachable {
 				continue
 			}
-			a, b = scanNext(g, u, t, a[:0]), s.Next(u, t, b[:0])
+			a, b = scanNext(g, u, t, g.dist.Dist, a[:0]), s.Next(u, t, b[:0])
 			if fmt.Sprint(a) != fmt.Sprint(b) {
 				return fmt.Errorf("fabric: next hops from node %d to endpoint %d: stepper %v, scan %v", u, t, b, a)
 			}
