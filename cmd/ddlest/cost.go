@@ -30,9 +30,9 @@ func newCostCommand() *cobra.Command {
 power (RAMP Tables 3–4). The routed networks (fattree, dragonfly, hxmesh) report their switches and
 cables per plane, the capital cost over all planes at list prices, the diameter and the bandwidth
 shares of HammingMesh Table II "for large messages": a linear all-to-all among every accelerator
-(1 MiB per peer, share of the injection bandwidth) and an all-reduce among them (32 GiB, share of
-half the injection), both as transfer-time limits (the all-reduce's share with latency is shown
-too).
+(1 MiB per peer) and an all-reduce among them (32 GiB), each as its bus bandwidth (nccl-tests)
+over the injection bandwidth, 100% at the optimum, from the transfer time (the all-reduce's share
+with latency is shown too).
 --table hammingmesh rebuilds Table II from the sixteen presets beside the paper's values.`,
 		Example: `  ddlest cost --net ramp
   ddlest cost --net superpod --capacity-tbps 12.8 --format json
@@ -177,9 +177,9 @@ func writeStructure(w io.Writer, r workflow.StructureReport, f format) error {
 	if s.Bisection > 0 {
 		fmt.Fprintf(b, "bisection     %.4g of the injection bandwidth (§III-A)\n", s.Bisection)
 	}
-	fmt.Fprintf(b, "global        %.1f%% of %s injection: linear all-to-all of %v per accelerator, %v transfer, bottleneck %s\n",
+	fmt.Fprintf(b, "global        %.1f%% of %s injection as bus bandwidth: linear all-to-all of %v per accelerator, %v transfer, bottleneck %s\n",
 		100*sh.Global, units.BytesPerSecond(s.InjectionBps).Bits(), sh.GlobalBytes, sh.GlobalCost.H2T, sh.GlobalCost.Bottleneck)
-	fmt.Fprintf(b, "all-reduce    %.1f%% of half the injection (%.1f%% with latency): %v in %v with %s, bottleneck %s\n",
+	fmt.Fprintf(b, "all-reduce    %.1f%% of the injection as bus bandwidth (%.1f%% with latency): %v in %v with %s, bottleneck %s\n",
 		100*sh.AllReduce, 100*sh.AllReduceAt, sh.AllReduceBytes, sh.AllReduceCost.Total, sh.AllReduceCost.Algorithm, sh.AllReduceCost.Bottleneck)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -16,9 +16,10 @@ import (
 )
 
 // Shares are a network's bandwidth at full scale as HammingMesh Table II reports it "for large
-// messages": a linear all-to-all among every accelerator (the bytes one accelerator sends over the
-// transfer time H2T, over its injection rate) and an all-reduce among them (S over its transfer
-// time, over half the injection bandwidth, the optimum) — the bandwidth limits, latency left out.
+// messages": a linear all-to-all among every accelerator and an all-reduce among them, each as
+// its nccl-tests bus bandwidth over the transfer time H2T (the bytes one accelerator sends per
+// second) over the injection rate — the bandwidth limits, latency left out. For the all-reduce
+// that is 2(p−1)/p · S/t over the injection, the paper's "S/t over half the injection" at large p.
 // AllReduceAt is the all-reduce's share at its stated size with every term (latency included).
 // Network time only: no local reduction is charged.
 type Shares struct {
@@ -88,8 +89,7 @@ func Structure(n NetworkChoice, set ShareSettings) (StructureReport, error) {
 	if sh.GlobalCost, err = price(a2a, network.Collective{Op: network.AllToAll, Bytes: sh.GlobalBytes, Group: all, DType: dtype.FP32}); err != nil {
 		return rep, err
 	}
-	sent := float64(sh.GlobalBytes) * float64(p-1) / float64(p)
-	sh.Global = sent / float64(sh.GlobalCost.H2T) / s.InjectionBps
+	sh.Global = busBW(network.AllToAll, sh.GlobalBytes, p, sh.GlobalCost.H2T) / s.InjectionBps
 	sh.AllReduceBytes = set.AllReduceBytes
 	algs := set.AllReduce
 	if len(algs) == 0 {
@@ -108,10 +108,15 @@ func Structure(n NetworkChoice, set ShareSettings) (StructureReport, error) {
 			sh.AllReduceCost = c
 		}
 	}
-	half := s.InjectionBps / 2
-	sh.AllReduce = float64(set.AllReduceBytes) / float64(sh.AllReduceCost.H2T) / half
-	sh.AllReduceAt = float64(set.AllReduceBytes) / float64(sh.AllReduceCost.Total) / half
+	sh.AllReduce = busBW(network.AllReduce, set.AllReduceBytes, p, sh.AllReduceCost.H2T) / s.InjectionBps
+	sh.AllReduceAt = busBW(network.AllReduce, set.AllReduceBytes, p, sh.AllReduceCost.Total) / s.InjectionBps
 	return rep, nil
+}
+
+// busBW is the nccl-tests bus bandwidth of op on p ranks moving S in t: what each rank injects
+// per second, so that its share of the injection rate is 1 at the optimum.
+func busBW(op network.Op, s units.Bytes, p int, t units.Seconds) float64 {
+	return float64(s) / float64(t) * op.BusFactor(p)
 }
 
 func structuredNames() string {
