@@ -14,7 +14,7 @@ import (
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
@@ -48,7 +48,7 @@ column names the resource that limits the slowest step.`,
 			if err != nil {
 				return err
 			}
-			rows, err := workflow.Collectives(o)
+			rows, err := job.Collectives(o)
 			if err != nil {
 				return err
 			}
@@ -97,8 +97,8 @@ func splitList(s string) []string {
 	return out
 }
 
-func (f *collectiveFlags) toOptions() (workflow.CollectiveOptions, error) {
-	var o workflow.CollectiveOptions
+func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
+	var o job.CollectiveOptions
 	for _, s := range splitList(f.ops) {
 		if s == "all" {
 			o.Ops = append(o.Ops, network.Ops()...)
@@ -155,7 +155,7 @@ type collectiveDocRow struct {
 	Bottleneck string  `json:"bottleneck"`
 }
 
-func writeCollectives(w io.Writer, rows []workflow.CollectiveRow, f format) error {
+func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 	docs := make([]collectiveDocRow, len(rows))
 	for i, r := range rows {
 		docs[i] = collectiveDocRow{Op: r.Op.String(), GPUs: r.GPUs, Group: r.Group.Size, Stride: r.Group.Stride, Bytes: float64(r.Bytes),

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 )
 
 func newCosmoFlowCommand() *cobra.Command {
@@ -25,7 +25,7 @@ func newCosmoFlowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := workflow.CosmoFlowOptions{GPUs: gpus, Spatial: spatial, Batch: batch, MicroBatch: micro, Precision: prec,
+			o := job.CosmoFlowOptions{GPUs: gpus, Spatial: spatial, Batch: batch, MicroBatch: micro, Precision: prec,
 				Optimizer: opt, NoOverlap: noOverlap, Run: run}
 			switch convGrads {
 			case "all":
@@ -37,7 +37,7 @@ func newCosmoFlowCommand() *cobra.Command {
 			if o.BucketBytes, err = parseBucket(bucket); err != nil {
 				return err
 			}
-			rep, err := workflow.CosmoFlow(o)
+			rep, err := job.CosmoFlow(o)
 			if err != nil {
 				return err
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/all"
 )
@@ -45,7 +45,7 @@ with latency is shown too).
 			}
 			w := cmd.OutOrStdout()
 			if table != "" {
-				t, rows, err := workflow.ReproduceTable(table)
+				t, rows, err := job.ReproduceTable(table)
 				if err != nil {
 					return err
 				}
@@ -60,7 +60,7 @@ with latency is shown too).
 				return err
 			}
 			if _, ok := cfg.(network.Structured); ok {
-				rep, err := workflow.Structure(choice, workflow.DefaultShareSettings())
+				rep, err := job.Structure(choice, job.DefaultShareSettings())
 				if err != nil {
 					return err
 				}
@@ -88,11 +88,11 @@ with latency is shown too).
 	}
 	addNetFlags(cmd, &nf, "ramp")
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
-	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(workflow.Tables(), ", "))
+	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(job.Tables(), ", "))
 	addFormatFlag(cmd.Flags(), &f)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
 	_ = cmd.RegisterFlagCompletionFunc("table", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return workflow.Tables(), cobra.ShellCompDirectiveNoFileComp
+		return job.Tables(), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
@@ -150,7 +150,7 @@ func writeEconomics(w io.Writer, name string, e network.Economics, f format) err
 }
 
 // writeStructure renders a routed network's bill, structure and bandwidth shares.
-func writeStructure(w io.Writer, r workflow.StructureReport, f format) error {
+func writeStructure(w io.Writer, r job.StructureReport, f format) error {
 	s, sh := r.Structure, r.Shares
 	switch f {
 	case formatJSON:
@@ -186,13 +186,13 @@ func writeStructure(w io.Writer, r workflow.StructureReport, f format) error {
 }
 
 // writeTable renders a reproduced paper table: ours beside the paper's values.
-func writeTable(w io.Writer, t workflow.PaperTable, rows []workflow.TableRow, f format) error {
+func writeTable(w io.Writer, t job.PaperTable, rows []job.TableRow, f format) error {
 	switch f {
 	case formatJSON:
 		return writeJSON(w, struct {
 			Table  string              `json:"table"`
 			Source string              `json:"source"`
-			Rows   []workflow.TableRow `json:"rows"`
+			Rows   []job.TableRow `json:"rows"`
 		}{t.Name, t.Source, rows})
 	case formatCSV:
 		cw := csv.NewWriter(w)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/dlrm"
 )
 
@@ -38,7 +38,7 @@ DLRM; any flag you set overrides the preset's value.`,
 			if err != nil {
 				return err
 			}
-			rep, err := workflow.DLRM(o)
+			rep, err := job.DLRM(o)
 			if err != nil {
 				return err
 			}
@@ -73,8 +73,8 @@ DLRM; any flag you set overrides the preset's value.`,
 	return cmd
 }
 
-func (f *dlrmFlags) options(cmd *cobra.Command) (workflow.DLRMOptions, error) {
-	var o workflow.DLRMOptions
+func (f *dlrmFlags) options(cmd *cobra.Command) (job.DLRMOptions, error) {
+	var o job.DLRMOptions
 	p, err := dlrm.Presets().Lookup(f.preset)
 	if err != nil {
 		return o, err
@@ -147,7 +147,7 @@ func (f *dlrmFlags) options(cmd *cobra.Command) (workflow.DLRMOptions, error) {
 		return o, err
 	}
 	c.NoOverlap = f.noOverlap
-	return workflow.DLRMOptions{Preset: f.preset, Config: c, Run: run}, nil
+	return job.DLRMOptions{Preset: f.preset, Config: c, Run: run}, nil
 }
 
 func repeat(v, n int) []int {

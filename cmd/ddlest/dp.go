@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/resnet"
 	"github.com/ddlest/ddlest/partition/zoo"
 )
@@ -19,19 +19,19 @@ type dpFlags struct {
 	noOverlap                bool
 }
 
-func (f *dpFlags) options(cmd *cobra.Command, workload string) (workflow.DataParallelOptions, error) {
+func (f *dpFlags) options(cmd *cobra.Command, workload string) (job.DataParallelOptions, error) {
 	run, prec, opt, err := f.run.toRun(cmd)
 	if err != nil {
-		return workflow.DataParallelOptions{}, err
+		return job.DataParallelOptions{}, err
 	}
 	model := f.model
 	if workload == "resnet" {
 		if _, ok := resnet.Depths[f.depth]; !ok {
-			return workflow.DataParallelOptions{}, usagef("--depth %d is not a ResNet this tool builds; valid: 50, 101, 152", f.depth)
+			return job.DataParallelOptions{}, usagef("--depth %d is not a ResNet this tool builds; valid: 50, 101, 152", f.depth)
 		}
 		model = fmt.Sprintf("resnet%d", f.depth)
 	}
-	o := workflow.DataParallelOptions{Workload: workload, Model: model, GPUs: f.gpus, Batch: f.batch, MicroBatch: f.micro,
+	o := job.DataParallelOptions{Workload: workload, Model: model, GPUs: f.gpus, Batch: f.batch, MicroBatch: f.micro,
 		Precision: prec, Optimizer: opt, Buckets: f.nbkt, NoOverlap: f.noOverlap, Run: run}
 	o.BucketBytes, err = parseBucket(f.bucket)
 	return o, err
@@ -95,7 +95,7 @@ func runDP(cmd *cobra.Command, f *dpFlags, workload string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := workflow.DataParallel(o)
+	rep, err := job.DataParallel(o)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/profile/roofline"
@@ -158,15 +158,15 @@ func changed(cmd *cobra.Command, names []string) []string {
 	return out
 }
 
-func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions, error) {
-	var o workflow.MegatronOptions
+func (f *megatronFlags) toOptions(cmd *cobra.Command) (job.MegatronOptions, error) {
+	var o job.MegatronOptions
 	auto, explicit := changed(cmd, autoOnlyFlags), changed(cmd, explicitOnlyFlags)
 	switch {
 	case len(auto) > 0 && len(explicit) > 0:
 		return o, errs.Usage("auto-mode flags (%s) cannot be mixed with explicit-mode flags (%s); give --loss alone or the whole configuration",
 			strings.Join(auto, ", "), strings.Join(explicit, ", "))
 	case len(explicit) > 0:
-		o.Mode = workflow.ModeExplicit
+		o.Mode = job.ModeExplicit
 		var missing []string
 		for _, n := range []string{"layers", "hidden", "heads", "global-batch"} {
 			if !cmd.Flags().Changed(n) {
@@ -180,7 +180,7 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 			return o, errs.Usage("--steps %g / --tokens %g must be > 0", f.steps, f.tokens)
 		}
 	case cmd.Flags().Changed("loss"):
-		o.Mode = workflow.ModeAuto
+		o.Mode = job.ModeAuto
 	default:
 		return o, errs.Usage("give a target loss (--loss 1.8, auto mode) or a whole configuration (--layers --hidden --heads --global-batch ..., explicit mode)")
 	}
@@ -191,7 +191,7 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 		GlobalBatch: f.globalBatch, MicroBatch: f.microBatch, TP: f.tp, PP: f.pp, DP: f.dp, Interleave: f.interleave,
 		SeqParallel: f.seqParallel, UntiedEmbeddings: f.untied, NoDPOverlap: f.noDPOverlap,
 	}
-	if o.Mode == workflow.ModeExplicit && c.MicroBatch == 0 {
+	if o.Mode == job.ModeExplicit && c.MicroBatch == 0 {
 		c.MicroBatch = 1
 	}
 	if c.TPComm, err = megatron.ParseTPComm(f.tpComm); err != nil {
@@ -226,8 +226,8 @@ func (f *megatronFlags) toOptions(cmd *cobra.Command) (workflow.MegatronOptions,
 	return o, err
 }
 
-func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Writer) error {
-	rep, err := workflow.Megatron(o)
+func runMegatron(o job.MegatronOptions, f format, plotPath string, w io.Writer) error {
+	rep, err := job.Megatron(o)
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func runMegatron(o workflow.MegatronOptions, f format, plotPath string, w io.Wri
 
 // renderMegatron draws the optional plot (first, so a bad path leaves no output) and writes the
 // report.
-func renderMegatron(rep *workflow.MegatronReport, f format, plotPath string, w io.Writer) error {
+func renderMegatron(rep *job.MegatronReport, f format, plotPath string, w io.Writer) error {
 	if plotPath != "" {
 		label := "explicit"
 		title := fmt.Sprintf("Megatron %s, %d GPUs, %s", units.Count(rep.Params), rep.Config.GPUs(), rep.Network)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/profile/roofline"
@@ -49,8 +49,8 @@ func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 
 // choice maps the flags onto a network choice; the shorthands become key=value parameters after
 // the --net-param ones, so they win.
-func (f *netFlags) choice() (workflow.NetworkChoice, error) {
-	n := workflow.NetworkChoice{Name: f.net, Preset: f.preset, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
+func (f *netFlags) choice() (job.NetworkChoice, error) {
+	n := job.NetworkChoice{Name: f.net, Preset: f.preset, ConfigFile: f.config, Params: append([]string(nil), f.params...)}
 	if f.preset != "" && (f.flags == nil || !f.flags.Changed("net")) {
 		n.Name = "" // the preset names its network
 	}

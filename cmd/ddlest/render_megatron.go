@@ -11,7 +11,7 @@ import (
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/partition"
@@ -175,7 +175,7 @@ type moeDoc struct {
 	EP             int     `json:"ep"`
 }
 
-// stepDoc is the steady-state 1F1B step (workflow.PipelineStep).
+// stepDoc is the steady-state 1F1B step (job.PipelineStep).
 type stepDoc struct {
 	Stage     int     `json:"stage"`
 	ForwardS  float64 `json:"forward_s"`
@@ -184,7 +184,7 @@ type stepDoc struct {
 	TotalS    float64 `json:"total_s"`
 }
 
-func megatronJSON(r *workflow.MegatronReport) megatronDoc {
+func megatronJSON(r *job.MegatronReport) megatronDoc {
 	c := r.Config
 	d := megatronDoc{
 		Mode: r.Mode.String(),
@@ -230,7 +230,7 @@ var megatronCSVHeader = []string{"mode", "law", "target_loss", "params", "non_em
 	"comm_fraction", "time_to_accuracy_s", "tokens_per_s", "hw_tflops_per_gpu", "model_tflops_per_gpu", "mfu",
 	"memory_total_bytes", "memory_capacity_bytes"}
 
-func writeMegatronCSV(w io.Writer, r *workflow.MegatronReport) error {
+func writeMegatronCSV(w io.Writer, r *job.MegatronReport) error {
 	d := megatronJSON(r)
 	law, loss := "", ""
 	if d.Scaling != nil {
@@ -278,7 +278,7 @@ func itoa(i int) string { return fmt.Sprint(i) }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-func writeMegatronTable(w io.Writer, r *workflow.MegatronReport) error {
+func writeMegatronTable(w io.Writer, r *job.MegatronReport) error {
 	c, res := r.Config, r.Result
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)

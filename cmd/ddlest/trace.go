@@ -15,7 +15,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/traces"
 )
 
@@ -191,7 +191,7 @@ func showDoc(tf *traces.File, ranks []traces.RankSummary, top int) traceShowDoc 
 			cd := traceCollDoc{Collective: c.Collective, Bytes: c.Bytes, Group: c.GroupSize, Count: c.Count, MeanS: mean}
 			if mean > 0 {
 				cd.AlgBW = float64(c.Bytes) / mean
-				cd.BusBW = cd.AlgBW * workflow.TraceBusFactor(c.Collective, int(c.GroupSize))
+				cd.BusBW = cd.AlgBW * job.TraceBusFactor(c.Collective, int(c.GroupSize))
 			}
 			rd.Collectives = append(rd.Collectives, cd)
 		}
@@ -377,7 +377,7 @@ func newTraceCollectivesCommand() *cobra.Command {
 				return err
 			}
 			defer tf.Close()
-			rows, netName, err := workflow.CalibrateCollectives(ranks, choice)
+			rows, netName, err := job.CalibrateCollectives(ranks, choice)
 			if err != nil {
 				return err
 			}
@@ -389,7 +389,7 @@ func newTraceCollectivesCommand() *cobra.Command {
 	return cmd
 }
 
-func writeCalibration(w io.Writer, file, net string, rows []workflow.CollectiveCalibration, f format) error {
+func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibration, f format) error {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Rank < rows[j].Rank })
 	switch f {
 	case formatJSON:

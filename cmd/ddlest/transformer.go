@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/megatron"
 )
 
@@ -50,7 +50,7 @@ func transformerCommand(use, preset, short, example string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := workflow.Transformer(o)
+			rep, err := job.Transformer(o)
 			if err != nil {
 				return err
 			}
@@ -94,8 +94,8 @@ func transformerCommand(use, preset, short, example string) *cobra.Command {
 	return cmd
 }
 
-func (f *transformerFlags) options(cmd *cobra.Command, preset string) (workflow.TransformerOptions, error) {
-	var o workflow.TransformerOptions
+func (f *transformerFlags) options(cmd *cobra.Command, preset string) (job.TransformerOptions, error) {
+	var o job.TransformerOptions
 	p, err := megatron.Presets().Lookup(preset)
 	if err != nil {
 		return o, err
@@ -123,7 +123,7 @@ func (f *transformerFlags) options(cmd *cobra.Command, preset string) (workflow.
 	if err != nil {
 		return o, err
 	}
-	return workflow.TransformerOptions{Preset: preset, Config: c, Steps: f.steps, Tokens: f.tokens, IgnoreMemory: f.ignoreMemory,
-		Run: workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff, Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP,
+	return job.TransformerOptions{Preset: preset, Config: c, Steps: f.steps, Tokens: f.tokens, IgnoreMemory: f.ignoreMemory,
+		Run: job.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff, Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP,
 			Network: net}}, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/plots"
 )
@@ -47,8 +47,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 }
 
-func (f *runFlags) toRun(cmd *cobra.Command) (workflow.Run, partition.Precision, partition.Optimizer, error) {
-	var r workflow.Run
+func (f *runFlags) toRun(cmd *cobra.Command) (job.Run, partition.Precision, partition.Optimizer, error) {
+	var r job.Run
 	p, err := partition.ParsePrecision(f.precision)
 	if err != nil {
 		return r, 0, 0, err
@@ -65,14 +65,14 @@ func (f *runFlags) toRun(cmd *cobra.Command) (workflow.Run, partition.Precision,
 			return r, 0, 0, errs.Usage("--%s %g must be > 0", v.flag, v.val)
 		}
 	}
-	r = workflow.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff,
+	r = job.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff,
 		Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP, Epochs: f.epochs, Samples: f.samples}
 	r.Network, err = f.network.choice()
 	return r, p, o, err
 }
 
 // emit draws the optional plot (first, so a bad path leaves no output) and renders the report.
-func (f *runFlags) emit(w io.Writer, rep *workflow.Report) error {
+func (f *runFlags) emit(w io.Writer, rep *job.Report) error {
 	if f.plot != "" {
 		title := fmt.Sprintf("%s, %d GPUs, %s", rep.Model, rep.Plan.Layout.GPUs, rep.Network)
 		p, err := plots.Breakdown(title, []plots.Bar{plots.BreakdownBar(rep.Model, rep.Result)})
@@ -110,7 +110,7 @@ type workloadTrainDoc struct {
 	Epochs       float64 `json:"epochs"`
 }
 
-func writeReport(w io.Writer, r *workflow.Report, f format) error {
+func writeReport(w io.Writer, r *job.Report, f format) error {
 	lay := r.Plan.Layout
 	d := workloadDoc{Workload: r.Workload, Model: workloadModelDoc{Name: r.Model, Params: r.Params},
 		Training: workloadTrainDoc{GlobalBatch: lay.GlobalBatch, MicroBatch: lay.MicroBatch, MicroBatches: lay.MicroBatches,

@@ -14,14 +14,14 @@ const module = "github.com/ddlest/ddlest/"
 
 // forbidden maps a package tree to the trees it must not import.
 var forbidden = map[string][]string{
-	"scaling":   {"network", "partition", "profile", "estimator", "plots", "traces", "cmd", "internal/workflow"},
-	"network":   {"scaling", "partition", "profile", "estimator", "plots", "traces", "cmd", "internal/workflow"},
-	"partition": {"profile", "estimator", "plots", "traces", "cmd", "internal/workflow"},
-	"profile":   {"estimator", "plots", "cmd", "internal/workflow", "network"},
-	"traces":    {"estimator", "plots", "cmd", "internal/workflow", "network", "partition"},
+	"scaling":   {"network", "partition", "profile", "estimator", "plots", "traces", "cmd", "job"},
+	"network":   {"scaling", "partition", "profile", "estimator", "plots", "traces", "cmd", "job"},
+	"partition": {"profile", "estimator", "plots", "traces", "cmd", "job"},
+	"profile":   {"estimator", "plots", "cmd", "job", "network"},
+	"traces":    {"estimator", "plots", "cmd", "job", "network", "partition"},
 	// The estimator schedules; it must not reach into a particular workload or network model.
-	"estimator":         {"plots", "cmd", "internal/workflow", "partition/megatron", "network/alphabeta", "network/ideal", "network/all", "profile/roofline", "scaling"},
-	"plots":             {"cmd", "internal/workflow"},
+	"estimator":         {"plots", "cmd", "job", "partition/megatron", "network/alphabeta", "network/ideal", "network/all", "profile/roofline", "scaling"},
+	"plots":             {"cmd", "job"},
 	"configs":           {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd", "internal"},
 	"internal/units":    {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd"},
 	"internal/registry": {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd"},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/dlrm"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
@@ -35,8 +35,8 @@ func TestFig17(t *testing.T) {
 	for _, name := range rows {
 		p, _ := dlrm.Presets().Lookup(name)
 		run := func(net string, params ...string) (float64, float64) {
-			r, err := workflow.DLRM(workflow.DLRMOptions{Preset: name, Config: p.Config, Run: workflow.Run{GPU: "ramp-a100",
-				Efficiency: roofline.DefaultEfficiency, Network: workflow.NetworkChoice{Name: net, Params: params}}})
+			r, err := job.DLRM(job.DLRMOptions{Preset: name, Config: p.Config, Run: job.Run{GPU: "ramp-a100",
+				Efficiency: roofline.DefaultEfficiency, Network: job.NetworkChoice{Name: net, Params: params}}})
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, net, err)
 			}

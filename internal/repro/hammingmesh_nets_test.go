@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/dtype"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/dlrm"
@@ -17,9 +17,9 @@ import (
 
 // The HammingMesh §V-B runs: A100 compute as published (reference/hammingmesh.md §6), the
 // motifs' algorithms and rank order, on the sixteen Table II presets.
-func hmPreset(preset string, params ...string) workflow.Run {
-	return workflow.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: "published",
-		Network: workflow.NetworkChoice{Preset: preset, Params: params}}
+func hmPreset(preset string, params ...string) job.Run {
+	return job.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: "published",
+		Network: job.NetworkChoice{Preset: preset, Params: params}}
 }
 
 // gpt3Step is the SST motif's GPT-3 step: P = 96, O = 4, D = 1, pipeline ranks consecutive
@@ -29,7 +29,7 @@ func gpt3Step(t testing.TB, preset string, params ...string) float64 {
 	p, _ := megatron.Presets().Lookup("gpt3")
 	c := p.Config
 	c.RankOrder = megatron.PPFirst
-	r, err := workflow.Transformer(workflow.TransformerOptions{Preset: "gpt3", Config: c,
+	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3", Config: c,
 		Run: hmPreset(preset, append([]string{"strategy=ring"}, params...)...)})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func moeStep(t testing.TB, preset string) float64 {
 	p, _ := megatron.Presets().Lookup("gpt3-moe")
 	c := p.Config
 	c.RankOrder, c.Recompute = megatron.PPFirst, megatron.RecomputeNone
-	r, err := workflow.Transformer(workflow.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
+	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
 		Run: hmPreset(preset, "strategy=all-to-all=linear")})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func moeStep(t testing.TB, preset string) float64 {
 // buckets on the ring.
 func resnetIter(t testing.TB, preset string) float64 {
 	t.Helper()
-	r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
+	r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
 		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmPreset(preset, "strategy=ring")})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func resnetIter(t testing.TB, preset string) float64 {
 func dlrmIter(t testing.TB, preset string) float64 {
 	t.Helper()
 	p, _ := dlrm.Presets().Lookup("hammingmesh")
-	r, err := workflow.DLRM(workflow.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(preset, "strategy=all-to-all=linear")})
+	r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(preset, "strategy=all-to-all=linear")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func dlrmIter(t testing.TB, preset string) float64 {
 // cosmoIter is the motif's CosmoFlow iteration: D = 256, O = 4, gradients all-reduced over D.
 func cosmoIter(t testing.TB, preset string) float64 {
 	t.Helper()
-	r, err := workflow.CosmoFlow(workflow.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
+	r, err := job.CosmoFlow(job.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
 		Optimizer: partition.SGD, ConvGradsDP: true, Run: hmPreset(preset)})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestCosmoFlowRuntimes(t *testing.T) {
 // takes α + 3·(S/4)/50 GB/s; no level model sees the sharing (topology.Levels puts the group on
 // one torus tier, one flow per link).
 func TestGPT3TorusBusiestLink(t *testing.T) {
-	m, _, err := workflow.NetworkChoice{Preset: "torus-small", Params: []string{"placement=rows", "strategy=ring"}}.Build(network.Env{GPUs: 384})
+	m, _, err := job.NetworkChoice{Preset: "torus-small", Params: []string{"placement=rows", "strategy=ring"}}.Build(network.Env{GPUs: 384})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,14 +235,14 @@ func TestGPT3TorusBusiestLink(t *testing.T) {
 // at ≥ 90% of the optimum at 32 GiB, and the Hx2Mesh/Hx4Mesh all-reduce savings 4.7×/9.3× (small)
 // and 2.8×/14.5× (large) within ±10%.
 func TestTableII(t *testing.T) {
-	_, rows, err := workflow.ReproduceTable("hammingmesh")
+	_, rows, err := job.ReproduceTable("hammingmesh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 16 {
 		t.Fatalf("%d rows", len(rows))
 	}
-	byCluster := map[string][]workflow.TableRow{}
+	byCluster := map[string][]job.TableRow{}
 	for _, r := range rows {
 		p, o := r.Paper, r.Ours
 		byCluster[p.Cluster] = append(byCluster[p.Cluster], r)
@@ -284,8 +284,8 @@ func TestTableII(t *testing.T) {
 	// Order of the global bandwidth: each of Dragonfly, HyperX and torus sits where the paper
 	// ranks it among the cluster's eight (ties with the fat tree allowed: both at the injection).
 	for cluster, rs := range byCluster {
-		rank := func(share func(workflow.TableRow) float64, name string) int {
-			sorted := append([]workflow.TableRow(nil), rs...)
+		rank := func(share func(job.TableRow) float64, name string) int {
+			sorted := append([]job.TableRow(nil), rs...)
 			sort.SliceStable(sorted, func(i, j int) bool { return share(sorted[i]) > share(sorted[j])+1e-3 })
 			for i, r := range sorted {
 				if strings.HasPrefix(r.Paper.Preset, name+"-") {
@@ -294,8 +294,8 @@ func TestTableII(t *testing.T) {
 			}
 			return -1
 		}
-		paper := func(r workflow.TableRow) float64 { return r.Paper.GlobalPct / 100 }
-		ours := func(r workflow.TableRow) float64 { return r.Ours.Shares.Global }
+		paper := func(r job.TableRow) float64 { return r.Paper.GlobalPct / 100 }
+		ours := func(r job.TableRow) float64 { return r.Ours.Shares.Global }
 		for _, name := range []string{"df", "hyperx", "torus"} {
 			if a, b := rank(ours, name), rank(paper, name); a != b {
 				t.Errorf("%s %s: global bandwidth ranks %d, Table II %d", cluster, name, a, b)
@@ -336,7 +336,7 @@ func BenchmarkSectionVB(b *testing.B) {
 func BenchmarkTableII(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := workflow.ReproduceTable("hammingmesh"); err != nil {
+		if _, _, err := job.ReproduceTable("hammingmesh"); err != nil {
 			b.Fatal(err)
 		}
 	}

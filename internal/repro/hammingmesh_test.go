@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ddlest/ddlest/estimator"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/dlrm"
 	"github.com/ddlest/ddlest/partition/megatron"
@@ -15,12 +15,12 @@ import (
 // stand-in for the paper's nonblocking fat tree (4 × 400 Gb/s = 200 GB/s per accelerator, §III-D;
 // α = 0.73 µs per ring step, back-solved from the ResNet runtimes, reference/hammingmesh.md §6.1)
 // or the ideal network.
-func hmRun(profile string, fatTree bool) workflow.Run {
-	n := workflow.NetworkChoice{Name: "ideal"}
+func hmRun(profile string, fatTree bool) job.Run {
+	n := job.NetworkChoice{Name: "ideal"}
 	if fatTree {
-		n = workflow.NetworkChoice{Name: "alphabeta", Params: []string{"bandwidth_gbit_per_s=1600", "latency_ns=730"}}
+		n = job.NetworkChoice{Name: "alphabeta", Params: []string{"bandwidth_gbit_per_s=1600", "latency_ns=730"}}
 	}
-	return workflow.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: profile, Network: n}
+	return job.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: profile, Network: n}
 }
 
 func compute(r estimator.Result) float64 {
@@ -36,13 +36,13 @@ func compute(r estimator.Result) float64 {
 // sizes the paper gives (0.78M MLP parameters; 796 µs of MLP needs ~60K samples per GPU at the
 // TF32 rate), so its roofline is only a lower bound (measured 35 µs).
 func TestHammingMeshCompute(t *testing.T) {
-	type job struct {
+	type motif struct {
 		name     string
 		measured float64
 		run      func(profile string) (float64, error)
 	}
 	dp := func(profile string) (float64, error) {
-		r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
+		r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
 			Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
@@ -50,7 +50,7 @@ func TestHammingMeshCompute(t *testing.T) {
 		return compute(r.Result), nil
 	}
 	cosmo := func(profile string) (float64, error) {
-		r, err := workflow.CosmoFlow(workflow.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
+		r, err := job.CosmoFlow(job.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
 			Optimizer: partition.SGD, Run: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
@@ -59,7 +59,7 @@ func TestHammingMeshCompute(t *testing.T) {
 	}
 	dl := func(profile string) (float64, error) {
 		p, _ := dlrm.Presets().Lookup("hammingmesh")
-		r, err := workflow.DLRM(workflow.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmRun(profile, false)})
+		r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
 		}
@@ -68,14 +68,14 @@ func TestHammingMeshCompute(t *testing.T) {
 	step := func(preset string) func(string) (float64, error) {
 		return func(profile string) (float64, error) {
 			p, _ := megatron.Presets().Lookup(preset)
-			r, err := workflow.Transformer(workflow.TransformerOptions{Preset: preset, Config: p.Config, Run: hmRun(profile, false)})
+			r, err := job.Transformer(job.TransformerOptions{Preset: preset, Config: p.Config, Run: hmRun(profile, false)})
 			if err != nil {
 				return 0, err
 			}
 			return float64(r.Result.Stages[48].Backward), nil // a middle stage's backward pass
 		}
 	}
-	for _, j := range []job{
+	for _, j := range []motif{
 		{"resnet152", 108e-3, dp}, {"cosmoflow", 44.3e-3, cosmo}, {"gpt3", 31.830e-3, step("gpt3")},
 		{"gpt3-moe", (44734 + 82586.0/16) * 1e-6, step("gpt3-moe")}, {"dlrm", 2901e-6, dl},
 	} {
@@ -107,7 +107,7 @@ func TestHammingMeshCompute(t *testing.T) {
 // the fat-tree stand-in the 10 non-blocking bucket all-reduces hide behind the backward pass
 // except the last: 109.7 ms within ±0.5 ms (the extraction's suggested tolerance).
 func TestResNet152FatTree(t *testing.T) {
-	r, err := workflow.DataParallel(workflow.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
+	r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
 		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmRun("published", true)})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestResNet152FatTree(t *testing.T) {
 // 80 GB A100 needs), so within ±5%, the extraction's stretch tolerance.
 func TestGPT3StepFatTree(t *testing.T) {
 	p, _ := megatron.Presets().Lookup("gpt3")
-	r, err := workflow.Transformer(workflow.TransformerOptions{Preset: "gpt3", Config: p.Config, Run: hmRun("published", true)})
+	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3", Config: p.Config, Run: hmRun("published", true)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
-	"github.com/ddlest/ddlest/internal/workflow"
+	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile/roofline"
@@ -29,7 +29,7 @@ func reducer(t *testing.T) network.Reducer {
 
 func build(t *testing.T, name string, gpus int, red network.Reducer, params ...string) network.Model {
 	t.Helper()
-	m, _, err := workflow.NetworkChoice{Name: name, Params: params}.Build(network.Env{GPUs: gpus, Reducer: red})
+	m, _, err := job.NetworkChoice{Name: name, Params: params}.Build(network.Env{GPUs: gpus, Reducer: red})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +136,9 @@ func TestMegatronSection81(t *testing.T) {
 	for _, row := range scaling.Table9 {
 		times := map[string]float64{}
 		for _, net := range []string{"ramp", "superpod", "topoopt"} {
-			rep, err := workflow.Megatron(workflow.MegatronOptions{
-				Mode: workflow.ModeAuto, Scaling: scaling.DefaultRequest(row.Loss), MaxGPUs: megatron.DefaultMaxGPUs,
-				GPU: "ramp-a100", Efficiency: roofline.DefaultEfficiency, Network: workflow.NetworkChoice{Name: net},
+			rep, err := job.Megatron(job.MegatronOptions{
+				Mode: job.ModeAuto, Scaling: scaling.DefaultRequest(row.Loss), MaxGPUs: megatron.DefaultMaxGPUs,
+				GPU: "ramp-a100", Efficiency: roofline.DefaultEfficiency, Network: job.NetworkChoice{Name: net},
 				Config: megatron.Config{Vocab: 0, Recompute: megatron.RecomputeFull, Precision: megatron.MixedFP16,
 					Optimizer: megatron.Adam, NoDPOverlap: true, TPComm: megatron.TPCommRAMP},
 			})

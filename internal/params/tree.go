@@ -1,0 +1,372 @@
+package params
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
+)
+
+// NodeDecoder is implemented by configs whose field types depend on other keys (a run picks
+// its model and execution types by its workload, a network its parameters by its model): they
+// decode their own mapping node, calling back into the Decoder for the typed parts.
+type NodeDecoder interface {
+	DecodeNode(d *Decoder, n *yaml.Node, path string) error
+}
+
+// Decoder decodes YAML (and so JSON, a subset of YAML) strictly into tagged structs: an unknown
+// key is an error naming the file, its line, the key's path and the valid keys; a value of the
+// wrong kind or unit names the key and what it wants. Keys are the fields' json tags, so the same
+// struct encodes with encoding/json and decodes here.
+type Decoder struct {
+	// Name is the source (a file name) used in messages.
+	Name string
+}
+
+// Decode parses data and decodes its single document into v (a pointer).
+func Decode(data []byte, name string, v any) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return errs.Usage("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return errs.Usage("%s: empty file; want a mapping of keys (YAML or JSON)", name)
+	}
+	d := &Decoder{Name: name}
+	return d.Decode(doc.Content[0], v, "")
+}
+
+// Errorf is a usage error located at node n of the decoder's file.
+func (d *Decoder) Errorf(n *yaml.Node, format string, a ...any) error {
+	return errs.Usage("%s:%d: %s", d.Name, n.Line, fmt.Sprintf(format, a...))
+}
+
+// Decode fills v (a pointer) from node n; path names n in messages ("" for the root).
+func (d *Decoder) Decode(n *yaml.Node, v any, path string) error {
+	return d.value(n, reflect.ValueOf(v).Elem(), path)
+}
+
+// Mapping returns the key → value nodes of mapping node n (an error if n is not a mapping or
+// repeats a key), and the keys in file order.
+func (d *Decoder) Mapping(n *yaml.Node, path string) (map[string]*yaml.Node, []*yaml.Node, error) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, nil, d.Errorf(n, "%s: want a mapping of keys, got %s", orRoot(path), describe(n))
+	}
+	m := make(map[string]*yaml.Node, len(n.Content)/2)
+	var keys []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if _, dup := m[k.Value]; dup {
+			return nil, nil, d.Errorf(k, "%s: key %q given twice", orRoot(path), k.Value)
+		}
+		m[k.Value] = n.Content[i+1]
+		keys = append(keys, k)
+	}
+	return m, keys, nil
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "document"
+	}
+	return path
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "nothing"
+}
+
+var (
+	nodeDecoderType     = reflect.TypeFor[NodeDecoder]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
+		return v.Addr().Interface().(NodeDecoder).DecodeNode(d, n, path)
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if n.Tag == "!!null" {
+			v.SetZero()
+			return nil
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return d.value(n, v.Elem(), path)
+	case reflect.Interface:
+		if v.IsNil() || v.Elem().Kind() != reflect.Pointer {
+			return fmt.Errorf("params: %s has no type to decode into", path)
+		}
+		return d.value(n, v.Elem().Elem(), path)
+	case reflect.Struct:
+		if v.Addr().Type().Implements(textUnmarshalerType) {
+			break
+		}
+		return d.structValue(n, v, path)
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			break
+		}
+		m, keys, err := d.Mapping(n, path)
+		if err != nil {
+			return err
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		for _, k := range keys {
+			e := reflect.New(v.Type().Elem()).Elem()
+			if err := d.value(m[k.Value], e, join(path, k.Value)); err != nil {
+				return err
+			}
+			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), e)
+		}
+		return nil
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return d.Errorf(n, "%s: want a list, got %s", orRoot(path), describe(n))
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, c := range n.Content {
+			if err := d.value(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return d.Errorf(n, "%s: want a single value, got %s", orRoot(path), describe(n))
+	}
+	if n.Tag == "!!null" {
+		v.SetZero()
+		return nil
+	}
+	if err := SetScalar(v, lastKey(path), n.Value, n.Tag == "!!str" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0); err != nil {
+		return d.Errorf(n, "%s: %v", path, err)
+	}
+	return nil
+}
+
+func lastKey(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+func (d *Decoder) structValue(n *yaml.Node, v reflect.Value, path string) error {
+	m, keys, err := d.Mapping(n, path)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		f, ok := fieldByKey(v, k.Value)
+		if !ok {
+			return d.Errorf(k, "unknown key %q in %s; valid: %s", k.Value, orRoot(path), strings.Join(Keys(v.Addr().Interface()), ", "))
+		}
+		if err := d.value(m[k.Value], f, join(path, k.Value)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fieldByKey finds the field of struct v whose key is key (embedded structs flattened).
+func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
+	var out reflect.Value
+	found := false
+	fields(v, func(_ reflect.StructField, fv reflect.Value, k string) bool {
+		if k == key {
+			out, found = fv, true
+			return false
+		}
+		return true
+	})
+	return out, found
+}
+
+// Keys lists the keys of the struct cfg points to, in field order.
+func Keys(cfg any) []string {
+	v, _ := structOf(cfg)
+	var out []string
+	fields(v, func(_ reflect.StructField, _ reflect.Value, k string) bool {
+		out = append(out, k)
+		return true
+	})
+	return out
+}
+
+// SetScalar assigns text s to v, by v's type: numbers (a string with a unit is accepted where
+// the key names the unit: dp_bucket_bytes: 25MB, latency_ns: 2us, bandwidth_gbit_per_s: 50GB/s),
+// integers (1e6 is accepted when integral), booleans, strings and encoding.TextUnmarshaler
+// values. quoted marks a YAML/JSON string, which a number field only takes with a unit.
+func SetScalar(v reflect.Value, key, s string, quoted bool) error {
+	if v.CanAddr() && v.Addr().Type().Implements(textUnmarshalerType) {
+		return v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+	}
+	switch v.Kind() {
+	case reflect.Float64, reflect.Float32:
+		x, err := parseNumber(key, s)
+		if err != nil {
+			return err
+		}
+		v.SetFloat(x)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return fmt.Errorf("%q is not an integer", s)
+		}
+		v.SetInt(int64(x))
+	case reflect.Bool:
+		x, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", s)
+		}
+		v.SetBool(x)
+	case reflect.String:
+		v.SetString(s)
+	default:
+		return fmt.Errorf("unsupported type %s", v.Type())
+	}
+	return nil
+}
+
+// unitKeys maps a key's unit suffix to the parser of values written with a unit and the factor
+// from the parser's SI base unit to the key's unit.
+var unitKeys = []struct {
+	suffix, what string
+	parse        func(string) (float64, error)
+	scale        float64
+}{
+	{"_bytes", "a size such as 25MB or 2e7", func(s string) (float64, error) { b, err := units.ParseBytes(s); return float64(b), err }, 1},
+	{"_gbit_per_s", "a rate such as 400Gbps or 50GB/s", func(s string) (float64, error) { r, err := units.ParseBandwidth(s); return r.Gbit(), err }, 1},
+	{"_tbps", "a rate such as 2.4Tbps or 300GB/s", func(s string) (float64, error) { r, err := units.ParseBandwidth(s); return r.Gbit(), err }, 1e-3},
+	{"_ns", "a duration such as 500ns or 2us", func(s string) (float64, error) { t, err := units.ParseDuration(s); return float64(t), err }, 1e9},
+	{"_us", "a duration such as 2us or 500ns", func(s string) (float64, error) { t, err := units.ParseDuration(s); return float64(t), err }, 1e6},
+	{"_s", "a duration such as 1.5s or 20ms", func(s string) (float64, error) { t, err := units.ParseDuration(s); return float64(t), err }, 1},
+}
+
+// parseNumber reads a finite number, or a value with a unit where the key carries one.
+func parseNumber(key, s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	if x, err := strconv.ParseFloat(t, 64); err == nil {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("%q is not a finite number", s)
+		}
+		return x, nil
+	}
+	for _, u := range unitKeys {
+		if strings.HasSuffix(key, u.suffix) {
+			x, err := u.parse(t)
+			if err != nil {
+				return 0, fmt.Errorf("%q has the wrong unit: want %s", s, u.what)
+			}
+			return x * u.scale, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not a number", s)
+}
+
+// Leaf is one settable value of a config tree: its dotted path and field.
+type Leaf struct {
+	Path  string
+	Field reflect.StructField
+	Value reflect.Value
+}
+
+// Leaves lists the scalar fields of the struct cfg points to, depth first, with dotted paths;
+// nested structs (and non-nil pointers to them) are descended, maps and slices skipped.
+func Leaves(cfg any) []Leaf {
+	v, _ := structOf(cfg)
+	var out []Leaf
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		fields(v, func(sf reflect.StructField, fv reflect.Value, k string) bool {
+			p := join(path, k)
+			for fv.Kind() == reflect.Interface || fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					return true
+				}
+				fv = fv.Elem()
+			}
+			switch {
+			case fv.CanAddr() && fv.Addr().Type().Implements(textUnmarshalerType):
+			case fv.Kind() == reflect.Struct:
+				walk(fv, p)
+				return true
+			case fv.Kind() == reflect.Map || fv.Kind() == reflect.Slice:
+				return true
+			}
+			out = append(out, Leaf{Path: p, Field: sf, Value: fv})
+			return true
+		})
+	}
+	walk(v, "")
+	return out
+}
+
+// SetPath assigns value to the leaf of cfg at path. A path may be shortened to any unique
+// suffix of whole keys ("tp" for "execution.tp"). Errors name the path and the valid ones.
+func SetPath(cfg any, path, value string) error {
+	leaves := Leaves(cfg)
+	var hits []Leaf
+	for _, l := range leaves {
+		if l.Path == path {
+			hits = []Leaf{l}
+			break
+		}
+		if strings.HasSuffix(l.Path, "."+path) {
+			hits = append(hits, l)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		ps := make([]string, len(leaves))
+		for i, l := range leaves {
+			ps[i] = l.Path
+		}
+		return errs.Usage("unknown key %q; valid: %s", path, strings.Join(ps, ", "))
+	case 1:
+	default:
+		ps := make([]string, len(hits))
+		for i, l := range hits {
+			ps[i] = l.Path
+		}
+		return errs.Usage("key %q is ambiguous; give one of %s", path, strings.Join(ps, ", "))
+	}
+	if err := SetScalar(hits[0].Value, lastKey(hits[0].Path), value, false); err != nil {
+		return errs.Usage("%s: %v", hits[0].Path, err)
+	}
+	return nil
+}
