@@ -17,3 +17,15 @@ var Networks []byte
 //
 //go:embed hammingmesh_table2.json
 var HammingMeshTable2 []byte
+
+// Clusters is the cluster preset table (a JSON array; job decodes it strictly): a GPU, how many
+// per node and nodes, and the network with its parameters, each number with its source.
+//
+//go:embed clusters.json
+var Clusters []byte
+
+// Models is the model preset table (a JSON array; job decodes each entry strictly into its
+// workload's model and, where the source gives one, execution).
+//
+//go:embed models.json
+var Models []byte

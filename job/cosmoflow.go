@@ -19,7 +19,7 @@ type CosmoFlowOptions struct {
 	NoOverlap                        bool
 	// ConvGradsDP: see cosmoflow.Config (the SST motif's reduction over D only).
 	ConvGradsDP bool
-	Run
+	RunOptions
 }
 
 // CosmoFlow defaults [X]: the MLPerf HPC CosmoFlow dataset (cosmoUniverse_2019_05_4parE) has

@@ -25,7 +25,7 @@ type DataParallelOptions struct {
 	Buckets     int // > 0: that many equal gradient groups
 	BucketBytes units.Bytes
 	NoOverlap   bool
-	Run
+	RunOptions
 }
 
 // publishedDP are measured compute times of data-parallel jobs, keyed by model and per-GPU batch.

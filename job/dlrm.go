@@ -15,7 +15,7 @@ import (
 type DLRMOptions struct {
 	Preset string
 	Config dlrm.Config
-	Run
+	RunOptions
 }
 
 // DLRM time-to-accuracy defaults [X]: MLPerf Training's DLRM trains one epoch of Criteo 1TB

@@ -45,6 +45,8 @@ type MegatronOptions struct {
 	GPU        string
 	Efficiency roofline.Efficiency
 	Network    NetworkChoice
+	// Cluster, when set, supplies the network instead of Network and bounds the job's size.
+	Cluster *Cluster
 	// Published, when set, calibrates the roofline to measured compute (profile.Scaled).
 	Published *Published
 	// Profile is "" or "roofline", or a trace file (.parquet) with the traced configuration's
@@ -56,27 +58,18 @@ type MegatronOptions struct {
 	IgnoreMemory bool
 }
 
-// MegatronReport is everything an estimate produced, for rendering.
-type MegatronReport struct {
-	Mode         Mode
-	Target       *scaling.Target      // auto mode
-	Auto         *megatron.AutoResult // auto mode
-	Config       megatron.Config
-	Plan         *partition.Plan
-	GPU          roofline.GPU
-	Efficiency   roofline.Efficiency
-	Network      string
-	NetConfig    network.Config // the network's parameters as used (params.List renders them)
-	Steps        float64
-	Tokens       float64
-	Params       float64
+// Transformer holds what a transformer report adds to the common record.
+type Transformer struct {
+	Mode   Mode
+	Target *scaling.Target      // auto mode
+	Auto   *megatron.AutoResult // auto mode
+	Config megatron.Config
+	Tokens float64
+	// NonEmbedding excludes the embedding and LM head (Kaplan's N).
 	NonEmbedding float64
 	// TrainingFLOP is Kaplan's C = 6·N·D for the run; ComputeMinFLOP (auto mode) the compute the
 	// same loss needs at a batch far below critical, C/(1 + B/B_crit).
 	TrainingFLOP, ComputeMinFLOP float64
-	Result                       estimator.Result
-	// Profile names the compute profile ("roofline" or "published (source)").
-	Profile string
 	// Preset and PresetSource name a transformer preset (gpt3, gpt3-moe), if any.
 	Preset, PresetSource string
 	// Step is the steady-state 1F1B step (pipelined runs only).
@@ -119,12 +112,12 @@ func pipelineStep(r estimator.Result) *PipelineStep {
 }
 
 // Megatron runs the pipeline.
-func Megatron(o MegatronOptions) (*MegatronReport, error) {
+func Megatron(o MegatronOptions) (*Report, error) {
 	gpu, err := roofline.LookupGPU(o.GPU)
 	if err != nil {
 		return nil, err
 	}
-	rep := &MegatronReport{Mode: o.Mode, GPU: gpu, Efficiency: o.Efficiency}
+	rep := &Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &Transformer{Mode: o.Mode}}
 	cfg := o.Config
 	cfg.Capacity = gpu.Memory()
 
@@ -189,7 +182,7 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := Run{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}
+	run := RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}
 	if o.Published != nil {
 		run.Profile = "published"
 	}
@@ -209,7 +202,7 @@ func Megatron(o MegatronOptions) (*MegatronReport, error) {
 		return nil, err
 	}
 	rep.Profile = desc
-	net, netCfg, err := o.Network.Build(network.Env{GPUs: cfg.GPUs(), Reducer: roof})
+	net, netCfg, err := buildNetwork(o.Cluster, o.Network, network.Env{GPUs: cfg.GPUs(), Reducer: roof})
 	if err != nil {
 		return nil, err
 	}

@@ -94,3 +94,19 @@ func (n NetworkChoice) Build(env network.Env) (network.Model, network.Config, er
 	}
 	return m, cfg, nil
 }
+
+// buildNetwork places the job on the cluster's network (when a cluster is given, after checking
+// the job fits it) or on the network choice.
+func buildNetwork(c *Cluster, n NetworkChoice, env network.Env) (network.Model, network.Config, error) {
+	if c == nil {
+		return n.Build(env)
+	}
+	if err := c.CheckJob(env.GPUs); err != nil {
+		return nil, nil, err
+	}
+	m, err := c.Network.Build(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, c.Network.Params, nil
+}

@@ -25,7 +25,7 @@ type TransformerOptions struct {
 	Tokens float64
 	// IgnoreMemory: see MegatronOptions.
 	IgnoreMemory bool
-	Run
+	RunOptions
 }
 
 // computeKey is what a stage computes per micro-batch: when it matches the preset's, the
@@ -51,7 +51,7 @@ func keyOf(c megatron.Config) computeKey {
 }
 
 // Transformer estimates a transformer preset (GPT-3, GPT-3 MoE) through the Megatron pipeline.
-func Transformer(o TransformerOptions) (*MegatronReport, error) {
+func TransformerPreset(o TransformerOptions) (*Report, error) {
 	p, err := megatron.Presets().Lookup(o.Preset)
 	if err != nil {
 		return nil, err

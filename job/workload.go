@@ -14,9 +14,9 @@ import (
 	proftrace "github.com/ddlest/ddlest/profile/trace"
 )
 
-// Run is what every workload command shares: the GPU and its roofline efficiencies, the compute
+// RunOptions is what every workload command shares: the GPU and its roofline efficiencies, the compute
 // profile, the network, and the training length.
-type Run struct {
+type RunOptions struct {
 	GPU        string
 	Efficiency roofline.Efficiency
 	// Profile is "roofline", "published" (the measured compute times that ship with some
@@ -30,8 +30,11 @@ type Run struct {
 	Epochs, Samples float64
 }
 
-// Report is the result of a workload estimate, for rendering.
+// Report is the one record of an estimate: the job that produced it, what the workload resolved
+// (model, layout, training length) and the estimator's result. Every output — table, JSON, CSV,
+// sweep rows, comparisons, figures — renders from it.
 type Report struct {
+	Job        *Job
 	Workload   string
 	Model      string
 	Params     float64
@@ -48,6 +51,8 @@ type Report struct {
 	Result     estimator.Result
 	// Notes are workload-specific facts for the table output.
 	Notes []string
+	// Transformer is set for the transformer workloads.
+	*Transformer
 }
 
 // Published is a measured compute time for one workload configuration: the phases' totals
@@ -64,7 +69,7 @@ type tracedPlan func(batch, tp int) (*partition.Plan, error)
 
 // computeProfile picks the compute profile — the roofline, the published measurements, or a
 // trace file scaled by roofline ratios — and describes it for the report.
-func (r Run) computeProfile(roof *roofline.Roofline, plan *partition.Plan, published *Published, workload string, rebuild tracedPlan) (profile.Profile, string, error) {
+func (r RunOptions) computeProfile(roof *roofline.Roofline, plan *partition.Plan, published *Published, workload string, rebuild tracedPlan) (profile.Profile, string, error) {
 	switch {
 	case r.Profile == "" || r.Profile == "roofline":
 		if r.TraceBatch != 0 || r.TraceTP != 0 {
@@ -103,7 +108,7 @@ func (r Run) computeProfile(roof *roofline.Roofline, plan *partition.Plan, publi
 }
 
 // estimate runs the common tail of every workload: memory check, profile, network, estimator.
-func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published, rebuild tracedPlan) error {
+func (r RunOptions) estimate(rep *Report, plan *partition.Plan, published *Published, rebuild tracedPlan) error {
 	if err := plan.CheckMemory(); err != nil {
 		return err
 	}
@@ -132,7 +137,7 @@ func (r Run) estimate(rep *Report, plan *partition.Plan, published *Published, r
 }
 
 // steps resolves epochs × samples / global batch with the workload's defaults.
-func (r Run) steps(rep *Report, defEpochs, defSamples float64, globalBatch int) error {
+func (r RunOptions) steps(rep *Report, defEpochs, defSamples float64, globalBatch int) error {
 	rep.Epochs, rep.Samples = defEpochs, defSamples
 	if r.Epochs != 0 {
 		rep.Epochs = r.Epochs

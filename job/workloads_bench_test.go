@@ -9,8 +9,8 @@ import (
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
-func benchRun(net string) Run {
-	return Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Network: NetworkChoice{Name: net}}
+func benchRun(net string) RunOptions {
+	return RunOptions{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Network: NetworkChoice{Name: net}}
 }
 
 // BenchmarkWorkloadEstimate builds and prices one plan of each workload (partition, roofline,
@@ -26,29 +26,29 @@ func BenchmarkWorkloadEstimate(b *testing.B) {
 	}{
 		{"resnet152", func() error {
 			_, err := DataParallel(DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
-				Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: benchRun("alphabeta")})
+				Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 		{"vgg19", func() error {
 			_, err := DataParallel(DataParallelOptions{Workload: "dp", Model: "vgg19", GPUs: 256, Precision: partition.FP32,
-				Optimizer: partition.SGD, Run: benchRun("superpod")})
+				Optimizer: partition.SGD, RunOptions: benchRun("superpod")})
 			return err
 		}},
 		{"cosmoflow", func() error {
 			_, err := CosmoFlow(CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
-				Optimizer: partition.SGD, Run: benchRun("alphabeta")})
+				Optimizer: partition.SGD, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 		{"dlrm", func() error {
-			_, err := DLRM(DLRMOptions{Preset: "ramp-256", Config: p256.Config, Run: benchRun("ramp")})
+			_, err := DLRM(DLRMOptions{Preset: "ramp-256", Config: p256.Config, RunOptions: benchRun("ramp")})
 			return err
 		}},
 		{"gpt3", func() error {
-			_, err := Transformer(TransformerOptions{Preset: "gpt3", Config: gpt3.Config, Run: benchRun("alphabeta")})
+			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3", Config: gpt3.Config, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 		{"moe", func() error {
-			_, err := Transformer(TransformerOptions{Preset: "gpt3-moe", Config: moe.Config, Run: benchRun("alphabeta")})
+			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3-moe", Config: moe.Config, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 	}

@@ -119,3 +119,15 @@ func (m Memory) WithActivations(a units.Bytes) Memory {
 	m.Total = m.Weights + m.Grads + m.Optimizer + a
 	return m
 }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Precision) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Precision) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, precisionNames) }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Optimizer) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Optimizer) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, optimizerNames) }

@@ -214,3 +214,15 @@ func validate(r Request) error {
 	}
 	return nil
 }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Law) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Law) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, lawNames) }
+
+// MarshalText renders the name in JSON and YAML.
+func (x ShapeRule) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *ShapeRule) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, shapeNames) }

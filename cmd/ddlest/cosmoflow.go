@@ -26,7 +26,7 @@ func newCosmoFlowCommand() *cobra.Command {
 				return err
 			}
 			o := job.CosmoFlowOptions{GPUs: gpus, Spatial: spatial, Batch: batch, MicroBatch: micro, Precision: prec,
-				Optimizer: opt, NoOverlap: noOverlap, Run: run}
+				Optimizer: opt, NoOverlap: noOverlap, RunOptions: run}
 			switch convGrads {
 			case "all":
 			case "dp":

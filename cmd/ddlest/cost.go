@@ -190,8 +190,8 @@ func writeTable(w io.Writer, t job.PaperTable, rows []job.TableRow, f format) er
 	switch f {
 	case formatJSON:
 		return writeJSON(w, struct {
-			Table  string              `json:"table"`
-			Source string              `json:"source"`
+			Table  string         `json:"table"`
+			Source string         `json:"source"`
 			Rows   []job.TableRow `json:"rows"`
 		}{t.Name, t.Source, rows})
 	case formatCSV:

@@ -147,7 +147,7 @@ func (f *dlrmFlags) options(cmd *cobra.Command) (job.DLRMOptions, error) {
 		return o, err
 	}
 	c.NoOverlap = f.noOverlap
-	return job.DLRMOptions{Preset: f.preset, Config: c, Run: run}, nil
+	return job.DLRMOptions{Preset: f.preset, Config: c, RunOptions: run}, nil
 }
 
 func repeat(v, n int) []int {

@@ -32,7 +32,7 @@ func (f *dpFlags) options(cmd *cobra.Command, workload string) (job.DataParallel
 		model = fmt.Sprintf("resnet%d", f.depth)
 	}
 	o := job.DataParallelOptions{Workload: workload, Model: model, GPUs: f.gpus, Batch: f.batch, MicroBatch: f.micro,
-		Precision: prec, Optimizer: opt, Buckets: f.nbkt, NoOverlap: f.noOverlap, Run: run}
+		Precision: prec, Optimizer: opt, Buckets: f.nbkt, NoOverlap: f.noOverlap, RunOptions: run}
 	o.BucketBytes, err = parseBucket(f.bucket)
 	return o, err
 }

@@ -34,8 +34,8 @@ func TestGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"megatron_loss1.8_ideal.txt", []string{"megatron", "--loss", "1.8", "--net", "ideal"}},
-		{"megatron_loss1.8_ideal.json", []string{"megatron", "--loss", "1.8", "--net", "ideal", "--format", "json"}},
+		{"megatron_loss1.8_ideal.txt", []string{"megatron", "--loss", "1.8", "--cluster", "ramp-65536", "--net", "ideal"}},
+		{"megatron_loss1.8_ideal.json", []string{"megatron", "--loss", "1.8", "--cluster", "ramp-65536", "--net", "ideal", "--format", "json"}},
 		{"megatron_explicit.txt", explicitArgs},
 		{"megatron_explicit.json", append(append([]string(nil), explicitArgs...), "--format", "json")},
 		{"megatron_explicit.csv", append(append([]string(nil), explicitArgs...), "--format", "csv")},
@@ -96,14 +96,20 @@ func firstDiff(got, want string) string {
 // The JSON contract: the stable keys exist, and the CE 1.8 row reproduces RAMP Table 9
 // (64 heads, MP 32, DP 64, 2048 GPUs, global batch 10880, 32.2B non-embedding parameters).
 func TestMegatronJSONContract(t *testing.T) {
-	out, errOut, code := execute("megatron", "--loss", "1.8", "--net", "ideal", "--format", "json")
+	out, errOut, code := execute("megatron", "--loss", "1.8", "--cluster", "ramp-65536", "--net", "ideal", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	var top map[string]any
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
 		t.Fatal(err)
 	}
+	for _, k := range []string{"workload", "model", "execution", "cluster"} {
+		if _, ok := top[k]; !ok {
+			t.Errorf("job key %q missing", k)
+		}
+	}
+	doc, _ := top["report"].(map[string]any)
 	want := map[string][]string{
 		"model":       {"params", "layers", "hidden", "heads", "seq", "vocab"},
 		"training":    {"global_batch", "micro_batch", "steps", "tokens"},
@@ -183,14 +189,14 @@ func TestBadInput(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{"megatron", "--loss", "0"}, 2, []string{"--loss 0", "> 0"}},
+		{[]string{"megatron", "--loss", "0"}, 2, []string{"--loss", "> 0"}},
 		{[]string{"megatron", "--loss", "-1"}, 2, []string{"--loss -1"}},
-		{[]string{"megatron", "--loss", "abc"}, 2, []string{`"abc"`, "--loss", "want a number"}},
+		{[]string{"megatron", "--loss", "abc"}, 2, []string{`"abc"`, "--loss", "is not a number"}},
 		{[]string{"megatron", "--loss", "1.8", "--net", "ramp2"}, 2, []string{`"ramp2"`, "ideal, alphabeta, ramp, superpod, torus, topoopt"}},
 		{[]string{"megatron", "--loss", "1.8", "--gpu", "b300"}, 2, []string{`"b300"`, "ramp-a100"}},
 		{append(explicit, "--tp", "3"), 2, []string{"--tp 3", "64 heads", "valid: 1, 2, 4, 8, 16, 32, 64"}},
 		{append(explicit, "--tp", "0"), 2, []string{"--tp 0"}},
-		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"--loss", "--tp", "cannot be mixed"}},
+		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--max-gpus", "0"}, 2, []string{"--max-gpus 0"}},
 		{[]string{"megatron"}, 2, []string{"--loss"}},
 		{[]string{"megatron", "--layers", "2"}, 2, []string{"--hidden", "--heads", "--global-batch"}},
@@ -199,9 +205,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--loss", "1.6", "--law", "chinchilla"}, 2, []string{"1.69"}},
 		{[]string{"megatron", "--loss", "1.8", "--recompute", "some"}, 2, []string{`"some"`, "none, selective, full"}},
 		{[]string{"megatron", "--loss", "1.8", "--format", "xml"}, 2, []string{`"xml"`, "table, json, csv"}},
-		{[]string{"megatron", "--loss", "1.8", "--net-param", "bandwidth_gbit_per_s=fast"}, 2, []string{"fast"}},
-		{[]string{"megatron", "--loss", "1.8", "--net-param", "colour=red"}, 2, []string{`"colour"`, "latency_ns"}},
-		{[]string{"megatron", "--loss", "1.8", "--net-bw", "0Gbps"}, 2, []string{"--net-bw", `"0Gbps"`}},
+		{[]string{"megatron", "--loss", "1.8", "--net", "alphabeta", "--net-param", "bandwidth_gbit_per_s=fast"}, 2, []string{"fast"}},
+		{[]string{"megatron", "--loss", "1.8", "--net", "alphabeta", "--net-param", "colour=red"}, 2, []string{`"colour"`, "latency_ns"}},
+		{[]string{"megatron", "--loss", "1.8", "--net", "alphabeta", "--net-bw", "0Gbps"}, 2, []string{"--net-bw", `"0Gbps"`}},
 		{[]string{"megatron", "--loss", "1.8", "--net-config", "/nonexistent.json"}, 2, []string{"/nonexistent.json"}},
 		{[]string{"megatron", "--loss", "1.8", "--matmul-eff", "2"}, 2, []string{"--matmul-eff 2"}},
 		{[]string{"megatron", "--loss", "1.8", "--gpu", "v100", "--precision", "bf16"}, 2, []string{"bf16", "fp16, fp32"}},
@@ -278,26 +284,28 @@ func TestNetworkConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "net.json")
 	os.WriteFile(good, []byte(`{"bandwidth_gbit_per_s": 400, "latency_ns": 1000}`), 0o644)
-	out, errOut, code := execute("megatron", "--loss", "2.5", "--net-config", good, "--format", "json")
+	out, errOut, code := execute("megatron", "--loss", "2.5", "--net", "alphabeta", "--net-config", good, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var doc struct {
-		Network struct{ Params map[string]string } `json:"network"`
+		Report struct {
+			Network struct{ Params map[string]any } `json:"network"`
+		} `json:"report"`
 	}
 	json.Unmarshal([]byte(out), &doc)
-	if doc.Network.Params["bandwidth_gbit_per_s"] != "400" || doc.Network.Params["latency_ns"] != "1000" {
-		t.Errorf("params %v", doc.Network.Params)
+	if p := doc.Report.Network.Params; p["bandwidth_gbit_per_s"] != 400.0 || p["latency_ns"] != 1000.0 {
+		t.Errorf("params %v", p)
 	}
 	// --net-param overrides the file; --net-bw overrides both.
-	out, _, _ = execute("megatron", "--loss", "2.5", "--net-config", good, "--net-param", "latency_ns=5", "--net-bw", "800Gbps", "--format", "json")
+	out, _, _ = execute("megatron", "--loss", "2.5", "--net", "alphabeta", "--net-config", good, "--net-param", "latency_ns=5", "--net-bw", "800Gbps", "--format", "json")
 	json.Unmarshal([]byte(out), &doc)
-	if doc.Network.Params["bandwidth_gbit_per_s"] != "800" || doc.Network.Params["latency_ns"] != "5" {
-		t.Errorf("overrides %v", doc.Network.Params)
+	if p := doc.Report.Network.Params; p["bandwidth_gbit_per_s"] != 800.0 || p["latency_ns"] != 5.0 {
+		t.Errorf("overrides %v", p)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"bandwidth": 400}`), 0o644)
-	_, errOut, code = execute("megatron", "--loss", "2.5", "--net-config", bad)
+	_, errOut, code = execute("megatron", "--loss", "2.5", "--net", "alphabeta", "--net-config", bad)
 	if code != 2 || !strings.Contains(errOut, `"bandwidth"`) {
 		t.Errorf("unknown key in config: exit %d, %q", code, errOut)
 	}

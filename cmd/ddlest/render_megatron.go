@@ -50,7 +50,7 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 	d := resultDoc{
 		Hardware: hardwareDoc{GPU: gpu, Profile: profileName, MatMulEfficiency: eff.MatMul,
 			ConvEfficiency: eff.Conv, VectorEfficiency: eff.Vector, MemoryEfficiency: eff.Memory},
-		Network:   networkDoc{Name: net, Params: map[string]string{}},
+		Network:   networkDoc{Name: net, Params: cfg},
 		Iteration: res.Iteration,
 		Breakdown: breakdownDoc{
 			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
@@ -63,11 +63,6 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 			HWTFLOPsPerGPU: float64(res.HWFLOPPerGPU) / 1e12, ModelTFLOPsPerGPU: float64(res.ModelFLOPPerGPU) / 1e12, MFU: res.MFU},
 		TimeToAccuracyS: float64(res.TimeToAccuracy),
 		Memory:          res.Memory,
-	}
-	if cfg != nil {
-		for _, p := range params.List(cfg) {
-			d.Network.Params[p.Key] = p.Value
-		}
 	}
 	for _, col := range res.Collectives {
 		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
@@ -130,8 +125,8 @@ type hardwareDoc struct {
 }
 
 type networkDoc struct {
-	Name   string            `json:"name"`
-	Params map[string]string `json:"params"`
+	Name   string         `json:"name"`
+	Params network.Config `json:"params"`
 }
 
 type breakdownDoc struct {
@@ -184,7 +179,7 @@ type stepDoc struct {
 	TotalS    float64 `json:"total_s"`
 }
 
-func megatronJSON(r *job.MegatronReport) megatronDoc {
+func megatronJSON(r *job.Report) megatronDoc {
 	c := r.Config
 	d := megatronDoc{
 		Mode: r.Mode.String(),
@@ -230,7 +225,7 @@ var megatronCSVHeader = []string{"mode", "law", "target_loss", "params", "non_em
 	"comm_fraction", "time_to_accuracy_s", "tokens_per_s", "hw_tflops_per_gpu", "model_tflops_per_gpu", "mfu",
 	"memory_total_bytes", "memory_capacity_bytes"}
 
-func writeMegatronCSV(w io.Writer, r *job.MegatronReport) error {
+func writeMegatronCSV(w io.Writer, r *job.Report) error {
 	d := megatronJSON(r)
 	law, loss := "", ""
 	if d.Scaling != nil {
@@ -278,7 +273,7 @@ func itoa(i int) string { return fmt.Sprint(i) }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-func writeMegatronTable(w io.Writer, r *job.MegatronReport) error {
+func writeMegatronTable(w io.Writer, r *job.Report) error {
 	c, res := r.Config, r.Result
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
@@ -323,6 +318,9 @@ func writeMegatronTable(w io.Writer, r *job.MegatronReport) error {
 	if m := c.MoE; m.Experts > 0 {
 		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
 			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
+	}
+	if r.Job != nil {
+		row("cluster", describeCluster(r.Job.Cluster))
 	}
 	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
@@ -376,4 +374,32 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 			col.Group, col.Count, col.Cost.Algorithm, col.Time, col.Exposed)
 	}
 	return ct.Flush()
+}
+
+// describeCluster says which cluster a report ran on.
+func describeCluster(c job.Cluster) string {
+	name := c.Preset
+	if name == "" {
+		name = "custom"
+	}
+	size := "sized to the job"
+	if c.Nodes > 0 {
+		size = fmt.Sprintf("%d nodes = %d GPUs", c.Nodes, c.GPUs())
+	}
+	return fmt.Sprintf("%s: %d %s per node, %s; network %s", name, c.GPUsPerNode, c.GPU, size, c.Network.Model)
+}
+
+// jobDoc is a report's JSON document: the job that produced it (a valid input of `ddlest run`)
+// and the report.
+type jobDoc struct {
+	*job.Job
+	Report any `json:"report"`
+}
+
+// withJob puts the job beside a report document, when the report has one.
+func withJob(r *job.Report, doc any) any {
+	if r.Job == nil {
+		return doc
+	}
+	return jobDoc{Job: r.Job, Report: doc}
 }

@@ -47,8 +47,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 }
 
-func (f *runFlags) toRun(cmd *cobra.Command) (job.Run, partition.Precision, partition.Optimizer, error) {
-	var r job.Run
+func (f *runFlags) toRun(cmd *cobra.Command) (job.RunOptions, partition.Precision, partition.Optimizer, error) {
+	var r job.RunOptions
 	p, err := partition.ParsePrecision(f.precision)
 	if err != nil {
 		return r, 0, 0, err
@@ -65,7 +65,7 @@ func (f *runFlags) toRun(cmd *cobra.Command) (job.Run, partition.Precision, part
 			return r, 0, 0, errs.Usage("--%s %g must be > 0", v.flag, v.val)
 		}
 	}
-	r = job.Run{GPU: f.hw.gpu, Efficiency: f.hw.eff,
+	r = job.RunOptions{GPU: f.hw.gpu, Efficiency: f.hw.eff,
 		Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP, Epochs: f.epochs, Samples: f.samples}
 	r.Network, err = f.network.choice()
 	return r, p, o, err
@@ -73,17 +73,23 @@ func (f *runFlags) toRun(cmd *cobra.Command) (job.Run, partition.Precision, part
 
 // emit draws the optional plot (first, so a bad path leaves no output) and renders the report.
 func (f *runFlags) emit(w io.Writer, rep *job.Report) error {
-	if f.plot != "" {
+	return emitReport(rep, f.format, f.plot, w)
+}
+
+// emitReport draws the optional plot (first, so a bad path leaves no output) and renders a
+// workload report.
+func emitReport(rep *job.Report, f format, plot string, w io.Writer) error {
+	if plot != "" {
 		title := fmt.Sprintf("%s, %d GPUs, %s", rep.Model, rep.Plan.Layout.GPUs, rep.Network)
 		p, err := plots.Breakdown(title, []plots.Bar{plots.BreakdownBar(rep.Model, rep.Result)})
 		if err != nil {
 			return err
 		}
-		if err := plots.Save(p, f.plot, 5*vg.Inch, 4*vg.Inch); err != nil {
+		if err := plots.Save(p, plot, 5*vg.Inch, 4*vg.Inch); err != nil {
 			return err
 		}
 	}
-	return writeReport(w, rep, f.format)
+	return writeReport(w, rep, f)
 }
 
 type workloadDoc struct {
@@ -120,7 +126,7 @@ func writeReport(w io.Writer, r *job.Report, f format) error {
 	}
 	switch f {
 	case formatJSON:
-		return writeJSON(w, d)
+		return writeJSON(w, withJob(r, d))
 	case formatCSV:
 		it := d.Iteration
 		cw := csv.NewWriter(w)
@@ -144,6 +150,9 @@ func writeReport(w io.Writer, r *job.Report, f format) error {
 	row("training", fmt.Sprintf("global batch %d = %d GPUs × %d micro-batches of %d; %s steps = %s epochs × %s samples (%s)",
 		lay.GlobalBatch, lay.DP, lay.MicroBatches, lay.MicroBatch, units.Count(r.Steps), units.Count(r.Epochs), units.Count(r.Samples), r.Dataset))
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × model-parallel %d × PP %d", lay.GPUs, lay.DP, lay.TP, lay.PP))
+	if r.Job != nil {
+		row("cluster", describeCluster(r.Job.Cluster))
+	}
 	row("gpu", fmt.Sprintf("%s: %s", r.GPU.Name, r.GPU.Description))
 	row("profile", r.Profile)
 	row("network", r.Network+" "+changedParams(r.Network, r.NetConfig))

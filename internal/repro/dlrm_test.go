@@ -35,7 +35,7 @@ func TestFig17(t *testing.T) {
 	for _, name := range rows {
 		p, _ := dlrm.Presets().Lookup(name)
 		run := func(net string, params ...string) (float64, float64) {
-			r, err := job.DLRM(job.DLRMOptions{Preset: name, Config: p.Config, Run: job.Run{GPU: "ramp-a100",
+			r, err := job.DLRM(job.DLRMOptions{Preset: name, Config: p.Config, RunOptions: job.RunOptions{GPU: "ramp-a100",
 				Efficiency: roofline.DefaultEfficiency, Network: job.NetworkChoice{Name: net, Params: params}}})
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, net, err)

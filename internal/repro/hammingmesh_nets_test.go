@@ -17,8 +17,8 @@ import (
 
 // The HammingMesh §V-B runs: A100 compute as published (reference/hammingmesh.md §6), the
 // motifs' algorithms and rank order, on the sixteen Table II presets.
-func hmPreset(preset string, params ...string) job.Run {
-	return job.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: "published",
+func hmPreset(preset string, params ...string) job.RunOptions {
+	return job.RunOptions{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: "published",
 		Network: job.NetworkChoice{Preset: preset, Params: params}}
 }
 
@@ -29,8 +29,8 @@ func gpt3Step(t testing.TB, preset string, params ...string) float64 {
 	p, _ := megatron.Presets().Lookup("gpt3")
 	c := p.Config
 	c.RankOrder = megatron.PPFirst
-	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3", Config: c,
-		Run: hmPreset(preset, append([]string{"strategy=ring"}, params...)...)})
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: c,
+		RunOptions: hmPreset(preset, append([]string{"strategy=ring"}, params...)...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,8 @@ func moeStep(t testing.TB, preset string) float64 {
 	p, _ := megatron.Presets().Lookup("gpt3-moe")
 	c := p.Config
 	c.RankOrder, c.Recompute = megatron.PPFirst, megatron.RecomputeNone
-	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
-		Run: hmPreset(preset, "strategy=all-to-all=linear")})
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
+		RunOptions: hmPreset(preset, "strategy=all-to-all=linear")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func moeStep(t testing.TB, preset string) float64 {
 func resnetIter(t testing.TB, preset string) float64 {
 	t.Helper()
 	r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
-		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmPreset(preset, "strategy=ring")})
+		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, RunOptions: hmPreset(preset, "strategy=ring")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func resnetIter(t testing.TB, preset string) float64 {
 func dlrmIter(t testing.TB, preset string) float64 {
 	t.Helper()
 	p, _ := dlrm.Presets().Lookup("hammingmesh")
-	r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmPreset(preset, "strategy=all-to-all=linear")})
+	r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, RunOptions: hmPreset(preset, "strategy=all-to-all=linear")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func dlrmIter(t testing.TB, preset string) float64 {
 func cosmoIter(t testing.TB, preset string) float64 {
 	t.Helper()
 	r, err := job.CosmoFlow(job.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
-		Optimizer: partition.SGD, ConvGradsDP: true, Run: hmPreset(preset)})
+		Optimizer: partition.SGD, ConvGradsDP: true, RunOptions: hmPreset(preset)})
 	if err != nil {
 		t.Fatal(err)
 	}

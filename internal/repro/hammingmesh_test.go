@@ -15,12 +15,12 @@ import (
 // stand-in for the paper's nonblocking fat tree (4 × 400 Gb/s = 200 GB/s per accelerator, §III-D;
 // α = 0.73 µs per ring step, back-solved from the ResNet runtimes, reference/hammingmesh.md §6.1)
 // or the ideal network.
-func hmRun(profile string, fatTree bool) job.Run {
+func hmRun(profile string, fatTree bool) job.RunOptions {
 	n := job.NetworkChoice{Name: "ideal"}
 	if fatTree {
 		n = job.NetworkChoice{Name: "alphabeta", Params: []string{"bandwidth_gbit_per_s=1600", "latency_ns=730"}}
 	}
-	return job.Run{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: profile, Network: n}
+	return job.RunOptions{GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Profile: profile, Network: n}
 }
 
 func compute(r estimator.Result) float64 {
@@ -43,7 +43,7 @@ func TestHammingMeshCompute(t *testing.T) {
 	}
 	dp := func(profile string) (float64, error) {
 		r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
-			Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmRun(profile, false)})
+			Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, RunOptions: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
 		}
@@ -51,7 +51,7 @@ func TestHammingMeshCompute(t *testing.T) {
 	}
 	cosmo := func(profile string) (float64, error) {
 		r, err := job.CosmoFlow(job.CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
-			Optimizer: partition.SGD, Run: hmRun(profile, false)})
+			Optimizer: partition.SGD, RunOptions: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
 		}
@@ -59,7 +59,7 @@ func TestHammingMeshCompute(t *testing.T) {
 	}
 	dl := func(profile string) (float64, error) {
 		p, _ := dlrm.Presets().Lookup("hammingmesh")
-		r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, Run: hmRun(profile, false)})
+		r, err := job.DLRM(job.DLRMOptions{Preset: "hammingmesh", Config: p.Config, RunOptions: hmRun(profile, false)})
 		if err != nil {
 			return 0, err
 		}
@@ -68,7 +68,7 @@ func TestHammingMeshCompute(t *testing.T) {
 	step := func(preset string) func(string) (float64, error) {
 		return func(profile string) (float64, error) {
 			p, _ := megatron.Presets().Lookup(preset)
-			r, err := job.Transformer(job.TransformerOptions{Preset: preset, Config: p.Config, Run: hmRun(profile, false)})
+			r, err := job.TransformerPreset(job.TransformerOptions{Preset: preset, Config: p.Config, RunOptions: hmRun(profile, false)})
 			if err != nil {
 				return 0, err
 			}
@@ -108,7 +108,7 @@ func TestHammingMeshCompute(t *testing.T) {
 // except the last: 109.7 ms within ±0.5 ms (the extraction's suggested tolerance).
 func TestResNet152FatTree(t *testing.T) {
 	r, err := job.DataParallel(job.DataParallelOptions{Workload: "resnet", Model: "resnet152", GPUs: 1024, Batch: 32,
-		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, Run: hmRun("published", true)})
+		Precision: partition.TF32, Optimizer: partition.SGD, Buckets: 10, RunOptions: hmRun("published", true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestResNet152FatTree(t *testing.T) {
 // 80 GB A100 needs), so within ±5%, the extraction's stretch tolerance.
 func TestGPT3StepFatTree(t *testing.T) {
 	p, _ := megatron.Presets().Lookup("gpt3")
-	r, err := job.Transformer(job.TransformerOptions{Preset: "gpt3", Config: p.Config, Run: hmRun("published", true)})
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: p.Config, RunOptions: hmRun("published", true)})
 	if err != nil {
 		t.Fatal(err)
 	}

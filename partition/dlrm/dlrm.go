@@ -177,3 +177,9 @@ func (c Config) A2ABytes(l Layout, b int) units.Bytes {
 	}
 	return units.Bytes(float64(c.GlobalBatch) * float64(l.TablesPerGPU*l.DimPart) * sz)
 }
+
+// MarshalText renders the name in JSON and YAML.
+func (x A2ASize) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *A2ASize) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, a2aNames) }

@@ -237,3 +237,15 @@ func divisorList(n int) string {
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Recompute) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, recomputeNames) }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *RankOrder) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, rankOrderNames) }
+
+// MarshalText renders the name in JSON and YAML.
+func (x TPComm) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *TPComm) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, tpCommNames) }

@@ -10,14 +10,14 @@ import (
 // Efficiency is the fraction of each peak that real kernels achieve.
 type Efficiency struct {
 	// MatMul is the fraction of the tensor-core peak reached by the GEMMs of a training step.
-	MatMul float64
+	MatMul float64 `json:"matmul" help:"fraction of the tensor-core peak GEMMs achieve" flag:"matmul-eff"`
 	// Conv is the fraction of the tensor-core peak reached by convolutions (cuDNN implicit GEMM),
 	// forward and backward, averaged over a CNN's layers.
-	Conv float64
+	Conv float64 `json:"conv" help:"fraction of the tensor-core peak convolutions achieve" flag:"conv-eff"`
 	// Vector is the fraction of the non-matrix peak reached by elementwise math.
-	Vector float64
+	Vector float64 `json:"vector" help:"fraction of the vector peak elementwise kernels achieve" flag:"vector-eff"`
 	// Memory is the fraction of the HBM peak reached by streaming kernels.
-	Memory float64
+	Memory float64 `json:"memory" help:"fraction of the HBM bandwidth memory-bound kernels achieve" flag:"mem-eff"`
 }
 
 // Default efficiencies [X]:

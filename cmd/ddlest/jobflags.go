@@ -1,0 +1,268 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/profile/roofline"
+)
+
+// jobFlags are a workload command's flags, generated from the job's config structs: one flag per
+// settable key of the model, the execution and the cluster (named by its `flag` tag, else the
+// key with dashes), --cluster and --model for the presets, --set for any key, and the network
+// flags. A flag only applies when given, in the order: cluster (or the GPU's cluster), model,
+// the generated flags, --set, the network flags.
+type jobFlags struct {
+	workload, model string
+	keys            []keyFlag
+	byPath          map[string]string // key path → flag name, for error messages
+	sets            []string
+	network         netFlags
+	fs              *pflag.FlagSet
+}
+
+// keyFlag is one generated flag.
+type keyFlag struct {
+	name, path string
+	value      *textValue
+}
+
+// textValue keeps a flag's text; the job parses it with the key's type.
+type textValue struct {
+	text, typ string
+	set       bool
+}
+
+func (v *textValue) String() string { return v.text }
+func (v *textValue) Type() string   { return v.typ }
+func (v *textValue) Set(s string) error {
+	v.text, v.set = s, true
+	return nil
+}
+
+// skipped are keys with their own flags (the presets, the network's).
+var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "cluster.network.model": true, "cluster.network.preset": true}
+
+// addJobFlags registers the flags of workload, showing the defaults of model (a preset, or "").
+func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
+	f := &jobFlags{workload: workload, model: model, byPath: map[string]string{}, fs: cmd.Flags()}
+	tmpl, err := f.template()
+	if err != nil {
+		panic(fmt.Sprintf("ddlest: built-in %s job: %v", workload, err)) // the built-in tables are tested
+	}
+	fs := cmd.Flags()
+	fs.String("cluster", job.DefaultCluster, "cluster preset (see `ddlest clusters`): GPU, nodes and network; --gpu alone picks the GPU's own cluster")
+	models := job.ModelNames(workload)
+	fs.String("model", model, "model preset (see `ddlest models`): "+strings.Join(models, ", "))
+	seen := map[string]bool{"cluster": true, "model": true}
+	for _, sec := range []struct {
+		prefix string
+		cfg    any
+	}{{"model", tmpl.Model}, {"execution", tmpl.Execution}, {"cluster", &tmpl.Cluster}} {
+		for _, l := range params.Leaves(sec.cfg) {
+			path := sec.prefix + "." + l.Path
+			if skipped[path] || strings.HasPrefix(path, "cluster.network.") {
+				continue
+			}
+			name := l.Field.Tag.Get("flag")
+			if name == "" {
+				name = strings.ReplaceAll(lastKey(l.Path), "_", "-")
+			}
+			if seen[name] {
+				panic(fmt.Sprintf("ddlest: flag --%s generated twice (%s)", name, path))
+			}
+			seen[name] = true
+			v := &textValue{text: formatLeaf(l.Value), typ: typeName(l.Value)}
+			fl := fs.VarPF(v, name, "", l.Field.Tag.Get("help"))
+			if l.Value.Kind() == reflect.Bool {
+				fl.NoOptDefVal = "true"
+			}
+			f.keys = append(f.keys, keyFlag{name: name, path: path, value: v})
+			f.byPath[path] = "--" + name
+		}
+	}
+	fs.StringArrayVar(&f.sets, "set", nil, "set any key of the job, key=value (repeatable), e.g. execution.tp=8 or tp=8; keys as in --format json")
+	addNetFlags(cmd, &f.network, "")
+	_ = cmd.RegisterFlagCompletionFunc("cluster", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		r, err := job.Clusters()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return r.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("gpu", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		t, err := roofline.GPUs()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return t.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return models, cobra.ShellCompDirectiveNoFileComp
+	})
+	return f
+}
+
+func lastKey(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+func formatLeaf(v reflect.Value) string {
+	if v.Kind() == reflect.Float64 {
+		return ftoa(v.Float())
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+func typeName(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Float64:
+		return "number"
+	case reflect.Int:
+		return "int"
+	case reflect.Bool:
+		return "bool"
+	}
+	return "string"
+}
+
+// template is the command's job before any flag: the workload's defaults on the default cluster
+// with the command's model preset.
+func (f *jobFlags) template() (*job.Job, error) {
+	j, err := job.New(f.workload)
+	if err != nil {
+		return nil, err
+	}
+	if f.model != "" {
+		if err := j.UseModel(f.model); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// build applies the flags that were given to the template, in order, and validates the cluster.
+// Errors name flags, not keys.
+func (f *jobFlags) build() (*job.Job, error) {
+	j, err := f.template()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.apply(j); err != nil {
+		return nil, f.flagNames(err)
+	}
+	if err := j.Validate(); err != nil {
+		return nil, f.flagNames(err)
+	}
+	return j, nil
+}
+
+func (f *jobFlags) apply(j *job.Job) error {
+	gpu := f.fs.Lookup("gpu")
+	switch {
+	case f.fs.Changed("cluster"):
+		if err := j.Set("cluster", f.fs.Lookup("cluster").Value.String()); err != nil {
+			return errs.Usage("--cluster: %v", err)
+		}
+	case gpu != nil && gpu.Changed:
+		// --gpu alone: the GPU's own cluster (its network), else the default cluster's network.
+		if name, ok := job.ClusterForGPU(gpu.Value.String()); ok {
+			if err := j.Set("cluster", name); err != nil {
+				return err
+			}
+		}
+	case f.fs.Changed("net") && !f.fs.Changed("net-preset"):
+		// --net alone: the system its paper describes, when there is one (ramp → ramp-65536).
+		if name, ok := job.ClusterForNetwork(f.network.net); ok {
+			if err := j.Set("cluster", name); err != nil {
+				return err
+			}
+		}
+	}
+	if f.fs.Changed("model") {
+		if err := j.Set("model", f.fs.Lookup("model").Value.String()); err != nil {
+			return errs.Usage("--model: %v", err)
+		}
+	}
+	for _, k := range f.keys {
+		if k.value.set {
+			if err := j.Set(k.path, k.value.text); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range f.sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return errs.Usage("--set %q is not key=value", s)
+		}
+		if err := j.Set(strings.TrimSpace(k), v); err != nil {
+			return errs.Usage("--set: %v", err)
+		}
+	}
+	return f.network.applyTo(&j.Cluster.Network)
+}
+
+// flagNames rewrites the job's key paths in an error into this command's flag names.
+func (f *jobFlags) flagNames(err error) error {
+	msg := err.Error()
+	for path, flag := range f.byPath {
+		msg = regexp.MustCompile(`\b`+regexp.QuoteMeta(path)+`\b`).ReplaceAllString(msg, flag)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &translated{msg: msg, err: err}
+}
+
+// translated keeps the error's kind (exit code) under a new message.
+type translated struct {
+	msg string
+	err error
+}
+
+func (t *translated) Error() string { return t.msg }
+func (t *translated) Unwrap() error { return t.err }
+
+// applyTo sets the network flags on a cluster's network: --net, --net-preset, --net-config,
+// --net-param, then the shorthands (which win).
+func (f *netFlags) applyTo(n *job.Network) error {
+	if f.flags.Changed("net-preset") {
+		if err := n.SetPreset(f.preset); err != nil {
+			return errs.Usage("--net-preset: %v", err)
+		}
+		if f.flags.Changed("net") && f.net != n.Model {
+			return errs.Usage("--net-preset %s configures network %s, not --net %s; give one of them, or matching ones", f.preset, n.Model, f.net)
+		}
+	} else if f.flags.Changed("net") {
+		n.SetModel(f.net)
+	}
+	if err := n.Resolve(); err != nil {
+		return errs.Usage("--net: %v", err)
+	}
+	if f.config != "" {
+		r, err := os.Open(f.config)
+		if err != nil {
+			return errs.Usage("--net-config: %v", err)
+		}
+		defer r.Close()
+		if err := params.DecodeJSON(n.Params, r, f.config); err != nil {
+			return err
+		}
+	}
+	c, err := f.choice()
+	if err != nil {
+		return err
+	}
+	if err := params.SetPairs(n.Params, c.Params); err != nil {
+		return errs.Usage("--net-param for network %s: %v", n.Model, err)
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/job"
+)
+
+func newRunCommand() *cobra.Command {
+	var f format
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "run FILE...",
+		Short: "Run saved jobs (YAML or JSON: a workload's --format json output, or a hand-written job)",
+		Long: `Run jobs saved as files. A job has four keys: workload, model, execution and cluster; model and
+cluster may be preset names (ddlest models, ddlest clusters) or mappings whose preset key is applied
+first. Keys are strict: an unknown key is an error naming its line and the valid keys. The JSON a
+workload command writes is a job plus its report, so it runs again here with the same numbers.`,
+		Example: `  ddlest megatron --model gpt3-175b --tp 8 --pp 8 --dp 24 --format json > run.json
+  ddlest run run.json
+  ddlest run job.yaml --set execution.tp=4 --format csv`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errs.Usage("run needs at least one job file (YAML or JSON)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			for i, path := range args {
+				j, err := job.Load(path)
+				if err != nil {
+					return err
+				}
+				for _, s := range sets {
+					k, v, ok := strings.Cut(s, "=")
+					if !ok {
+						return errs.Usage("--set %q is not key=value", s)
+					}
+					if err := j.Set(strings.TrimSpace(k), v); err != nil {
+						return errs.Usage("--set: %v", err)
+					}
+				}
+				rep, err := job.Run(j)
+				if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				if i > 0 && f == formatTable {
+					fmt.Fprintln(w)
+				}
+				if err := renderJob(rep, f, "", w); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "set a key of every job, key=value (repeatable), e.g. execution.tp=8")
+	addFormatFlag(cmd.Flags(), &f)
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	return cmd
+}
+
+func newClustersCommand() *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "clusters",
+		Short: "List the cluster presets (GPU, nodes, network) with their sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := job.Clusters()
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if f == formatJSON {
+				return writeJSON(w, r.All())
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "name\tgpu\tper node\tnodes\tnetwork\tdescription")
+			for _, p := range r.All() {
+				c := p.Cluster
+				nodes := "job's"
+				if c.Nodes > 0 {
+					nodes = fmt.Sprint(c.Nodes)
+				}
+				net := c.Network.Model
+				if c.Network.Preset != "" {
+					net += " (" + c.Network.Preset + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, c.GPU, c.GPUsPerNode, nodes, net, p.Description)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\ndefault: %s; sources of every number: ddlest clusters --format json\n", job.DefaultCluster)
+			return nil
+		},
+	}
+	addFormatFlag(cmd.Flags(), &f)
+	return cmd
+}
+
+func newModelsCommand() *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the model presets of every workload, with their sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := job.Models()
+			if err != nil {
+				return err
+			}
+			return writeModels(cmd.OutOrStdout(), r.All(), f)
+		},
+	}
+	addFormatFlag(cmd.Flags(), &f)
+	return cmd
+}
+
+func writeModels(w io.Writer, ms []job.ModelPresetEntry, f format) error {
+	if f == formatJSON {
+		out := make([]map[string]string, len(ms))
+		for i, m := range ms {
+			out[i] = map[string]string{"name": m.Name, "workload": m.Workload, "description": m.Description, "source": m.Source}
+		}
+		return writeJSON(w, out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tworkload\tdescription")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Workload, m.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nsources: ddlest models --format json")
+	return err
+}

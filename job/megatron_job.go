@@ -1,0 +1,236 @@
+package job
+
+import (
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/enum"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/partition/moe"
+	"github.com/ddlest/ddlest/scaling"
+)
+
+// TransformerModel is a GPT-style transformer: its architecture, or a target loss from which a
+// scaling law picks it (auto mode, RAMP §7.2.1).
+type TransformerModel struct {
+	ModelPreset
+	TargetLoss  float64           `json:"target_loss" flag:"loss" help:"auto mode: target cross-entropy loss in nats/token (e.g. 1.8); a scaling law picks the model, the batch and the steps"`
+	Law         scaling.Law       `json:"law" help:"auto mode: scaling law, kaplan or chinchilla"`
+	LossGap     float64           `json:"loss_gap" help:"auto mode (kaplan): fraction of L(N) left to the step term when training stops (0.05 reproduces RAMP Table 9)"`
+	Shape       scaling.ShapeRule `json:"shape" help:"auto mode: model shape rule, auto (RAMP Table 9 presets, else aspect ratio) or aspect"`
+	AspectRatio float64           `json:"aspect_ratio" help:"auto mode: d_model / n_layer for losses without a preset"`
+	Layers      int               `json:"layers" help:"transformer layers"`
+	Hidden      int               `json:"hidden" help:"hidden size d_model"`
+	Heads       int               `json:"heads" help:"attention heads"`
+	Seq         int               `json:"seq" help:"sequence length in tokens"`
+	Vocab       int               `json:"vocab" help:"vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model"`
+	Untied      bool              `json:"untied_embeddings" help:"give the LM head its own weights instead of sharing the input embedding"`
+	MoE         TransformerMoE    `json:"moe"`
+}
+
+// TransformerMoE replaces every MLP with a Mixture-of-Experts layer when Experts > 0.
+type TransformerMoE struct {
+	Experts        int     `json:"experts" help:"experts per MoE layer (0: dense MLPs)"`
+	TopK           int     `json:"top_k" help:"experts per token"`
+	CapacityFactor float64 `json:"capacity_factor" help:"expert capacity factor"`
+	ExpertHidden   int     `json:"expert_hidden" help:"each expert's FFN width"`
+}
+
+// Layout says how the parallel layout is chosen.
+type Layout int
+
+const (
+	// LayoutDefault is explicit without a target loss, ramp with one.
+	LayoutDefault Layout = iota
+	// LayoutExplicit takes tp, pp, dp (or gpus) as given.
+	LayoutExplicit
+	// LayoutRAMP is RAMP §7.2.1's rule: the smallest power-of-two TP under params_per_gpu, DP from
+	// the critical batch, the micro-batch that fills memory (reproduces RAMP Table 9).
+	LayoutRAMP
+)
+
+var layoutNames = []string{"default", "explicit", "ramp"}
+
+func (l Layout) String() string { return layoutNames[l] }
+
+// MarshalText renders the name in JSON and YAML.
+func (l Layout) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText reads the name.
+func (l *Layout) UnmarshalText(b []byte) error { return enum.Unmarshal(l, b, layoutNames) }
+
+// TransformerExecution is how a transformer is trained: parallel layout, batch, recomputation,
+// precision, optimizer, overlap, training length and the compute profile.
+type TransformerExecution struct {
+	Layout       Layout             `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss) or default (explicit, or ramp with a target loss)"`
+	GPUs         int                `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
+	MaxGPUs      int                `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
+	ParamsPerGPU float64            `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
+	TP           int                `json:"tp" help:"tensor-parallel degree"`
+	PP           int                `json:"pp" help:"pipeline-parallel degree"`
+	DP           int                `json:"dp" help:"data-parallel degree"`
+	EP           int                `json:"ep" help:"expert-parallel degree (divides DP; MoE only)"`
+	Interleave   int                `json:"interleave" help:"model chunks per pipeline stage (interleaved 1F1B)"`
+	GlobalBatch  int                `json:"global_batch" help:"sequences per iteration"`
+	MicroBatch   int                `json:"micro_batch" help:"sequences per micro-batch (0: explicit layout 1, ramp layout fills memory)"`
+	SeqParallel  bool               `json:"seq_parallel" help:"sequence parallelism (reduce-scatter + all-gather instead of all-reduce)"`
+	TPComm       megatron.TPComm    `json:"tp_comm" help:"tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)"`
+	Recompute    megatron.Recompute `json:"recompute" help:"activation recomputation: none, selective or full"`
+	Precision    megatron.Precision `json:"precision" help:"training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)"`
+	Optimizer    megatron.Optimizer `json:"optimizer" help:"optimizer: adam or sgd (with momentum)"`
+	RankOrder    megatron.RankOrder `json:"rank_order" help:"rank order: tp-first (Megatron-LM) or pp-first (the HammingMesh SST motifs)"`
+	DPBucket     units.Bytes        `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size, e.g. 25MB (0: Megatron-Core's max(4e7, 1e6·DP) parameters)"`
+	NoDPOverlap  bool               `json:"no_dp_overlap" help:"all-reduce the gradients after the backward pass instead of overlapping buckets with it"`
+	Steps        float64            `json:"steps" help:"training iterations (explicit layout; 0: from tokens)"`
+	Tokens       float64            `json:"tokens" help:"training tokens (explicit layout; steps = tokens / (global batch × seq))"`
+	IgnoreMemory bool               `json:"ignore_memory" help:"estimate even when the plan does not fit in GPU memory; the report warns"`
+	Profile      string             `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
+	TraceBatch   int                `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`
+	TraceTP      int                `json:"trace_tp" help:"tensor-parallel degree of the profiled run, when not the plan's"`
+}
+
+type megatronWorkload struct{}
+
+func (megatronWorkload) Name() string { return "megatron" }
+func (megatronWorkload) Summary() string {
+	return "Megatron-LM GPT-style transformer (dense or MoE): time to a target loss or for an explicit configuration"
+}
+
+func (megatronWorkload) NewModel() any {
+	return &TransformerModel{Law: scaling.LawKaplan, LossGap: scaling.DefaultGap, Shape: scaling.ShapeAuto,
+		AspectRatio: scaling.DefaultAspectRatio, Seq: scaling.DefaultSeq, Vocab: megatron.DefaultVocab}
+}
+
+func (megatronWorkload) NewExecution() any {
+	return &TransformerExecution{MaxGPUs: megatron.DefaultMaxGPUs, TP: 1, PP: 1, DP: 1, Interleave: 1,
+		Recompute: megatron.RecomputeFull, Precision: megatron.MixedFP16, Optimizer: megatron.Adam}
+}
+
+// Config maps a job onto the partitioner's configuration (Capacity is filled in later).
+func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
+	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
+		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
+		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
+		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, NoDPOverlap: e.NoDPOverlap, RankOrder: e.RankOrder,
+		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
+}
+
+// options resolves a job into the pipeline's options.
+func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
+	m, e := j.Model.(*TransformerModel), j.Execution.(*TransformerExecution)
+	var o MegatronOptions
+	var p params.Problems
+	p.NonNegative("execution.steps", e.Steps)
+	p.NonNegative("execution.tokens", e.Tokens)
+	p.AtLeast("execution.gpus", e.GPUs, 0)
+	if err := p.Err("megatron"); err != nil {
+		return o, err
+	}
+	o.Config = m.config(e)
+	layout := e.Layout
+	if layout == LayoutDefault {
+		layout = LayoutExplicit
+		if m.TargetLoss != 0 {
+			layout = LayoutRAMP
+		}
+	}
+	if m.TargetLoss < 0 {
+		return o, errs.Usage("model.target_loss %g must be > 0 (e.g. 1.8)", m.TargetLoss)
+	}
+	switch layout {
+	case LayoutRAMP:
+		if !(m.TargetLoss > 0) {
+			return o, errs.Usage("execution.layout ramp derives the model from a target loss: give model.target_loss (e.g. 1.8)")
+		}
+		if m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 {
+			return o, errs.Usage("model.target_loss %g picks the architecture; model.layers, hidden and heads must be 0 (given %d, %d, %d)", m.TargetLoss, m.Layers, m.Hidden, m.Heads)
+		}
+		if e.TP != 1 || e.PP != 1 || e.DP != 1 || e.Interleave != 1 || e.GPUs != 0 {
+			return o, errs.Usage("the ramp layout chooses execution.tp, pp, dp and gpus (given %d, %d, %d, interleave %d, gpus %d); give layout explicit with the architecture, or leave them out", e.TP, e.PP, e.DP, e.Interleave, e.GPUs)
+		}
+		o.Mode = ModeAuto
+		o.Scaling = scaling.Request{Loss: m.TargetLoss, Gap: m.LossGap, AspectRatio: m.AspectRatio, Seq: m.Seq, Law: m.Law, Shape: m.Shape}
+		o.MaxGPUs, o.ParamsPerGPU = e.MaxGPUs, e.ParamsPerGPU
+		if e.ParamsPerGPU < 0 {
+			return o, errs.Usage("execution.params_per_gpu %g must be > 0 (0: the GPU's limit)", e.ParamsPerGPU)
+		}
+	case LayoutExplicit:
+		if m.TargetLoss != 0 {
+			return o, errs.Usage("model.target_loss %g needs execution.layout ramp; the explicit layout takes the model as given", m.TargetLoss)
+		}
+		if m.Layers == 0 && m.Hidden == 0 && m.Heads == 0 {
+			return o, errs.Usage("no model: give model.target_loss > 0 (e.g. 1.8), a model preset (%s) or the architecture (model.layers, model.hidden, model.heads, execution.global_batch)", strings.Join(ModelNames("megatron"), ", "))
+		}
+		o.Mode = ModeExplicit
+		if o.Config.MicroBatch == 0 {
+			o.Config.MicroBatch = 1
+		}
+		if e.GPUs > 0 {
+			tp := max(1, e.TP) * max(1, e.PP)
+			if e.GPUs%tp != 0 {
+				return o, errs.Usage("execution.gpus %d must be a multiple of execution.tp %d × execution.pp %d = %d", e.GPUs, e.TP, e.PP, tp)
+			}
+			o.Config.DP = e.GPUs / tp
+		}
+		o.Steps, o.Tokens = e.Steps, e.Tokens
+	}
+	o.GPU, o.Efficiency, o.IgnoreMemory = j.Cluster.GPU, j.Cluster.Efficiency, e.IgnoreMemory
+	o.Profile, o.TraceBatch, o.TraceTP = e.Profile, e.TraceBatch, e.TraceTP
+	o.Cluster = &j.Cluster
+	if e.Profile == "published" {
+		pub, err := publishedFor(m.Preset, o.Config)
+		if err != nil {
+			return o, err
+		}
+		o.Published, o.Profile = pub, ""
+	}
+	return o, nil
+}
+
+func (w megatronWorkload) Run(j *Job) (*Report, error) {
+	o, err := w.options(j)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Megatron(o)
+	if err != nil {
+		return nil, err
+	}
+	if name := j.Model.(*TransformerModel).Preset; name != "" {
+		r, _ := Models()
+		p, _ := r.Lookup(name)
+		rep.Preset, rep.PresetSource = name, p.Source
+	}
+	return rep, nil
+}
+
+// publishedFor returns the measured compute of a model preset when the job computes what was
+// measured (same per-stage work: computeKey).
+func publishedFor(preset string, c megatron.Config) (*Published, error) {
+	pub, ok := publishedTransformer[preset]
+	if !ok {
+		return nil, errs.Usage("execution.profile published: no measured compute ships with megatron model %q; measured: gpt3, gpt3-moe (HammingMesh §V-B5)", preset)
+	}
+	base, err := PresetConfig(preset)
+	if err != nil {
+		return nil, err
+	}
+	if keyOf(c) != keyOf(base) {
+		return nil, errs.Usage("execution.profile published: %s was measured with one layer per stage, one sequence per micro-batch, its precision and its own tensor/expert split only", preset)
+	}
+	return &pub, nil
+}
+
+// PresetConfig is a transformer model preset with its execution, as the partitioner's config.
+func PresetConfig(name string) (megatron.Config, error) {
+	j, err := New("megatron")
+	if err != nil {
+		return megatron.Config{}, err
+	}
+	if err := j.UseModel(name); err != nil {
+		return megatron.Config{}, err
+	}
+	return j.Model.(*TransformerModel).config(j.Execution.(*TransformerExecution)), nil
+}

@@ -1,0 +1,320 @@
+package job
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ddlest/ddlest/configs"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/registry"
+)
+
+// Job is one run as data, in Calculon's split: the workload, its model (architecture), its
+// execution (parallel layout, batch, recomputation, precision, optimizer, overlap, training
+// length, compute profile) and the cluster (GPU, nodes, network). Model and Execution are the
+// workload's own typed structs. A job encodes to JSON with encoding/json and decodes strictly from
+// YAML or JSON with params.Decode; a report's JSON is a job plus a "report" key, which decoding
+// skips, so any JSON output runs again with `ddlest run`.
+type Job struct {
+	Workload  string  `json:"workload"`
+	Model     any     `json:"model"`
+	Execution any     `json:"execution"`
+	Cluster   Cluster `json:"cluster"`
+}
+
+// Workload is a registered kind of training job.
+type Workload interface {
+	Name() string
+	Summary() string
+	// NewModel and NewExecution return pointers to the workload's configs with their defaults.
+	NewModel() any
+	NewExecution() any
+	// Run estimates the job (validated by New/Decode).
+	Run(j *Job) (*Report, error)
+}
+
+// Workloads lists every workload, keyed by name.
+func Workloads() *registry.Registry[Workload] {
+	workloadsOnce.Do(func() {
+		workloads = registry.New[Workload]("workload")
+		for _, w := range []Workload{megatronWorkload{}} {
+			workloads.Add(w.Name(), w)
+		}
+	})
+	return workloads
+}
+
+var (
+	workloadsOnce sync.Once
+	workloads     *registry.Registry[Workload]
+)
+
+// New returns a job of the named workload with its defaults on the default cluster.
+func New(workload string) (*Job, error) {
+	w, err := Workloads().Lookup(workload)
+	if err != nil {
+		return nil, err
+	}
+	c, err := LookupCluster(DefaultCluster)
+	if err != nil {
+		return nil, err
+	}
+	return &Job{Workload: w.Name(), Model: w.NewModel(), Execution: w.NewExecution(), Cluster: c}, nil
+}
+
+// ModelPreset is embedded in every workload's model: the preset it started from.
+type ModelPreset struct {
+	Preset string `json:"preset,omitempty" flag:"model" help:"model preset (ddlest models); the other model keys override it"`
+}
+
+func (m *ModelPreset) presetName() *string { return &m.Preset }
+
+type presetted interface{ presetName() *string }
+
+// UseModel replaces the model with the named preset's (and the execution with the preset's
+// execution settings, when it has any).
+func (j *Job) UseModel(name string) error {
+	r, err := Models()
+	if err != nil {
+		return err
+	}
+	p, err := r.Lookup(name)
+	if err != nil {
+		return err
+	}
+	if p.Workload != j.Workload {
+		return errs.Usage("model preset %s is a %s model, not %s; valid: %s", name, p.Workload, j.Workload, strings.Join(ModelNames(j.Workload), ", "))
+	}
+	w, _ := Workloads().Lookup(j.Workload)
+	m, e := w.NewModel(), w.NewExecution()
+	d := &params.Decoder{Name: "configs/models.json"}
+	if err := d.Decode(&p.Model, m, "model"); err != nil {
+		return err
+	}
+	if p.Execution.Kind != 0 {
+		if err := d.Decode(&p.Execution, e, "execution"); err != nil {
+			return err
+		}
+	}
+	*m.(presetted).presetName() = name
+	j.Model, j.Execution = m, e
+	return nil
+}
+
+// DecodeNode reads a job: the workload first (it types model and execution), then the cluster
+// (a preset name or a mapping; default DefaultCluster), the model (a preset name or a mapping)
+// and the execution. A "report" key (the output of a run) is skipped.
+func (j *Job) DecodeNode(d *params.Decoder, n *yaml.Node, path string) error {
+	m, keys, err := d.Mapping(n, path)
+	if err != nil {
+		return err
+	}
+	valid := []string{"workload", "model", "execution", "cluster", "report"}
+	for _, k := range keys {
+		if !slices.Contains(valid, k.Value) {
+			return d.Errorf(k, "unknown key %q; valid: %s", k.Value, strings.Join(valid, ", "))
+		}
+	}
+	wn, ok := m["workload"]
+	if !ok {
+		return d.Errorf(n, "no workload key; valid workloads: %s", strings.Join(Workloads().Names(), ", "))
+	}
+	nj, err := New(wn.Value)
+	if err != nil {
+		return d.Errorf(wn, "workload: %v", err)
+	}
+	*j = *nj
+	if cn, ok := m["cluster"]; ok {
+		if err := d.Decode(cn, &j.Cluster, "cluster"); err != nil {
+			return err
+		}
+	}
+	if mn, ok := m["model"]; ok {
+		name := ""
+		if mn.Kind == yaml.ScalarNode {
+			name = mn.Value
+		} else if mm, _, err := d.Mapping(mn, "model"); err != nil {
+			return err
+		} else if pn, ok := mm["preset"]; ok {
+			name = pn.Value
+		}
+		if name != "" {
+			if err := j.UseModel(name); err != nil {
+				return d.Errorf(mn, "model: %v", err)
+			}
+		}
+		if mn.Kind != yaml.ScalarNode {
+			if err := d.Decode(mn, j.Model, "model"); err != nil {
+				return err
+			}
+		}
+	}
+	if en, ok := m["execution"]; ok {
+		if err := d.Decode(en, j.Execution, "execution"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Load reads a job file (YAML or JSON).
+func Load(path string) (*Job, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errs.Usage("%v", err)
+	}
+	var j Job
+	if err := params.Decode(data, path, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// Set assigns a value to a key of the job ("execution.tp", or any unique suffix: "tp"). The
+// preset keys load their preset (cluster.preset, model.preset, cluster.network.preset) and
+// cluster.network.model switches the network's parameters to the new model's.
+func (j *Job) Set(key, value string) error {
+	if err := j.Cluster.Network.resolve(); err != nil {
+		return err
+	}
+	switch key {
+	case "cluster", "cluster.preset":
+		return j.Cluster.UsePreset(value)
+	case "model", "model.preset":
+		return j.UseModel(value)
+	case "net", "cluster.network.model":
+		j.Cluster.Network.SetModel(value)
+		return j.Cluster.Network.resolve()
+	case "net-preset", "cluster.network.preset":
+		return j.Cluster.Network.SetPreset(value)
+	}
+	return params.SetPath(j, key, value)
+}
+
+// Validate checks the cluster; the workload validates the rest when it runs.
+func (j *Job) Validate() error { return j.Cluster.Validate() }
+
+// Clone deep-copies the job through its JSON form.
+func (j *Job) Clone() (*Job, error) {
+	b, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	var c Job
+	if err := params.Decode(b, "job", &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Run validates and estimates the job.
+func Run(j *Job) (*Report, error) {
+	w, err := Workloads().Lookup(j.Workload)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Validate(); err != nil {
+		return nil, err
+	}
+	rep, err := w.Run(j)
+	if err != nil {
+		return nil, err
+	}
+	rep.Job = j
+	return rep, nil
+}
+
+// ModelPresetEntry is an entry of configs/models.json: a workload's model and, where its source
+// gives one, the execution it was trained or simulated with.
+type ModelPresetEntry struct {
+	Name        string    `json:"name"`
+	Workload    string    `json:"workload"`
+	Description string    `json:"description"`
+	Source      string    `json:"source"`
+	Model       yaml.Node `json:"model"`
+	Execution   yaml.Node `json:"execution"`
+}
+
+var (
+	modelsOnce sync.Once
+	models     *registry.Registry[ModelPresetEntry]
+	modelsErr  error
+)
+
+// Models returns the model presets of configs/models.json; each decodes strictly into its
+// workload's model and execution.
+func Models() (*registry.Registry[ModelPresetEntry], error) {
+	modelsOnce.Do(func() {
+		var doc yaml.Node
+		if modelsErr = yaml.Unmarshal(configs.Models, &doc); modelsErr != nil {
+			return
+		}
+		d := &params.Decoder{Name: "configs/models.json"}
+		models = registry.New[ModelPresetEntry]("model preset")
+		for _, e := range doc.Content[0].Content {
+			m, _, err := d.Mapping(e, "")
+			if err != nil {
+				modelsErr = err
+				return
+			}
+			var p ModelPresetEntry
+			for k, v := range m {
+				switch k {
+				case "name":
+					p.Name = v.Value
+				case "workload":
+					p.Workload = v.Value
+				case "description":
+					p.Description = v.Value
+				case "source":
+					p.Source = v.Value
+				case "model":
+					p.Model = *v
+				case "execution":
+					p.Execution = *v
+				default:
+					modelsErr = d.Errorf(v, "unknown key %q; valid: name, workload, description, source, model, execution", k)
+					return
+				}
+			}
+			w, err := Workloads().Lookup(p.Workload)
+			if err != nil {
+				modelsErr = d.Errorf(e, "%v", err)
+				return
+			}
+			if err := d.Decode(&p.Model, w.NewModel(), "model"); err != nil {
+				modelsErr = err
+				return
+			}
+			if p.Execution.Kind != 0 {
+				if err := d.Decode(&p.Execution, w.NewExecution(), "execution"); err != nil {
+					modelsErr = err
+					return
+				}
+			}
+			models.Add(p.Name, p)
+		}
+	})
+	return models, modelsErr
+}
+
+// ModelNames lists the model presets of a workload.
+func ModelNames(workload string) []string {
+	r, err := Models()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range r.All() {
+		if p.Workload == workload {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
