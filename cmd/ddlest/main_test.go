@@ -362,6 +362,43 @@ func TestBuiltBinaryStarts(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 2 || !strings.HasPrefix(string(out), "ddlest: ") {
 		t.Errorf("bad input from the binary: exit %d, %q", cmd.ProcessState.ExitCode(), out)
 	}
+	newcomer(t, bin)
+}
+
+// readmeGPT3 is the README's explicit GPT-3 175B example (Narayanan et al. SC'21's layout:
+// TP 8 × PP 8 × DP 24 on 1,536 GPUs, interleaved 1F1B, sequence parallelism).
+var readmeGPT3 = []string{"megatron", "--layers", "96", "--hidden", "12288", "--heads", "96", "--seq", "2048", "--global-batch", "1536",
+	"--tp", "8", "--pp", "8", "--dp", "24", "--interleave", "2", "--seq-parallel", "--tokens", "300e9"}
+
+// newcomer runs what a new user runs first, with no network flags: the README's explicit GPT-3
+// example on the default cluster must land in the MFU band of published Megatron-LM runs on A100
+// clusters (issue 9: 35–55%; Narayanan et al. SC'21 Table 1 reports 44–52% of the A100's 312
+// TFLOP/s for 145B–1T models), and --gpu h100 alone (its own DGX H100 cluster) must be faster.
+func newcomer(t *testing.T, bin string) {
+	t.Helper()
+	run := func(extra ...string) (mfu, iter float64) {
+		out, err := exec.Command(bin, append(append(append([]string(nil), readmeGPT3...), extra...), "--format", "json")...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v", extra, err)
+		}
+		var doc struct {
+			Report struct {
+				Iteration  struct{ TotalS float64 `json:"total_s"` } `json:"iteration"`
+				Throughput struct{ MFU float64 }                      `json:"throughput"`
+			} `json:"report"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Report.Throughput.MFU, doc.Report.Iteration.TotalS
+	}
+	mfu, a100 := run()
+	if mfu < 0.35 || mfu > 0.55 {
+		t.Errorf("README GPT-3 example on the default cluster: MFU %.1f%%, want 35–55%%", 100*mfu)
+	}
+	if _, h100 := run("--gpu", "h100"); !(h100 < a100) {
+		t.Errorf("--gpu h100: iteration %g s, not faster than the A100's %g s", h100, a100)
+	}
 }
 
 // BenchmarkProcessMegatron times the whole `ddlest megatron --loss 1.8 --net ramp` process (start-up,
