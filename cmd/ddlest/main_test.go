@@ -383,8 +383,10 @@ func newcomer(t *testing.T, bin string) {
 		}
 		var doc struct {
 			Report struct {
-				Iteration  struct{ TotalS float64 `json:"total_s"` } `json:"iteration"`
-				Throughput struct{ MFU float64 }                      `json:"throughput"`
+				Iteration struct {
+					TotalS float64 `json:"total_s"`
+				} `json:"iteration"`
+				Throughput struct{ MFU float64 } `json:"throughput"`
 			} `json:"report"`
 		}
 		if err := json.Unmarshal(out, &doc); err != nil {
