@@ -206,7 +206,7 @@ func Megatron(o MegatronOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Network, rep.NetConfig = net.Name(), netCfg
+	rep.Network, rep.NetConfig, rep.Cluster = net.Name(), netCfg, o.Cluster
 	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: net, Steps: rep.Steps, SampleTokens: cfg.Seq})
 	if err != nil {
 		return nil, err

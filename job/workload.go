@@ -26,6 +26,8 @@ type RunOptions struct {
 	// (samples or sequences per micro-batch; tensor-parallel degree); 0 keeps the plan's.
 	TraceBatch, TraceTP int
 	Network             NetworkChoice
+	// Cluster, when set, supplies the network instead of Network and bounds the job's size.
+	Cluster *Cluster
 	// Epochs × Samples / global batch gives the steps (0: the workload's defaults).
 	Epochs, Samples float64
 }
@@ -34,7 +36,9 @@ type RunOptions struct {
 // (model, layout, training length) and the estimator's result. Every output — table, JSON, CSV,
 // sweep rows, comparisons, figures — renders from it.
 type Report struct {
-	Job        *Job
+	Job *Job
+	// Cluster is the cluster the job ran on (nil: a bare network choice).
+	Cluster    *Cluster
 	Workload   string
 	Model      string
 	Params     float64
@@ -127,10 +131,11 @@ func (r RunOptions) estimate(rep *Report, plan *partition.Plan, published *Publi
 		return err
 	}
 	rep.Profile = desc
-	net, cfg, err := r.Network.Build(network.Env{GPUs: plan.Layout.GPUs, Reducer: roof})
+	net, cfg, err := buildNetwork(r.Cluster, r.Network, network.Env{GPUs: plan.Layout.GPUs, Reducer: roof})
 	if err != nil {
 		return err
 	}
+	rep.Cluster = r.Cluster
 	rep.Network, rep.NetConfig = net.Name(), cfg
 	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: net, Steps: rep.Steps})
 	return err

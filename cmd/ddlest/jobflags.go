@@ -165,25 +165,9 @@ func (f *jobFlags) build() (*job.Job, error) {
 }
 
 func (f *jobFlags) apply(j *job.Job) error {
-	gpu := f.fs.Lookup("gpu")
-	switch {
-	case f.fs.Changed("cluster"):
-		if err := j.Set("cluster", f.fs.Lookup("cluster").Value.String()); err != nil {
+	if name := pickCluster(f.fs, f.fs.Lookup("cluster").Value.String()); name != "" {
+		if err := j.Set("cluster", name); err != nil {
 			return errs.Usage("--cluster: %v", err)
-		}
-	case gpu != nil && gpu.Changed:
-		// --gpu alone: the GPU's own cluster (its network), else the default cluster's network.
-		if name, ok := job.ClusterForGPU(gpu.Value.String()); ok {
-			if err := j.Set("cluster", name); err != nil {
-				return err
-			}
-		}
-	case f.fs.Changed("net") && !f.fs.Changed("net-preset"):
-		// --net alone: the system its paper describes, when there is one (ramp → ramp-65536).
-		if name, ok := job.ClusterForNetwork(f.network.net); ok {
-			if err := j.Set("cluster", name); err != nil {
-				return err
-			}
 		}
 	}
 	if f.fs.Changed("model") {

@@ -319,8 +319,8 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
 			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
 	}
-	if r.Job != nil {
-		row("cluster", describeCluster(r.Job.Cluster))
+	if r.Cluster != nil {
+		row("cluster", describeCluster(*r.Cluster))
 	}
 	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
 		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))

@@ -28,6 +28,7 @@ type runFlags struct {
 	epochs, samples      float64
 	precision, optimizer string
 	network              netFlags
+	cluster              string
 	plot                 string
 	format               format
 }
@@ -38,9 +39,10 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, precision, optimizer string) {
 	fs.StringVar(&f.optimizer, "optimizer", optimizer, "optimizer: adam or sgd (with momentum)")
 	fs.Float64Var(&f.epochs, "epochs", 0, "passes over the training set for time to accuracy (default: the workload's, see the output)")
 	fs.Float64Var(&f.samples, "samples", 0, "training-set size in samples (default: the workload's dataset)")
+	fs.StringVar(&f.cluster, "cluster", job.DefaultCluster, "cluster preset (see `ddlest clusters`): GPU, nodes and network; --gpu alone picks the GPU's own cluster, --net alone its paper's system")
 	addHWFlags(fs, &f.hw, "a100-80gb", true)
 	addProfileFlags(fs, &f.profile, &f.traceBatch, &f.traceTP)
-	addNetFlags(cmd, &f.network, "alphabeta")
+	addNetFlags(cmd, &f.network, "")
 	fs.StringVar(&f.plot, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
@@ -65,10 +67,41 @@ func (f *runFlags) toRun(cmd *cobra.Command) (job.RunOptions, partition.Precisio
 			return r, 0, 0, errs.Usage("--%s %g must be > 0", v.flag, v.val)
 		}
 	}
-	r = job.RunOptions{GPU: f.hw.gpu, Efficiency: f.hw.eff,
+	c, err := job.LookupCluster(pickCluster(cmd.Flags(), f.cluster))
+	if err != nil {
+		return r, 0, 0, errs.Usage("--cluster: %v", err)
+	}
+	if cmd.Flags().Changed("gpu") {
+		c.GPU = f.hw.gpu
+	}
+	c.Efficiency = f.hw.eff
+	if err := f.network.applyTo(&c.Network); err != nil {
+		return r, 0, 0, err
+	}
+	if err := c.Validate(); err != nil {
+		return r, 0, 0, err
+	}
+	r = job.RunOptions{GPU: c.GPU, Efficiency: c.Efficiency, Cluster: &c,
 		Profile: f.profile, TraceBatch: f.traceBatch, TraceTP: f.traceTP, Epochs: f.epochs, Samples: f.samples}
-	r.Network, err = f.network.choice()
-	return r, p, o, err
+	return r, p, o, nil
+}
+
+// pickCluster is the cluster preset a command runs on: --cluster when given; else --gpu alone
+// picks the GPU's own cluster and --net alone the system of its paper (ramp → ramp-65536); else
+// the flag's default.
+func pickCluster(fs *pflag.FlagSet, flagValue string) string {
+	switch {
+	case fs.Changed("cluster"):
+	case fs.Changed("gpu"):
+		if name, ok := job.ClusterForGPU(fs.Lookup("gpu").Value.String()); ok {
+			return name
+		}
+	case fs.Changed("net") && !fs.Changed("net-preset"):
+		if name, ok := job.ClusterForNetwork(fs.Lookup("net").Value.String()); ok {
+			return name
+		}
+	}
+	return flagValue
 }
 
 // emit draws the optional plot (first, so a bad path leaves no output) and renders the report.
@@ -150,8 +183,8 @@ func writeReport(w io.Writer, r *job.Report, f format) error {
 	row("training", fmt.Sprintf("global batch %d = %d GPUs × %d micro-batches of %d; %s steps = %s epochs × %s samples (%s)",
 		lay.GlobalBatch, lay.DP, lay.MicroBatches, lay.MicroBatch, units.Count(r.Steps), units.Count(r.Epochs), units.Count(r.Samples), r.Dataset))
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × model-parallel %d × PP %d", lay.GPUs, lay.DP, lay.TP, lay.PP))
-	if r.Job != nil {
-		row("cluster", describeCluster(r.Job.Cluster))
+	if r.Cluster != nil {
+		row("cluster", describeCluster(*r.Cluster))
 	}
 	row("gpu", fmt.Sprintf("%s: %s", r.GPU.Name, r.GPU.Description))
 	row("profile", r.Profile)
