@@ -9,4 +9,9 @@
 //	               strictly into that network's config) and a source for every one (network/all)
 //	hammingmesh_table2.json  HammingMesh Table II, with the message sizes and algorithms it was
 //	               measured with, for `ddlest cost --table hammingmesh`
+//	clusters.json  cluster presets: GPU, GPUs per node, nodes and the network (a model with
+//	               parameters, or a network preset), a source for every key set (job decodes them
+//	               strictly; `ddlest clusters`)
+//	models.json    model presets of each workload: the model and, where the source trained or
+//	               simulated it with one, the execution; one source line each (`ddlest models`)
 package configs
