@@ -2,6 +2,7 @@ package job
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -219,15 +220,15 @@ func (n Network) MarshalJSON() ([]byte, error) {
 	return json.Marshal(doc{n.Model, n.Preset, n.Params})
 }
 
+// clone copies the parameters (a pointer to a flat struct of scalars) so the copy can change.
 func (n Network) clone() Network {
 	if n.Params == nil {
 		return n
 	}
-	b, _ := json.Marshal(n.Params)
-	spec, _ := all.Registry().Lookup(n.built)
-	cfg := spec.NewConfig()
-	_ = json.Unmarshal(b, cfg)
-	n.Params = cfg
+	v := reflect.ValueOf(n.Params).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	n.Params = c.Interface().(network.Config)
 	return n
 }
 
@@ -332,13 +333,8 @@ func (n *Network) DecodeNode(d *params.Decoder, node *yaml.Node, path string) er
 
 // paramInt reads an integer parameter the model may have.
 func (n Network) paramInt(key string) (int, bool) {
-	for _, p := range params.List(n.Params) {
-		if p.Key == key {
-			var v int
-			if json.Unmarshal([]byte(p.Value), &v) == nil {
-				return v, true
-			}
-		}
+	if v, ok := params.Field(n.Params, key); ok && v.Kind() == reflect.Int {
+		return int(v.Int()), true
 	}
 	return 0, false
 }

@@ -199,7 +199,7 @@ func (w megatronWorkload) Run(j *Job) (*Report, error) {
 		return nil, err
 	}
 	if name := j.Model.(*TransformerModel).Preset; name != "" {
-		r, _ := Models()
+		r, _ := Models() // decoded already: the job named the preset
 		p, _ := r.Lookup(name)
 		rep.Preset, rep.PresetSource = name, p.Source
 	}
@@ -213,7 +213,7 @@ func publishedFor(preset string, c megatron.Config) (*Published, error) {
 	if !ok {
 		return nil, errs.Usage("execution.profile published: no measured compute ships with megatron model %q; measured: gpt3, gpt3-moe (HammingMesh §V-B5)", preset)
 	}
-	base, err := PresetConfig(preset)
+	base, _, _, err := modelPreset(preset)
 	if err != nil {
 		return nil, err
 	}
@@ -225,12 +225,21 @@ func publishedFor(preset string, c megatron.Config) (*Published, error) {
 
 // PresetConfig is a transformer model preset with its execution, as the partitioner's config.
 func PresetConfig(name string) (megatron.Config, error) {
+	c, _, _, err := modelPreset(name)
+	return c, err
+}
+
+// modelPreset returns a transformer preset's configuration, its training tokens and its source.
+func modelPreset(name string) (megatron.Config, float64, string, error) {
 	j, err := New("megatron")
 	if err != nil {
-		return megatron.Config{}, err
+		return megatron.Config{}, 0, "", err
 	}
 	if err := j.UseModel(name); err != nil {
-		return megatron.Config{}, err
+		return megatron.Config{}, 0, "", err
 	}
-	return j.Model.(*TransformerModel).config(j.Execution.(*TransformerExecution)), nil
+	r, _ := Models()
+	p, _ := r.Lookup(name)
+	e := j.Execution.(*TransformerExecution)
+	return j.Model.(*TransformerModel).config(e), e.Tokens, p.Source, nil
 }

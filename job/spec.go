@@ -251,41 +251,16 @@ var (
 // workload's model and execution.
 func Models() (*registry.Registry[ModelPresetEntry], error) {
 	modelsOnce.Do(func() {
-		var doc yaml.Node
-		if modelsErr = yaml.Unmarshal(configs.Models, &doc); modelsErr != nil {
+		var list []ModelPresetEntry
+		if modelsErr = params.Decode(configs.Models, "configs/models.json", &list); modelsErr != nil {
 			return
 		}
 		d := &params.Decoder{Name: "configs/models.json"}
 		models = registry.New[ModelPresetEntry]("model preset")
-		for _, e := range doc.Content[0].Content {
-			m, _, err := d.Mapping(e, "")
-			if err != nil {
-				modelsErr = err
-				return
-			}
-			var p ModelPresetEntry
-			for k, v := range m {
-				switch k {
-				case "name":
-					p.Name = v.Value
-				case "workload":
-					p.Workload = v.Value
-				case "description":
-					p.Description = v.Value
-				case "source":
-					p.Source = v.Value
-				case "model":
-					p.Model = *v
-				case "execution":
-					p.Execution = *v
-				default:
-					modelsErr = d.Errorf(v, "unknown key %q; valid: name, workload, description, source, model, execution", k)
-					return
-				}
-			}
+		for _, p := range list {
 			w, err := Workloads().Lookup(p.Workload)
 			if err != nil {
-				modelsErr = d.Errorf(e, "%v", err)
+				modelsErr = d.Errorf(&p.Model, "%s: %v", p.Name, err)
 				return
 			}
 			if err := d.Decode(&p.Model, w.NewModel(), "model"); err != nil {

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile"
@@ -50,9 +49,11 @@ func keyOf(c megatron.Config) computeKey {
 	return k
 }
 
-// Transformer estimates a transformer preset (GPT-3, GPT-3 MoE) through the Megatron pipeline.
+// TransformerPreset estimates a transformer model preset (GPT-3, GPT-3 MoE; configs/models.json)
+// with the user's changes in o.Config, on a bare network choice: the seeds' reproductions, which
+// price on the papers' stand-in networks rather than on a cluster.
 func TransformerPreset(o TransformerOptions) (*Report, error) {
-	p, err := megatron.Presets().Lookup(o.Preset)
+	_, tokens, source, err := modelPreset(o.Preset)
 	if err != nil {
 		return nil, err
 	}
@@ -60,19 +61,18 @@ func TransformerPreset(o TransformerOptions) (*Report, error) {
 		GPU: o.GPU, Efficiency: o.Efficiency, Network: o.Network, Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP,
 		IgnoreMemory: o.IgnoreMemory}
 	if o.Steps == 0 && o.Tokens == 0 {
-		mo.Tokens = p.Tokens
+		mo.Tokens = tokens
 	}
 	if o.Profile == "published" {
-		pub, ok := publishedTransformer[o.Preset]
-		if !ok || keyOf(o.Config) != keyOf(p.Config) {
-			return nil, errs.Usage("--profile published: %s was measured with one layer per stage, one sequence per micro-batch, its precision and its own tensor/expert split only", o.Preset)
+		if mo.Published, err = publishedFor(o.Preset, o.Config); err != nil {
+			return nil, err
 		}
-		mo.Published = &pub
+		mo.Profile = ""
 	}
 	rep, err := Megatron(mo)
 	if err != nil {
 		return nil, err
 	}
-	rep.Preset, rep.PresetSource = o.Preset, p.Source
+	rep.Preset, rep.PresetSource = o.Preset, source
 	return rep, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/dlrm"
-	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -18,8 +17,8 @@ func benchRun(net string) RunOptions {
 // ~1,000 ops.
 func BenchmarkWorkloadEstimate(b *testing.B) {
 	p256, _ := dlrm.Presets().Lookup("ramp-256")
-	gpt3, _ := megatron.Presets().Lookup("gpt3")
-	moe, _ := megatron.Presets().Lookup("gpt3-moe")
+	gpt3, _ := PresetConfig("gpt3")
+	moe, _ := PresetConfig("gpt3-moe")
 	jobs := []struct {
 		name string
 		run  func() error
@@ -44,11 +43,11 @@ func BenchmarkWorkloadEstimate(b *testing.B) {
 			return err
 		}},
 		{"gpt3", func() error {
-			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3", Config: gpt3.Config, RunOptions: benchRun("alphabeta")})
+			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3", Config: gpt3, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 		{"moe", func() error {
-			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3-moe", Config: moe.Config, RunOptions: benchRun("alphabeta")})
+			_, err := TransformerPreset(TransformerOptions{Preset: "gpt3-moe", Config: moe, RunOptions: benchRun("alphabeta")})
 			return err
 		}},
 	}

@@ -163,7 +163,8 @@ func TestResolveErrors(t *testing.T) {
 	if errs.ExitCode(err) != errs.ExitInfeasible {
 		t.Errorf("loss 0.01: err = %v, want infeasible", err)
 	}
-	if _, err := ParseLaw("gpt"); err == nil || !strings.Contains(err.Error(), "kaplan, chinchilla") {
-		t.Errorf("ParseLaw: %v", err)
+	var l Law
+	if err := l.UnmarshalText([]byte("gpt")); err == nil || !strings.Contains(err.Error(), "kaplan, chinchilla") {
+		t.Errorf("Law.UnmarshalText: %v", err)
 	}
 }

@@ -22,9 +22,6 @@ var lawNames = []string{"kaplan", "chinchilla"}
 
 func (l Law) String() string { return lawNames[l] }
 
-// ParseLaw reads a law name.
-func ParseLaw(s string) (Law, error) { return enum.Parse[Law]("scaling law", s, lawNames) }
-
 // ShapeRule selects how a parameter count becomes (d_model, n_layer).
 type ShapeRule int
 
@@ -39,11 +36,6 @@ const (
 var shapeNames = []string{"auto", "aspect"}
 
 func (s ShapeRule) String() string { return shapeNames[s] }
-
-// ParseShapeRule reads a shape rule name.
-func ParseShapeRule(s string) (ShapeRule, error) {
-	return enum.Parse[ShapeRule]("shape rule", s, shapeNames)
-}
 
 // Defaults for a Request.
 const (

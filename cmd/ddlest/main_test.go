@@ -372,8 +372,9 @@ var readmeGPT3 = []string{"megatron", "--layers", "96", "--hidden", "12288", "--
 
 // newcomer runs what a new user runs first, with no network flags: the README's explicit GPT-3
 // example on the default cluster must land in the MFU band of published Megatron-LM runs on A100
-// clusters (issue 9: 35–55%; Narayanan et al. SC'21 Table 1 reports 44–52% of the A100's 312
-// TFLOP/s for 145B–1T models), and --gpu h100 alone (its own DGX H100 cluster) must be faster.
+// clusters (issue 9: 35–55%; Narayanan et al. SC'21, arXiv:2104.04473, abstract: 502 PFLOP/s on
+// 3,072 A100s for the 1T model, 163 TFLOP/s per GPU = 52% of the A100's 312), and --gpu h100 alone
+// (its own DGX H100 cluster) must be faster.
 func newcomer(t *testing.T, bin string) {
 	t.Helper()
 	run := func(extra ...string) (mfu, iter float64) {

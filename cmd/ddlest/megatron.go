@@ -10,7 +10,6 @@ import (
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
-	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/plots"
 )
 
@@ -105,22 +104,6 @@ func renderMegatron(rep *job.Report, f format, plotPath string, w io.Writer) err
 	}
 }
 
-// parseTraining reads the execution settings every transformer command shares into c.
-func parseTraining(c *megatron.Config, recompute, precision, optimizer, dpBucket string) error {
-	var err error
-	if c.Recompute, err = megatron.ParseRecompute(recompute); err != nil {
-		return err
-	}
-	if c.Precision, err = megatron.ParsePrecision(precision); err != nil {
-		return err
-	}
-	if c.Optimizer, err = megatron.ParseOptimizer(optimizer); err != nil {
-		return err
-	}
-	c.DPBucketBytes, err = parseBucket(dpBucket)
-	return err
-}
-
 // parseBucket reads --dp-bucket ("" is the workload's default, 0).
 func parseBucket(s string) (units.Bytes, error) {
 	if s == "" {
@@ -131,14 +114,6 @@ func parseBucket(s string) (units.Bytes, error) {
 		return 0, usagef("--dp-bucket: %v", err)
 	}
 	return b, nil
-}
-
-// addRankOrderFlag registers --rank-order.
-func addRankOrderFlag(cmd *cobra.Command, v *string) {
-	cmd.Flags().StringVar(v, "rank-order", "tp-first", "rank order: tp-first (Megatron-LM: TP groups are consecutive ranks) or pp-first (the HammingMesh SST motifs: a pipeline is consecutive ranks, TP/EP groups PP apart)")
-	_ = cmd.RegisterFlagCompletionFunc("rank-order", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"tp-first", "pp-first"}, cobra.ShellCompDirectiveNoFileComp
-	})
 }
 
 // ftoa formats a float in its shortest exact form.

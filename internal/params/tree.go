@@ -104,11 +104,16 @@ func describe(n *yaml.Node) string {
 var (
 	nodeDecoderType     = reflect.TypeFor[NodeDecoder]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	nodeType            = reflect.TypeFor[yaml.Node]()
 )
 
 func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
+	}
+	if v.Type() == nodeType { // kept as written, for a second, typed pass
+		v.Set(reflect.ValueOf(*n))
+		return nil
 	}
 	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
 		return v.Addr().Interface().(NodeDecoder).DecodeNode(d, n, path)
@@ -172,7 +177,7 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 		v.SetZero()
 		return nil
 	}
-	if err := SetScalar(v, lastKey(path), n.Value, n.Tag == "!!str" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0); err != nil {
+	if err := SetScalar(v, lastKey(path), n.Value); err != nil {
 		return d.Errorf(n, "%s: %v", path, err)
 	}
 	return nil
@@ -200,6 +205,12 @@ func (d *Decoder) structValue(n *yaml.Node, v reflect.Value, path string) error 
 		}
 	}
 	return nil
+}
+
+// Field returns the field of the struct cfg points to whose key is key.
+func Field(cfg any, key string) (reflect.Value, bool) {
+	v, _ := structOf(cfg)
+	return fieldByKey(v, key)
 }
 
 // fieldByKey finds the field of struct v whose key is key (embedded structs flattened).
@@ -230,8 +241,8 @@ func Keys(cfg any) []string {
 // SetScalar assigns text s to v, by v's type: numbers (a string with a unit is accepted where
 // the key names the unit: dp_bucket_bytes: 25MB, latency_ns: 2us, bandwidth_gbit_per_s: 50GB/s),
 // integers (1e6 is accepted when integral), booleans, strings and encoding.TextUnmarshaler
-// values. quoted marks a YAML/JSON string, which a number field only takes with a unit.
-func SetScalar(v reflect.Value, key, s string, quoted bool) error {
+// values.
+func SetScalar(v reflect.Value, key, s string) error {
 	if v.CanAddr() && v.Addr().Type().Implements(textUnmarshalerType) {
 		return v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
 	}
@@ -365,7 +376,7 @@ func SetPath(cfg any, path, value string) error {
 		}
 		return errs.Usage("key %q is ambiguous; give one of %s", path, strings.Join(ps, ", "))
 	}
-	if err := SetScalar(hits[0].Value, lastKey(hits[0].Path), value, false); err != nil {
+	if err := SetScalar(hits[0].Value, lastKey(hits[0].Path), value); err != nil {
 		return errs.Usage("%s: %v", hits[0].Path, err)
 	}
 	return nil

@@ -26,8 +26,7 @@ func hmPreset(preset string, params ...string) job.RunOptions {
 // (TP groups at stride 96), the default single ring (05D) for the tensor-parallel all-reduces.
 func gpt3Step(t testing.TB, preset string, params ...string) float64 {
 	t.Helper()
-	p, _ := megatron.Presets().Lookup("gpt3")
-	c := p.Config
+	c, _ := job.PresetConfig("gpt3")
 	c.RankOrder = megatron.PPFirst
 	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: c,
 		RunOptions: hmPreset(preset, append([]string{"strategy=ring"}, params...)...)})
@@ -41,8 +40,7 @@ func gpt3Step(t testing.TB, preset string, params ...string) float64 {
 // ignores memory), the linear all-to-all of the expert-parallel groups at stride 96.
 func moeStep(t testing.TB, preset string) float64 {
 	t.Helper()
-	p, _ := megatron.Presets().Lookup("gpt3-moe")
-	c := p.Config
+	c, _ := job.PresetConfig("gpt3-moe")
 	c.RankOrder, c.Recompute = megatron.PPFirst, megatron.RecomputeNone
 	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
 		RunOptions: hmPreset(preset, "strategy=all-to-all=linear")})

@@ -7,7 +7,6 @@ import (
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/dlrm"
-	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -67,8 +66,8 @@ func TestHammingMeshCompute(t *testing.T) {
 	}
 	step := func(preset string) func(string) (float64, error) {
 		return func(profile string) (float64, error) {
-			p, _ := megatron.Presets().Lookup(preset)
-			r, err := job.TransformerPreset(job.TransformerOptions{Preset: preset, Config: p.Config, RunOptions: hmRun(profile, false)})
+			pc, _ := job.PresetConfig(preset)
+			r, err := job.TransformerPreset(job.TransformerOptions{Preset: preset, Config: pc, RunOptions: hmRun(profile, false)})
 			if err != nil {
 				return 0, err
 			}
@@ -122,8 +121,8 @@ func TestResNet152FatTree(t *testing.T) {
 // with the measured compute also recomputes the attention core (selective recomputation, which an
 // 80 GB A100 needs), so within ±5%, the extraction's stretch tolerance.
 func TestGPT3StepFatTree(t *testing.T) {
-	p, _ := megatron.Presets().Lookup("gpt3")
-	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: p.Config, RunOptions: hmRun("published", true)})
+	pc, _ := job.PresetConfig("gpt3")
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: pc, RunOptions: hmRun("published", true)})
 	if err != nil {
 		t.Fatal(err)
 	}

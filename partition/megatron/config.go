@@ -32,11 +32,6 @@ func (r Recompute) String() string { return recomputeNames[r] }
 // MarshalText renders the policy in JSON.
 func (r Recompute) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
-// ParseRecompute reads a policy name.
-func ParseRecompute(s string) (Recompute, error) {
-	return enum.Parse[Recompute]("--recompute", s, recomputeNames)
-}
-
 // Precision, Optimizer and their values are partition's (shared by every workload).
 type (
 	Precision = partition.Precision
@@ -50,12 +45,6 @@ const (
 	TF32      = partition.TF32
 	Adam      = partition.Adam
 	SGD       = partition.SGD
-)
-
-// ParsePrecision and ParseOptimizer read the names.
-var (
-	ParsePrecision = partition.ParsePrecision
-	ParseOptimizer = partition.ParseOptimizer
 )
 
 // TPComm selects which tensor-parallel collectives a layer issues.
@@ -94,15 +83,7 @@ func (r RankOrder) String() string { return rankOrderNames[r] }
 // MarshalText renders the order in JSON.
 func (r RankOrder) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
-// ParseRankOrder reads a rank order name.
-func ParseRankOrder(s string) (RankOrder, error) {
-	return enum.Parse[RankOrder]("--rank-order", s, rankOrderNames)
-}
-
 func (t TPComm) String() string { return tpCommNames[t] }
-
-// ParseTPComm reads a TP-collective reading.
-func ParseTPComm(s string) (TPComm, error) { return enum.Parse[TPComm]("--tp-comm", s, tpCommNames) }
 
 // Config is an explicit Megatron-LM configuration: a GPT-style decoder (the RAMP paper's
 // encoder-only stack has the same per-layer work) with d_ff = 4·hidden.
