@@ -229,17 +229,21 @@ func PresetConfig(name string) (megatron.Config, error) {
 	return c, err
 }
 
-// modelPreset returns a transformer preset's configuration, its training tokens and its source.
+// modelPreset returns a transformer preset's configuration, its training tokens and its source,
+// read from the decoded preset (no copy, no decoding: it sits on the estimate's path).
 func modelPreset(name string) (megatron.Config, float64, string, error) {
-	j, err := New("megatron")
+	r, err := Models()
 	if err != nil {
 		return megatron.Config{}, 0, "", err
 	}
-	if err := j.UseModel(name); err != nil {
+	p, err := r.Lookup(name)
+	if err != nil {
 		return megatron.Config{}, 0, "", err
 	}
-	r, _ := Models()
-	p, _ := r.Lookup(name)
-	e := j.Execution.(*TransformerExecution)
-	return j.Model.(*TransformerModel).config(e), e.Tokens, p.Source, nil
+	m, ok := p.model.(*TransformerModel)
+	if !ok {
+		return megatron.Config{}, 0, "", errs.Usage("model preset %s is a %s model, not a transformer", name, p.Workload)
+	}
+	e := p.execution.(*TransformerExecution)
+	return m.config(e), e.Tokens, p.Source, nil
 }

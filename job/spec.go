@@ -3,6 +3,7 @@ package job
 import (
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -91,20 +92,19 @@ func (j *Job) UseModel(name string) error {
 	if p.Workload != j.Workload {
 		return errs.Usage("model preset %s is a %s model, not %s; valid: %s", name, p.Workload, j.Workload, strings.Join(ModelNames(j.Workload), ", "))
 	}
-	w, _ := Workloads().Lookup(j.Workload)
-	m, e := w.NewModel(), w.NewExecution()
-	d := &params.Decoder{Name: "configs/models.json"}
-	if err := d.Decode(&p.Model, m, "model"); err != nil {
-		return err
-	}
-	if p.Execution.Kind != 0 {
-		if err := d.Decode(&p.Execution, e, "execution"); err != nil {
-			return err
-		}
-	}
+	m, e := copyConfig(p.model), copyConfig(p.execution)
 	*m.(presetted).presetName() = name
 	j.Model, j.Execution = m, e
 	return nil
+}
+
+// copyConfig copies a config (a pointer to a struct of scalars and nested structs) so the copy
+// can change.
+func copyConfig(cfg any) any {
+	v := reflect.ValueOf(cfg).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	return c.Interface()
 }
 
 // DecodeNode reads a job: the workload first (it types model and execution), then the cluster
@@ -239,6 +239,9 @@ type ModelPresetEntry struct {
 	Source      string    `json:"source"`
 	Model       yaml.Node `json:"model"`
 	Execution   yaml.Node `json:"execution"`
+	// model and execution are the decoded, typed configs (over the workload's defaults), decoded
+	// once; UseModel copies them.
+	model, execution any
 }
 
 var (
@@ -263,12 +266,13 @@ func Models() (*registry.Registry[ModelPresetEntry], error) {
 				modelsErr = d.Errorf(&p.Model, "%s: %v", p.Name, err)
 				return
 			}
-			if err := d.Decode(&p.Model, w.NewModel(), "model"); err != nil {
+			p.model, p.execution = w.NewModel(), w.NewExecution()
+			if err := d.Decode(&p.Model, p.model, "model"); err != nil {
 				modelsErr = err
 				return
 			}
 			if p.Execution.Kind != 0 {
-				if err := d.Decode(&p.Execution, w.NewExecution(), "execution"); err != nil {
+				if err := d.Decode(&p.Execution, p.execution, "execution"); err != nil {
 					modelsErr = err
 					return
 				}
