@@ -25,12 +25,15 @@ const DefaultCluster = "dgx-a100"
 // job file it is a preset name ("dgx-a100") or a mapping whose optional preset key is applied
 // first and whose other keys override it.
 type Cluster struct {
-	Preset      string              `json:"preset,omitempty" flag:"cluster" help:"cluster preset (ddlest clusters); the other cluster keys override it"`
-	GPU         string              `json:"gpu" help:"GPU (ddlest gpus)"`
-	GPUsPerNode int                 `json:"gpus_per_node" help:"GPUs per node, sharing its fast (NVLink) domain"`
-	Nodes       int                 `json:"nodes" help:"nodes in the cluster (0: as many as the job needs)"`
-	Efficiency  roofline.Efficiency `json:"efficiency"`
-	Network     Network             `json:"network"`
+	Preset      string `json:"preset,omitempty" flag:"cluster" help:"cluster preset (ddlest clusters); the other cluster keys override it"`
+	GPU         string `json:"gpu" help:"GPU (ddlest gpus)"`
+	GPUsPerNode int    `json:"gpus_per_node" help:"GPUs per node, sharing its fast (NVLink) domain"`
+	Nodes       int    `json:"nodes" help:"nodes in the cluster (0: as many as the job needs)"`
+	// AutoLayout is the layout a target-loss job uses on this cluster when it names none: ramp on
+	// the RAMP paper's systems (its own rule, RAMP §7.2.1), search elsewhere.
+	AutoLayout Layout              `json:"auto_layout,omitempty" help:"layout of target-loss jobs that name none: ramp or search (default)"`
+	Efficiency roofline.Efficiency `json:"efficiency"`
+	Network    Network             `json:"network"`
 }
 
 // NewCluster is a cluster with no preset: the default roofline efficiencies and the ideal

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/ddlest/ddlest/estimator"
@@ -56,6 +57,9 @@ type MegatronOptions struct {
 	// IgnoreMemory estimates a plan that does not fit in GPU memory (the HammingMesh SST motifs
 	// simulate one pipeline step without recomputation and ignore memory); the report says so.
 	IgnoreMemory bool
+	// Search, when set, replaces the layout (TP, PP, DP, micro-batch, interleave, EP,
+	// recomputation, sequence parallelism) with the fastest that fits (search.go).
+	Search *SearchOptions
 }
 
 // Transformer holds what a transformer report adds to the common record.
@@ -76,6 +80,8 @@ type Transformer struct {
 	Step *PipelineStep
 	// MemoryWarning is set when the plan does not fit but was estimated anyway (IgnoreMemory).
 	MemoryWarning string
+	// Search summarises the layout search that chose Config (execution.layout search).
+	Search *SearchSummary
 }
 
 // PipelineStep is one steady-state 1F1B step, the "iteration" the HammingMesh paper simulates for
@@ -113,19 +119,37 @@ func pipelineStep(r estimator.Result) *PipelineStep {
 
 // Megatron runs the pipeline.
 func Megatron(o MegatronOptions) (*Report, error) {
-	gpu, err := roofline.LookupGPU(o.GPU)
+	rep, cfg, err := resolveMegatron(o)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &Transformer{Mode: o.Mode}}
+	if o.Search != nil {
+		return searchBest(o, rep, cfg)
+	}
+	env, err := newTransformerEnv(o, rep.GPU, cfg.Precision, cfg.GPUs())
+	if err != nil {
+		return nil, err
+	}
+	return rep, env.estimate(rep, cfg)
+}
+
+// resolveMegatron settles the model and the training length: from the scaling law and RAMP's
+// layout rule (auto mode) or as given (explicit mode). The report holds the GPU and the mode's
+// facts; the configuration's Capacity is the GPU's memory.
+func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 	cfg := o.Config
+	gpu, err := roofline.LookupGPU(o.GPU)
+	if err != nil {
+		return nil, cfg, err
+	}
+	rep := &Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &Transformer{Mode: o.Mode}}
 	cfg.Capacity = gpu.Memory()
 
 	switch o.Mode {
 	case ModeAuto:
 		tg, err := scaling.Resolve(o.Scaling)
 		if err != nil {
-			return nil, err
+			return nil, cfg, err
 		}
 		limit := o.ParamsPerGPU
 		if limit == 0 {
@@ -138,25 +162,62 @@ func Megatron(o MegatronOptions) (*Report, error) {
 			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap,
 		})
 		if err != nil {
-			return nil, err
+			return nil, cfg, err
 		}
 		rep.Target, rep.Auto = &tg, &auto
 		cfg = auto.Config
 		rep.Steps = auto.Steps
 	case ModeExplicit:
 		if err := cfg.Validate(); err != nil {
-			return nil, err
+			return nil, cfg, err
 		}
 		switch {
 		case o.Steps > 0 && o.Tokens > 0:
-			return nil, errs.Usage("give --steps or --tokens, not both")
+			return nil, cfg, errs.Usage("give --steps or --tokens, not both")
 		case o.Steps > 0:
 			rep.Steps = o.Steps
 		case o.Tokens > 0:
 			rep.Steps = math.Ceil(o.Tokens / float64(cfg.GlobalBatch*cfg.Seq))
 		default:
-			return nil, errs.Usage("explicit mode needs the training length: --steps N or --tokens N")
+			return nil, cfg, errs.Usage("explicit mode needs the training length: --steps N or --tokens N")
 		}
+	}
+	return rep, cfg, nil
+}
+
+// transformerEnv is what every layout of one model on one cluster shares: the GPU's roofline,
+// the network placed for the job's GPU count and the compute profile's source. A search builds
+// it once and prices every layout with it.
+type transformerEnv struct {
+	o      MegatronOptions
+	roof   *roofline.Roofline
+	net    network.Model
+	netCfg network.Config
+	run    RunOptions
+	gpus   int
+}
+
+func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
+	roof, err := roofline.New(gpu, o.Efficiency, prec.DType())
+	if err != nil {
+		return nil, err
+	}
+	env := &transformerEnv{o: o, roof: roof, gpus: gpus,
+		run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}}
+	if o.Published != nil {
+		env.run.Profile = "published"
+	}
+	env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// estimate builds and prices one configuration (of the environment's GPU count) into the report.
+func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
+	if cfg.GPUs() != env.gpus {
+		return fmt.Errorf("job: layout of %d GPUs priced on a network placed for %d", cfg.GPUs(), env.gpus)
 	}
 	rep.Config = cfg
 	rep.Tokens = rep.Steps * float64(cfg.GlobalBatch*cfg.Seq)
@@ -168,24 +229,16 @@ func Megatron(o MegatronOptions) (*Report, error) {
 
 	plan, err := megatron.Build(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := plan.CheckMemory(); err != nil {
-		if !o.IgnoreMemory {
-			return nil, err
+		if !env.o.IgnoreMemory {
+			return err
 		}
 		rep.MemoryWarning = err.Error()
 	}
 	rep.Plan = plan
 
-	roof, err := roofline.New(gpu, o.Efficiency, cfg.Precision.DType())
-	if err != nil {
-		return nil, err
-	}
-	run := RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}
-	if o.Published != nil {
-		run.Profile = "published"
-	}
 	rebuild := func(b, tp int) (*partition.Plan, error) {
 		t := cfg
 		if b > 0 {
@@ -197,20 +250,16 @@ func Megatron(o MegatronOptions) (*Report, error) {
 		}
 		return megatron.Build(t)
 	}
-	prof, desc, err := run.computeProfile(roof, plan, o.Published, "megatron", rebuild)
+	prof, desc, err := env.run.computeProfile(env.roof, plan, env.o.Published, "megatron", rebuild)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Profile = desc
-	net, netCfg, err := buildNetwork(o.Cluster, o.Network, network.Env{GPUs: cfg.GPUs(), Reducer: roof})
+	rep.Network, rep.NetConfig, rep.Cluster = env.net.Name(), env.netCfg, env.o.Cluster
+	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: env.net, Steps: rep.Steps, SampleTokens: cfg.Seq})
 	if err != nil {
-		return nil, err
-	}
-	rep.Network, rep.NetConfig, rep.Cluster = net.Name(), netCfg, o.Cluster
-	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: net, Steps: rep.Steps, SampleTokens: cfg.Seq})
-	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Step = pipelineStep(rep.Result)
-	return rep, nil
+	return nil
 }

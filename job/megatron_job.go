@@ -49,9 +49,13 @@ const (
 	// LayoutRAMP is RAMP §7.2.1's rule: the smallest power-of-two TP under params_per_gpu, DP from
 	// the critical batch, the micro-batch that fills memory (reproduces RAMP Table 9).
 	LayoutRAMP
+	// LayoutSearch prices every layout of the job's GPUs that fits in memory and takes the
+	// fastest (search.go): TP, PP, DP, micro-batch, interleave, EP, recomputation, sequence
+	// parallelism.
+	LayoutSearch
 )
 
-var layoutNames = []string{"default", "explicit", "ramp"}
+var layoutNames = []string{"default", "explicit", "ramp", "search"}
 
 func (l Layout) String() string { return layoutNames[l] }
 
@@ -64,7 +68,7 @@ func (l *Layout) UnmarshalText(b []byte) error { return enum.Unmarshal(l, b, lay
 // TransformerExecution is how a transformer is trained: parallel layout, batch, recomputation,
 // precision, optimizer, overlap, training length and the compute profile.
 type TransformerExecution struct {
-	Layout       Layout             `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss) or default (explicit, or ramp with a target loss)"`
+	Layout       Layout             `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute and seq_parallel) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
 	GPUs         int                `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
 	MaxGPUs      int                `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
 	ParamsPerGPU float64            `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
@@ -133,11 +137,30 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 	if layout == LayoutDefault {
 		layout = LayoutExplicit
 		if m.TargetLoss != 0 {
-			layout = LayoutRAMP
+			layout = LayoutSearch
+			if j.Cluster.AutoLayout == LayoutRAMP {
+				layout = LayoutRAMP
+			}
 		}
 	}
 	if m.TargetLoss < 0 {
 		return o, errs.Usage("model.target_loss %g must be > 0 (e.g. 1.8)", m.TargetLoss)
+	}
+	if layout == LayoutSearch {
+		// The search takes the model as the other layouts do (from the law, or as given) and
+		// chooses the rest; the given TP·PP·DP is the job's size when gpus is 0.
+		if m.TargetLoss > 0 && (e.TP != 1 || e.PP != 1 || e.DP != 1 || e.Interleave != 1) {
+			return o, errs.Usage("the search layout chooses execution.tp, pp, dp and interleave (given %d, %d, %d, interleave %d); give execution.gpus for the job size, or layout explicit with the architecture", e.TP, e.PP, e.DP, e.Interleave)
+		}
+		gpus := e.GPUs
+		if gpus == 0 && m.TargetLoss == 0 {
+			gpus = max(1, e.TP) * max(1, e.PP) * max(1, e.DP)
+		}
+		o.Search = &SearchOptions{GPUs: gpus}
+		layout = LayoutExplicit
+		if m.TargetLoss > 0 {
+			layout = LayoutRAMP
+		}
 	}
 	switch layout {
 	case LayoutRAMP:
@@ -147,7 +170,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		if m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 {
 			return o, errs.Usage("model.target_loss %g picks the architecture; model.layers, hidden and heads must be 0 (given %d, %d, %d)", m.TargetLoss, m.Layers, m.Hidden, m.Heads)
 		}
-		if e.TP != 1 || e.PP != 1 || e.DP != 1 || e.Interleave != 1 || e.GPUs != 0 {
+		if o.Search == nil && (e.TP != 1 || e.PP != 1 || e.DP != 1 || e.Interleave != 1 || e.GPUs != 0) {
 			return o, errs.Usage("the ramp layout chooses execution.tp, pp, dp and gpus (given %d, %d, %d, interleave %d, gpus %d); give layout explicit with the architecture, or leave them out", e.TP, e.PP, e.DP, e.Interleave, e.GPUs)
 		}
 		o.Mode = ModeAuto
@@ -158,7 +181,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		}
 	case LayoutExplicit:
 		if m.TargetLoss != 0 {
-			return o, errs.Usage("model.target_loss %g needs execution.layout ramp; the explicit layout takes the model as given", m.TargetLoss)
+			return o, errs.Usage("model.target_loss %g needs execution.layout ramp or search; the explicit layout takes the model as given", m.TargetLoss)
 		}
 		if m.Layers == 0 && m.Hidden == 0 && m.Heads == 0 {
 			return o, errs.Usage("no model: give model.target_loss > 0 (e.g. 1.8), a model preset (%s) or the architecture (model.layers, model.hidden, model.heads, execution.global_batch)", strings.Join(ModelNames("megatron"), ", "))
@@ -167,7 +190,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		if o.Config.MicroBatch == 0 {
 			o.Config.MicroBatch = 1
 		}
-		if e.GPUs > 0 {
+		if e.GPUs > 0 && o.Search == nil {
 			tp := max(1, e.TP) * max(1, e.PP)
 			if e.GPUs%tp != 0 {
 				return o, errs.Usage("execution.gpus %d must be a multiple of execution.tp %d × execution.pp %d = %d", e.GPUs, e.TP, e.PP, tp)
@@ -175,6 +198,13 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 			o.Config.DP = e.GPUs / tp
 		}
 		o.Steps, o.Tokens = e.Steps, e.Tokens
+		if o.Search != nil {
+			// The search sets the layout; the base configuration only has to be a valid model.
+			o.Config.TP, o.Config.PP, o.Config.DP, o.Config.Interleave, o.Config.MicroBatch = 1, 1, 1, 1, 1
+			if o.Config.MoE.Experts > 0 {
+				o.Config.MoE.EP = 1
+			}
+		}
 	}
 	o.GPU, o.Efficiency, o.IgnoreMemory = j.Cluster.GPU, j.Cluster.Efficiency, e.IgnoreMemory
 	o.Profile, o.TraceBatch, o.TraceTP = e.Profile, e.TraceBatch, e.TraceTP

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"encoding/json"
 	"os"
 	"reflect"
 	"slices"
@@ -200,17 +199,13 @@ func (j *Job) Set(key, value string) error {
 // Validate checks the cluster; the workload validates the rest when it runs.
 func (j *Job) Validate() error { return j.Cluster.Validate() }
 
-// Clone deep-copies the job through its JSON form.
-func (j *Job) Clone() (*Job, error) {
-	b, err := json.Marshal(j)
-	if err != nil {
-		return nil, err
-	}
-	var c Job
-	if err := params.Decode(b, "job", &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
+// Clone deep-copies the job: model and execution are flat structs of scalars, the network's
+// parameters a pointer to one (a sweep clones its base job for every point).
+func (j *Job) Clone() *Job {
+	c := *j
+	c.Model, c.Execution = copyConfig(j.Model), copyConfig(j.Execution)
+	c.Cluster.Network = j.Cluster.Network.clone()
+	return &c
 }
 
 // Run validates and estimates the job.

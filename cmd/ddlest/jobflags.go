@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,9 +53,18 @@ func (v *textValue) Set(s string) error {
 // skipped are keys with their own flags (the presets, the network's).
 var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "cluster.network.model": true, "cluster.network.preset": true}
 
-// addJobFlags registers the flags of workload, showing the defaults of model (a preset, or "").
+// addJobFlags registers the flags of workload, showing the defaults of model (a preset, or ""),
+// when the command runs or shows its help (deferFlags): generating them for every command at
+// start-up would cost more than the estimate.
 func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
 	f := &jobFlags{workload: workload, model: model, byPath: map[string]string{}, fs: cmd.Flags()}
+	deferFlags(cmd, func() { f.register(cmd) })
+	return f
+}
+
+// register generates the flags.
+func (f *jobFlags) register(cmd *cobra.Command) {
+	workload, model := f.workload, f.model
 	tmpl, err := f.template()
 	if err != nil {
 		panic(fmt.Sprintf("ddlest: built-in %s job: %v", workload, err)) // the built-in tables are tested
@@ -109,7 +119,43 @@ func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
 	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return models, cobra.ShellCompDirectiveNoFileComp
 	})
-	return f
+}
+
+// deferred holds the flag set-ups of commands that have not run yet.
+var deferred sync.Map // *cobra.Command → func()
+
+// deferFlags registers a command's flags when setupFlags reaches it.
+func deferFlags(cmd *cobra.Command, setup func()) { deferred.Store(cmd, sync.OnceFunc(setup)) }
+
+// setupFlags registers the deferred flags of the command args name (all of them for help and
+// shell completion, which read every command) before cobra parses them.
+func setupFlags(root *cobra.Command, args []string) {
+	all := len(args) == 0 || args[0] == "help" || args[0] == "completion" || strings.HasPrefix(args[0], "__complete")
+	if !all {
+		if c, _, err := root.Find(args); err == nil {
+			if f, ok := deferred.Load(c); ok {
+				f.(func())()
+			}
+		}
+		return
+	}
+	walkCommands(root, func(c *cobra.Command) {
+		if f, ok := deferred.Load(c); ok {
+			f.(func())()
+		}
+	})
+}
+
+// forgetFlags drops the set-ups of a command tree that has run.
+func forgetFlags(root *cobra.Command) {
+	walkCommands(root, func(c *cobra.Command) { deferred.Delete(c) })
+}
+
+func walkCommands(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, s := range c.Commands() {
+		walkCommands(s, fn)
+	}
 }
 
 func lastKey(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }

@@ -24,6 +24,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	root := newRootCommand(stdout, stderr)
+	defer forgetFlags(root)
+	setupFlags(root, args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

@@ -196,7 +196,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--loss", "1.8", "--gpu", "b300"}, 2, []string{`"b300"`, "ramp-a100"}},
 		{append(explicit, "--tp", "3"), 2, []string{"--tp 3", "64 heads", "valid: 1, 2, 4, 8, 16, 32, 64"}},
 		{append(explicit, "--tp", "0"), 2, []string{"--tp 0"}},
-		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
+		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"search layout chooses", "--tp", "layout explicit"}},
+		{[]string{"megatron", "--loss", "1.8", "--net", "ramp", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--max-gpus", "0"}, 2, []string{"--max-gpus 0"}},
 		{[]string{"megatron"}, 2, []string{"--loss"}},
 		{[]string{"megatron", "--layers", "2"}, 2, []string{"--hidden", "--heads", "--global-batch"}},
@@ -441,5 +442,16 @@ func TestPlotFlag(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d entries in the directory", len(entries))
+	}
+}
+
+// BenchmarkStartup is the command tree a process builds before it runs (issue 9 target: one
+// `ddlest megatron` process ≤ 5 ms wall, start-up included).
+func BenchmarkStartup(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run([]string{"--version"}, new(strings.Builder), new(strings.Builder)); code != 0 {
+			b.Fatal(code)
+		}
 	}
 }

@@ -31,6 +31,8 @@ type megatronDoc struct {
 	Step     *stepDoc    `json:"step,omitempty"`
 	// MemoryWarning: the plan does not fit and was estimated anyway (--ignore-memory).
 	MemoryWarning string `json:"memory_warning,omitempty"`
+	// Search: the layout search that chose the layout (execution.layout search).
+	Search *job.SearchSummary `json:"search,omitempty"`
 	resultDoc
 }
 
@@ -191,6 +193,7 @@ func megatronJSON(r *job.Report) megatronDoc {
 		resultDoc:     newResultDoc(r.Result, r.GPU.Name, r.Efficiency, r.Profile, r.Network, r.NetConfig),
 		Preset:        r.Preset,
 		MemoryWarning: r.MemoryWarning,
+		Search:        r.Search,
 	}
 	if c.MoE.Experts > 0 {
 		d.Model.MoE = &moeDoc{Experts: c.MoE.Experts, TopK: c.MoE.TopK, CapacityFactor: c.MoE.CapacityFactor,
@@ -296,7 +299,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 			s += fmt.Sprintf("; compute-optimal budget %s tokens", units.Count(t.Tokens))
 		}
 		row("scaling", s)
-		row("local batch", fmt.Sprintf("%d per DP rank, from %s", r.Auto.LocalBatch, r.Auto.LocalBatchSource))
+		if r.Search != nil {
+			row("batch", fmt.Sprintf("global batch %d from RAMP §7.2.1's rule (local batch %d from %s, DP %d)",
+				r.Auto.Config.GlobalBatch, r.Auto.LocalBatch, r.Auto.LocalBatchSource, r.Auto.Config.DP))
+		} else {
+			row("local batch", fmt.Sprintf("%d per DP rank, from %s", r.Auto.LocalBatch, r.Auto.LocalBatchSource))
+		}
 	}
 	mbs := "micro-batches"
 	if c.MicroBatches() == 1 {
@@ -315,6 +323,9 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	}
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d × PP %d (interleave %d); sequence parallel %s; recompute %s",
 		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
+	if s := r.Search; s != nil {
+		row("layout", "search: "+describeSearch(*s))
+	}
 	if m := c.MoE; m.Experts > 0 {
 		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
 			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
@@ -402,4 +413,15 @@ func withJob(r *job.Report, doc any) any {
 		return doc
 	}
 	return jobDoc{Job: r.Job, Report: doc}
+}
+
+// describeSearch says what a layout search saw and why the other layouts lost.
+func describeSearch(s job.SearchSummary) string {
+	out := fmt.Sprintf("the fastest of %d layouts that fit in memory (%d enumerated on %d GPUs)", s.Feasible, s.Enumerated, s.GPUs)
+	l := s.Lost
+	out += fmt.Sprintf("; the others lost on memory %d", l.Memory)
+	if l.Memory > 0 {
+		out += fmt.Sprintf(" (closest %v over)", s.Shortfall)
+	}
+	return out + fmt.Sprintf(", compute %d, pipeline bubble %d, communication %d", l.Compute, l.Bubble, l.Communication)
 }

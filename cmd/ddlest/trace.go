@@ -73,11 +73,7 @@ func newTraceImportCommand() *cobra.Command {
 
 // progressBar draws a progress line on stderr for inputs over 32 MB when stderr is a terminal.
 func progressBar(w io.Writer, files []string) func(string, int64, int64) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if terminal(w) == nil {
 		return nil
 	}
 	last := map[string]int64{}
@@ -96,6 +92,18 @@ func progressBar(w io.Writer, files []string) func(string, int64, int64) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// terminal is w when it is a terminal, else nil.
+func terminal(w io.Writer) *os.File {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
 }
 
 func newTraceShowCommand() *cobra.Command {

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runJSON runs a command with --format json and decodes its output.
+func runJSON(t *testing.T, args ...string) any {
+	t.Helper()
+	out, errOut, code := execute(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
+}
+
+// rerun writes a job document to a file and runs it with `ddlest run`.
+func rerun(t *testing.T, doc any) any {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runJSON(t, "run", path)
+}
+
+// TestRunRoundTrip: the JSON output of every job command runs again with `ddlest run` to the same
+// JSON, the layout search included.
+func TestRunRoundTrip(t *testing.T) {
+	for _, args := range [][]string{
+		explicitArgs,
+		{"megatron", "--loss", "2.5"}, // layout search on dgx-a100
+		{"megatron", "--loss", "2.5", "--net", "ramp"},
+		{"gpt3"},
+		{"moe", "--layout", "search", "--gpus", "1536"},
+	} {
+		first := runJSON(t, args...)
+		if again := rerun(t, first); !reflect.DeepEqual(first, again) {
+			t.Errorf("%v: ddlest run of its JSON differs", args)
+		}
+	}
+}
+
+// TestSearchCLI: GPT-3 175B on 512 A100 of DGX A100 nodes, global batch 1,536 (the preset's,
+// Brown et al. Table 2.1). The JSON is a list, best first, of the megatron command's documents,
+// each runs again to itself, and tensor parallelism stays inside the 8-GPU NVLink node.
+func TestSearchCLI(t *testing.T) {
+	list, ok := runJSON(t, "search", "megatron", "--model", "gpt3-175b", "--gpus", "512", "--top", "3").([]any)
+	if !ok || len(list) != 3 {
+		t.Fatalf("search --format json: want a list of 3, got %T of %d", list, len(list))
+	}
+	prev := 0.0
+	for i, d := range list {
+		rep := d.(map[string]any)["report"].(map[string]any)
+		par := rep["parallel"].(map[string]any)
+		if tp := par["tp"].(float64); tp > 8 {
+			t.Errorf("layout %d: TP %g beyond one node", i, tp)
+		}
+		if gb := rep["training"].(map[string]any)["global_batch"].(float64); gb != 1536 || par["gpus"].(float64) != 512 {
+			t.Errorf("layout %d: global batch %g on %g GPUs, want 1536 on 512", i, gb, par["gpus"])
+		}
+		total := rep["iteration"].(map[string]any)["total_s"].(float64)
+		if total < prev {
+			t.Errorf("layout %d is faster than layout %d: not best first", i, i-1)
+		}
+		prev = total
+		if again := rerun(t, d); !reflect.DeepEqual(d, again) {
+			t.Errorf("layout %d: ddlest run of its document differs", i)
+		}
+	}
+	out, errOut, code := execute("search", "megatron", "--model", "gpt3-175b", "--gpus", "512", "--top", "2", "--format", "csv")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "rank,workload,") {
+		t.Errorf("search --format csv: exit %d, %q %s", code, out, errOut)
+	}
+}
+
+// TestCompareCLI: compare's numbers are the single commands' (each entry's document equals the
+// workload command's JSON on the same cluster and network).
+func TestCompareCLI(t *testing.T) {
+	list := runJSON(t, "compare", "gpt3", "--cluster", "dgx-a100", "--nets", "superpod,torus", "--baseline", "torus").([]any)
+	if len(list) != 2 {
+		t.Fatalf("%d entries, want 2", len(list))
+	}
+	var totals [2]float64
+	for i, net := range []string{"superpod", "torus"} {
+		e := list[i].(map[string]any)
+		single := runJSON(t, "gpt3", "--cluster", "dgx-a100", "--net", net)
+		if !reflect.DeepEqual(e["run"], single) {
+			t.Errorf("compare entry %s differs from `ddlest gpt3 --cluster dgx-a100 --net %s`", net, net)
+		}
+		totals[i] = e["run"].(map[string]any)["report"].(map[string]any)["iteration"].(map[string]any)["total_s"].(float64)
+	}
+	// speed-up = baseline iteration / iteration: torus is the baseline.
+	if s := list[0].(map[string]any)["speedup"].(float64); s != totals[1]/totals[0] {
+		t.Errorf("superpod speed-up %g, want torus/superpod = %g", s, totals[1]/totals[0])
+	}
+	if s := list[1].(map[string]any)["speedup"].(float64); s != 1 {
+		t.Errorf("baseline speed-up %g, want 1", s)
+	}
+	out, _, code := execute("compare", "megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "24", "--clusters", "dgx-a100,dgx-h100")
+	if code != 0 || !strings.Contains(out, "dgx-h100") {
+		t.Errorf("compare --clusters: exit %d\n%s", code, out)
+	}
+}
+
+// TestSweepCLI: a sweep file and the same grid as flags give the same rows; 1 and 2 workers give
+// the same rows; --out leaves only the file.
+func TestSweepCLI(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(file, []byte(`job: {workload: megatron, model: gpt3-175b, execution: {gpus: 64}}
+grid:
+  execution.tp: [2, 4, 8]
+  execution.pp: [3, 8, 16]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, errOut, code := execute("sweep", file, "--workers", "1")
+	if code != 0 {
+		t.Fatalf("sweep FILE: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "9 points") {
+		t.Errorf("sweep summary %q, want 9 points", errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(fromFile), "\n")
+	if len(lines) != 10 || !strings.HasPrefix(lines[0], "grid.execution.tp,grid.execution.pp,status,reason,") {
+		t.Fatalf("sweep FILE: %d lines, header %q", len(lines), lines[0])
+	}
+	// PP 3 does not divide 64 GPUs: invalid, with the reason.
+	if !strings.HasPrefix(lines[1], "2,3,invalid,") {
+		t.Errorf("row 1 = %q, want TP 2 × PP 3 invalid", lines[1])
+	}
+	out := filepath.Join(dir, "rows.csv")
+	_, errOut, code = execute("sweep", "megatron", "--model", "gpt3-175b", "--gpus", "64", "--grid", "execution.tp=2,4,8",
+		"--grid", "execution.pp=3,8,16", "--workers", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("sweep megatron: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != fromFile {
+		t.Errorf("sweep with flags and 2 workers differs from the file's with 1:\n%s\n---\n%s", b, fromFile)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("sweep left %d entries in its directory, want sweep.yaml and rows.csv", len(entries))
+	}
+}
+
+// TestExploreBadInput: one line, the right exit code.
+func TestExploreBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	_ = os.WriteFile(bad, []byte("job: {workload: megatron}\ngrid:\n  execution.tq: [1]\n"), 0o644)
+	unknown := filepath.Join(t.TempDir(), "unknown.yaml")
+	_ = os.WriteFile(unknown, []byte("job: {workload: megatron}\ngirds: {}\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"search", "megatron", "--model", "gpt3-175b", "--gpus", "8"}, 3, []string{"none of the", "fits", "over"}},
+		{[]string{"search", "megatron", "--model", "gpt3-175b", "--gpus", "512", "--top", "0"}, 2, []string{"--top 0"}},
+		{[]string{"sweep", "megatron", "--grid", "execution.tq=1,2"}, 2, []string{"execution.tq"}},
+		{[]string{"sweep", "megatron", "--grid", "dp_bucket_bytes=2us"}, 2, []string{"2us"}},
+		{[]string{"sweep", "megatron", "--grid", "tp"}, 2, []string{`"tp"`, "key=v1,v2"}},
+		{[]string{"sweep", "megatron"}, 2, []string{"--grid"}},
+		{[]string{"sweep", bad}, 2, []string{"execution.tq"}},
+		{[]string{"sweep", unknown}, 2, []string{"girds", "unknown.yaml:2"}},
+		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.parquet"}, 2, []string{"x.parquet", ".csv"}},
+		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
+		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
+		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},
+		{[]string{"compare", "gpt3", "--nets", "superpod,torus", "--baseline", "ideal"}, 2, []string{"ideal", "superpod, torus"}},
+	} {
+		_, errOut, code := execute(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errOut)
+			continue
+		}
+		if strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: error is not one line: %q", c.args, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not name %q", c.args, errOut, w)
+			}
+		}
+	}
+}

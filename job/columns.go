@@ -1,0 +1,173 @@
+package job
+
+import (
+	"strconv"
+
+	"github.com/ddlest/ddlest/partition/megatron"
+)
+
+// Kind is how a column's values are written.
+type Kind int
+
+const (
+	// Int values are counts, written without exponent or fraction.
+	Int Kind = iota
+	// Float values are measurements in the unit the column's name ends with.
+	Float
+	// Text values are names.
+	Text
+	// Bool values are true or false.
+	Bool
+)
+
+// Cell is one value of a row.
+type Cell struct {
+	Kind Kind
+	Num  float64
+	Text string
+}
+
+// String writes the value for CSV: integers as integers, floats in their shortest exact form.
+func (c Cell) String() string {
+	switch c.Kind {
+	case Int:
+		return strconv.FormatInt(int64(c.Num), 10)
+	case Float:
+		return strconv.FormatFloat(c.Num, 'g', -1, 64)
+	case Bool:
+		return strconv.FormatBool(c.Num != 0)
+	}
+	return c.Text
+}
+
+// Value is the cell as a JSON value (int64, float64, bool or string).
+func (c Cell) Value() any {
+	switch c.Kind {
+	case Int:
+		return int64(c.Num)
+	case Float:
+		return c.Num
+	case Bool:
+		return c.Num != 0
+	}
+	return c.Text
+}
+
+// Column is one field of a report's row: the one specification from which CSV output, sweep
+// rows, comparisons and figures read a report. Names end with their unit (_s seconds, _bytes
+// bytes, _per_s rates); fractions and counts have none.
+type Column struct {
+	Name string
+	Help string
+	Kind Kind
+	Get  func(*Report) Cell
+}
+
+func num(k Kind, f func(*Report) float64) func(*Report) Cell {
+	return func(r *Report) Cell { return Cell{Kind: k, Num: f(r)} }
+}
+
+func text(f func(*Report) string) func(*Report) Cell {
+	return func(r *Report) Cell { return Cell{Kind: Text, Text: f(r)} }
+}
+
+func flag(f func(*Report) bool) func(*Report) Cell {
+	return func(r *Report) Cell {
+		if f(r) {
+			return Cell{Kind: Bool, Num: 1}
+		}
+		return Cell{Kind: Bool}
+	}
+}
+
+// tf reads a transformer report's configuration.
+func tf(f func(c megatron.Config) float64) func(*Report) float64 {
+	return func(r *Report) float64 {
+		if r.Transformer == nil {
+			return 0
+		}
+		return f(r.Config)
+	}
+}
+
+// commonColumns are every workload's: the job's cluster and layout, then the estimate.
+var commonColumns = []Column{
+	{"workload", "workload", Text, text(func(r *Report) string { return r.Workload })},
+	{"model", "model or model preset", Text, text(func(r *Report) string {
+		if r.Transformer != nil {
+			return r.Preset
+		}
+		return r.Model
+	})},
+	{"cluster", "cluster preset", Text, text(func(r *Report) string {
+		if r.Cluster == nil {
+			return ""
+		}
+		return r.Cluster.Preset
+	})},
+	{"gpu", "GPU", Text, text(func(r *Report) string { return r.GPU.Name })},
+	{"network", "network model", Text, text(func(r *Report) string { return r.Network })},
+	{"precision", "training precision", Text, text(func(r *Report) string {
+		if r.Transformer != nil {
+			return r.Config.Precision.String()
+		}
+		return r.Plan.DType().String() // the GEMMs' datatype
+	})},
+	{"gpus", "GPUs of the job", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.GPUs) })},
+	{"dp", "data-parallel degree", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.DP) })},
+	{"tp", "tensor- or model-parallel degree", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.TP) })},
+	{"pp", "pipeline stages", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.PP) })},
+	{"global_batch", "samples (sequences) per iteration", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.GlobalBatch) })},
+	{"micro_batch", "samples per micro-batch", Int, num(Int, func(r *Report) float64 { return float64(r.Plan.Layout.MicroBatch) })},
+	{"steps", "training iterations", Float, num(Float, func(r *Report) float64 { return r.Steps })},
+	{"compute_s", "compute per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Compute) })},
+	{"exposed_comm_s", "exposed communication per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.ExposedComm) })},
+	{"bubble_s", "pipeline bubble per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Bubble) })},
+	{"iteration_s", "iteration time", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Total) })},
+	{"comm_fraction", "exposed communication / iteration", Float, num(Float, func(r *Report) float64 { return r.Result.Iteration.CommFraction })},
+	{"time_to_accuracy_s", "steps × iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.TimeToAccuracy) })},
+	{"samples_per_s", "throughput", Float, num(Float, func(r *Report) float64 { return r.Result.SamplesPerS })},
+	{"model_tflops_per_gpu", "model FLOP/s per GPU / 1e12", Float, num(Float, func(r *Report) float64 { return float64(r.Result.ModelFLOPPerGPU) / 1e12 })},
+	{"mfu", "model FLOP utilisation", Float, num(Float, func(r *Report) float64 { return r.Result.MFU })},
+	{"memory_bytes", "footprint of the fullest GPU", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Memory.Total) })},
+	{"memory_capacity_bytes", "GPU memory", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Memory.Capacity) })},
+}
+
+// transformerColumns follow the common ones for the megatron workload.
+var transformerColumns = []Column{
+	{"mode", "auto (target loss) or explicit", Text, text(func(r *Report) string { return r.Mode.String() })},
+	{"target_loss", "target loss in nats/token (auto mode)", Float, num(Float, func(r *Report) float64 {
+		if r.Transformer == nil || r.Target == nil {
+			return 0
+		}
+		return r.Target.Loss
+	})},
+	{"params", "parameters", Float, num(Float, func(r *Report) float64 { return r.Params })},
+	{"layers", "transformer layers", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Layers) }))},
+	{"hidden", "hidden size", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Hidden) }))},
+	{"heads", "attention heads", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Heads) }))},
+	{"seq", "sequence length", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Seq) }))},
+	{"interleave", "model chunks per stage", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Interleave) }))},
+	{"ep", "expert-parallel degree", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.MoE.EP) }))},
+	{"recompute", "activation recomputation", Text, text(func(r *Report) string { return r.Config.Recompute.String() })},
+	{"seq_parallel", "sequence parallelism", Bool, flag(func(r *Report) bool { return r.Config.SeqParallel })},
+	{"tokens", "training tokens", Float, num(Float, func(r *Report) float64 { return r.Tokens })},
+	{"tokens_per_s", "throughput", Float, num(Float, func(r *Report) float64 { return r.Result.TokensPerS })},
+}
+
+// Columns are the columns of a workload's rows.
+func Columns(workload string) []Column {
+	if workload == "megatron" {
+		return append(commonColumns[:len(commonColumns):len(commonColumns)], transformerColumns...)
+	}
+	return commonColumns
+}
+
+// Row is a report's cells under cols.
+func Row(r *Report, cols []Column) []Cell {
+	out := make([]Cell, len(cols))
+	for i, c := range cols {
+		out[i] = c.Get(r)
+	}
+	return out
+}

@@ -1,0 +1,291 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+)
+
+// Axis is one swept key and its values, in order.
+type Axis struct {
+	Key    string
+	Values []string
+}
+
+// Grid is the Cartesian product of its axes; the first axis varies slowest.
+type Grid []Axis
+
+// ParseAxis reads "key=v1,v2,…".
+func ParseAxis(s string) (Axis, error) {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.TrimSpace(v) == "" {
+		return Axis{}, errs.Usage("--grid %q is not key=v1,v2,… (e.g. execution.tp=1,2,4,8)", s)
+	}
+	var vals []string
+	for _, x := range strings.Split(v, ",") {
+		vals = append(vals, strings.TrimSpace(x))
+	}
+	return Axis{Key: k, Values: vals}, nil
+}
+
+// Points is the number of points of the grid.
+func (g Grid) Points() int {
+	n := 1
+	for _, a := range g {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// values fills the values of point i (row-major, first axis slowest).
+func (g Grid) values(i int, out []string) {
+	for k := len(g) - 1; k >= 0; k-- {
+		n := len(g[k].Values)
+		out[k] = g[k].Values[i%n]
+		i /= n
+	}
+}
+
+// Check applies every value of every axis to a copy of base, so that an unknown key or a value
+// of the wrong type or unit is refused before the sweep starts.
+func (g Grid) Check(base *Job) error {
+	seen := map[string]bool{}
+	for _, a := range g {
+		if seen[a.Key] {
+			return errs.Usage("sweep: key %s is swept twice; give its values once (key=v1,v2,…)", a.Key)
+		}
+		seen[a.Key] = true
+		if len(a.Values) == 0 {
+			return errs.Usage("sweep: key %s has no values", a.Key)
+		}
+		for _, v := range a.Values {
+			if err := base.Clone().Set(a.Key, v); err != nil {
+				return errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SweepFile is a sweep as data: a job (or a job file's path) and the grid over its keys, in order.
+//
+//	job: {workload: megatron, model: gpt3-175b, execution: {gpus: 512}}
+//	grid:
+//	  execution.tp: [1, 2, 4, 8]
+//	  execution.pp: [1, 2, 4, 8, 16]
+type SweepFile struct {
+	Job  Job
+	Grid Grid
+}
+
+// DecodeNode reads job and grid strictly.
+func (s *SweepFile) DecodeNode(d *params.Decoder, n *yaml.Node, path string) error {
+	m, keys, err := d.Mapping(n, path)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.Value != "job" && k.Value != "grid" {
+			return d.Errorf(k, "unknown key %q; valid: job, grid", k.Value)
+		}
+	}
+	jn, ok := m["job"]
+	if !ok {
+		return d.Errorf(n, "no job key: give the job to sweep (a mapping as `ddlest run` reads)")
+	}
+	if err := d.Decode(jn, &s.Job, "job"); err != nil {
+		return err
+	}
+	gn, ok := m["grid"]
+	if !ok {
+		return d.Errorf(n, "no grid key: give the keys to sweep and their values, e.g. execution.tp: [1, 2, 4]")
+	}
+	gm, gkeys, err := d.Mapping(gn, "grid")
+	if err != nil {
+		return err
+	}
+	for _, k := range gkeys {
+		v := gm[k.Value]
+		a := Axis{Key: k.Value}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			a.Values = []string{v.Value}
+		case yaml.SequenceNode:
+			for _, x := range v.Content {
+				if x.Kind != yaml.ScalarNode {
+					return d.Errorf(x, "grid.%s: values must be scalars", k.Value)
+				}
+				a.Values = append(a.Values, x.Value)
+			}
+		default:
+			return d.Errorf(v, "grid.%s: give a list of values", k.Value)
+		}
+		if len(a.Values) == 0 {
+			return d.Errorf(v, "grid.%s has no values", k.Value)
+		}
+		s.Grid = append(s.Grid, a)
+	}
+	return nil
+}
+
+// Status is a sweep point's outcome.
+type Status int
+
+const (
+	// OK: the point was estimated.
+	OK Status = iota
+	// Infeasible: the point is valid but cannot run (memory, cluster size).
+	Infeasible
+	// Invalid: the point's combination of values is not a valid job (e.g. TP not dividing the
+	// heads).
+	Invalid
+)
+
+func (s Status) String() string { return [...]string{"ok", "infeasible", "invalid"}[s] }
+
+// Point is one point of a sweep.
+type Point struct {
+	Index  int
+	Values []string // the grid's values, one per axis
+	Status Status
+	Report *Report // OK only
+	Err    error   // Infeasible and Invalid: why
+}
+
+// SweepSummary counts the points by status.
+type SweepSummary struct {
+	Points, OK, Infeasible, Invalid int
+}
+
+// SweepOptions tune a sweep.
+type SweepOptions struct {
+	// Workers run points at once (0: every core). Rows are the same for any number.
+	Workers int
+	// Progress, when set, is called after each batch with the points done.
+	Progress func(done, total int)
+}
+
+// sweepBatch is how many points run between two in-order emits per worker: large enough to keep
+// workers busy, small enough to bound memory.
+const sweepBatch = 256
+
+// Sweep runs every point of the grid over base, in parallel, and calls emit with the points in
+// grid order. A point that is infeasible or invalid is reported, not fatal; any other error
+// (a trace file that cannot be read) stops the sweep. ctx cancels it between points.
+func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Point) error) (SweepSummary, error) {
+	sum := SweepSummary{Points: g.Points()}
+	if err := g.Check(base); err != nil {
+		return sum, err
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batch := make([]Point, min(sum.Points, sweepBatch*workers))
+	for start := 0; start < sum.Points; start += len(batch) {
+		n := min(len(batch), sum.Points-start)
+		var next int
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		var fatal error
+		for range min(workers, n) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					i := next
+					next++
+					stop := fatal != nil
+					mu.Unlock()
+					if i >= n || stop || ctx.Err() != nil {
+						return
+					}
+					p := &batch[i]
+					*p = Point{Index: start + i, Values: make([]string, len(g))}
+					g.values(start+i, p.Values)
+					if err := runPoint(base, g, p); err != nil {
+						mu.Lock()
+						fatal = err
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		if fatal != nil {
+			return sum, fatal
+		}
+		for i := range n {
+			p := &batch[i]
+			switch p.Status {
+			case OK:
+				sum.OK++
+			case Infeasible:
+				sum.Infeasible++
+			case Invalid:
+				sum.Invalid++
+			}
+			if err := emit(p); err != nil {
+				return sum, err
+			}
+			*p = Point{}
+		}
+		if o.Progress != nil {
+			o.Progress(start+n, sum.Points)
+		}
+	}
+	return sum, nil
+}
+
+// runPoint estimates one point; only errors that are neither infeasibility nor bad input stop
+// the sweep.
+func runPoint(base *Job, g Grid, p *Point) error {
+	j := base.Clone()
+	for k, a := range g {
+		if err := j.Set(a.Key, p.Values[k]); err != nil {
+			return classify(p, err)
+		}
+	}
+	rep, err := Run(j)
+	if err != nil {
+		return classify(p, err)
+	}
+	p.Status, p.Report = OK, rep
+	return nil
+}
+
+func classify(p *Point, err error) error {
+	var inf *errs.InfeasibleError
+	switch {
+	case errors.As(err, &inf):
+		p.Status, p.Err = Infeasible, err
+	case errs.ExitCode(err) == errs.ExitUsage:
+		p.Status, p.Err = Invalid, err
+	default:
+		return fmt.Errorf("sweep point %v: %w", p.Values, err)
+	}
+	return nil
+}
+
+// Keys lists the grid's keys.
+func (g Grid) Keys() []string {
+	out := make([]string, len(g))
+	for i, a := range g {
+		out[i] = a.Key
+	}
+	return slices.Clip(out)
+}

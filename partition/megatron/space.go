@@ -1,0 +1,144 @@
+package megatron
+
+import (
+	"github.com/ddlest/ddlest/partition"
+)
+
+// Space is the set of parallel layouts a search enumerates for one model, one global batch and
+// one GPU count (Calculon's execution space, restricted to what Megatron-LM runs): TP × PP × DP =
+// GPUs, the micro-batch, interleaved model chunks, activation recomputation, sequence
+// parallelism and, for MoE models, expert parallelism. A nil list means every valid value.
+type Space struct {
+	GPUs        int
+	TP, PP      []int
+	MicroBatch  []int
+	Interleave  []int
+	EP          []int
+	Recompute   []Recompute
+	SeqParallel []bool
+}
+
+var (
+	allRecompute = []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull}
+	allSP        = []bool{false, true}
+	noSP         = []bool{false}
+)
+
+// Layouts calls yield with every valid configuration of base (its model, global batch,
+// precision, optimizer and overlap settings) in the space, in a fixed order: TP, PP, micro-batch,
+// interleave, EP, recompute, sequence parallelism, each ascending. It stops when yield returns
+// false. The configurations pass Config.Validate; memory is not checked (PeakMemory).
+//
+// Rules: TP divides the heads (MoE layers: TP 1, Config.Validate); PP·interleave divides the
+// layers; DP = GPUs/(TP·PP) divides the global batch and the micro-batch divides the local
+// batch; interleaving needs PP > 1 and a number of micro-batches divisible by PP (Megatron-LM
+// megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
+// "number of microbatches … is not divisible by pipeline-model-parallel-size when using
+// interleaved schedule"); sequence parallelism needs TP > 1, TP dividing the sequence and the
+// Megatron tensor-parallel collectives; EP divides DP and the experts.
+func Layouts(base Config, s Space, yield func(Config) bool) {
+	n := s.GPUs
+	if n < 1 || base.Layers < 1 || base.Heads < 1 || base.GlobalBatch < 1 {
+		return
+	}
+	for tp := 1; tp <= n; tp++ {
+		if n%tp != 0 || base.Heads%tp != 0 || !allowed(s.TP, tp) || (base.MoE.Experts > 0 && tp != 1) {
+			continue
+		}
+		for pp := 1; pp <= n/tp; pp++ {
+			if (n/tp)%pp != 0 || base.Layers%pp != 0 || !allowed(s.PP, pp) {
+				continue
+			}
+			dp := n / (tp * pp)
+			if base.GlobalBatch%dp != 0 {
+				continue
+			}
+			local := base.GlobalBatch / dp
+			for mb := 1; mb <= local; mb++ {
+				if local%mb != 0 || !allowed(s.MicroBatch, mb) {
+					continue
+				}
+				if !layoutsAt(base, s, tp, pp, dp, mb, yield) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// layoutsAt enumerates interleave, EP, recomputation and sequence parallelism at one
+// (TP, PP, DP, micro-batch); false stops the enumeration.
+func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool) bool {
+	c := base
+	c.TP, c.PP, c.DP, c.MicroBatch = tp, pp, dp, mb
+	mbs := c.MicroBatches()
+	eps := []int{c.MoE.EP}
+	if c.MoE.Experts > 0 {
+		eps = eps[:0]
+		for ep := 1; ep <= dp; ep++ {
+			if dp%ep == 0 && c.MoE.Experts%ep == 0 && allowed(s.EP, ep) {
+				eps = append(eps, ep)
+			}
+		}
+	}
+	rcs := s.Recompute
+	if rcs == nil {
+		rcs = allRecompute
+	}
+	sps := s.SeqParallel
+	if sps == nil {
+		sps = allSP
+	}
+	if tp == 1 || c.Seq%tp != 0 || c.TPComm == TPCommRAMP {
+		sps = noSP
+		if len(s.SeqParallel) == 1 && s.SeqParallel[0] {
+			return true // only sequence-parallel layouts were asked for
+		}
+	}
+	for v := 1; v <= c.Layers/pp; v++ {
+		if (c.Layers/pp)%v != 0 || !allowed(s.Interleave, v) || (v > 1 && (pp == 1 || mbs%pp != 0)) {
+			continue
+		}
+		c.Interleave = v
+		for _, ep := range eps {
+			c.MoE.EP = ep
+			for _, rc := range rcs {
+				c.Recompute = rc
+				for _, sp := range sps {
+					c.SeqParallel = sp
+					if !yield(c) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+func allowed(list []int, v int) bool {
+	if list == nil {
+		return true
+	}
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// PeakMemory is the footprint of the configuration's fullest stage, from the closed-form
+// accounting Build uses (no op graph): the first stage holds the most micro-batches in flight
+// and the embedding, the last the LM head; the stages between hold no more than the first.
+func PeakMemory(c Config) partition.Memory {
+	g := geometry(c)
+	g.moeAct = &moeActivations{}
+	m := stageMemory(g, c, 0)
+	if c.PP > 1 {
+		if last := stageMemory(g, c, c.PP-1); last.Total > m.Total {
+			m = last
+		}
+	}
+	return m
+}
