@@ -1,6 +1,7 @@
 package job
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/ddlest/ddlest/partition/megatron"
@@ -33,6 +34,9 @@ func (c Cell) String() string {
 	case Int:
 		return strconv.FormatInt(int64(c.Num), 10)
 	case Float:
+		if c.Num == math.Trunc(c.Num) && math.Abs(c.Num) < 1e21 {
+			return strconv.FormatFloat(c.Num, 'f', -1, 64) // whole numbers (bytes, tokens) without exponent
+		}
 		return strconv.FormatFloat(c.Num, 'g', -1, 64)
 	case Bool:
 		return strconv.FormatBool(c.Num != 0)
@@ -123,19 +127,26 @@ var commonColumns = []Column{
 	{"compute_s", "compute per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Compute) })},
 	{"exposed_comm_s", "exposed communication per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.ExposedComm) })},
 	{"bubble_s", "pipeline bubble per iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Bubble) })},
-	{"iteration_s", "iteration time", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Total) })},
+	{"total_s", "iteration time", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Iteration.Total) })},
 	{"comm_fraction", "exposed communication / iteration", Float, num(Float, func(r *Report) float64 { return r.Result.Iteration.CommFraction })},
 	{"time_to_accuracy_s", "steps × iteration", Float, num(Float, func(r *Report) float64 { return float64(r.Result.TimeToAccuracy) })},
 	{"samples_per_s", "throughput", Float, num(Float, func(r *Report) float64 { return r.Result.SamplesPerS })},
+	{"hw_tflops_per_gpu", "executed FLOP/s per GPU (recomputation included) / 1e12", Float, num(Float, func(r *Report) float64 { return float64(r.Result.HWFLOPPerGPU) / 1e12 })},
 	{"model_tflops_per_gpu", "model FLOP/s per GPU / 1e12", Float, num(Float, func(r *Report) float64 { return float64(r.Result.ModelFLOPPerGPU) / 1e12 })},
 	{"mfu", "model FLOP utilisation", Float, num(Float, func(r *Report) float64 { return r.Result.MFU })},
-	{"memory_bytes", "footprint of the fullest GPU", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Memory.Total) })},
+	{"memory_total_bytes", "footprint of the fullest GPU", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Memory.Total) })},
 	{"memory_capacity_bytes", "GPU memory", Float, num(Float, func(r *Report) float64 { return float64(r.Result.Memory.Capacity) })},
 }
 
 // transformerColumns follow the common ones for the megatron workload.
 var transformerColumns = []Column{
 	{"mode", "auto (target loss) or explicit", Text, text(func(r *Report) string { return r.Mode.String() })},
+	{"law", "scaling law (auto mode)", Text, text(func(r *Report) string {
+		if r.Transformer == nil || r.Target == nil {
+			return ""
+		}
+		return r.Target.Law.String()
+	})},
 	{"target_loss", "target loss in nats/token (auto mode)", Float, num(Float, func(r *Report) float64 {
 		if r.Transformer == nil || r.Target == nil {
 			return 0
@@ -143,10 +154,17 @@ var transformerColumns = []Column{
 		return r.Target.Loss
 	})},
 	{"params", "parameters", Float, num(Float, func(r *Report) float64 { return r.Params })},
+	{"non_embedding_params", "parameters without embedding and LM head (Kaplan's N)", Float, num(Float, func(r *Report) float64 {
+		if r.Transformer == nil {
+			return 0
+		}
+		return r.NonEmbedding
+	})},
 	{"layers", "transformer layers", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Layers) }))},
 	{"hidden", "hidden size", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Hidden) }))},
 	{"heads", "attention heads", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Heads) }))},
 	{"seq", "sequence length", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Seq) }))},
+	{"vocab", "vocabulary (before padding)", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Vocab) }))},
 	{"interleave", "model chunks per stage", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.Interleave) }))},
 	{"ep", "expert-parallel degree", Int, num(Int, tf(func(c megatron.Config) float64 { return float64(c.MoE.EP) }))},
 	{"recompute", "activation recomputation", Text, text(func(r *Report) string { return r.Config.Recompute.String() })},

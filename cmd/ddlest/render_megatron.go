@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -221,33 +220,10 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// megatronCSV is one header row and one data row: the summary, for sweeps and spreadsheets.
-var megatronCSVHeader = []string{"mode", "law", "target_loss", "params", "non_embedding_params", "layers", "hidden", "heads",
-	"seq", "vocab", "global_batch", "micro_batch", "steps", "tokens", "gpus", "dp", "tp", "pp", "interleave",
-	"seq_parallel", "recompute", "precision", "gpu", "network", "compute_s", "exposed_comm_s", "bubble_s", "total_s",
-	"comm_fraction", "time_to_accuracy_s", "tokens_per_s", "hw_tflops_per_gpu", "model_tflops_per_gpu", "mfu",
-	"memory_total_bytes", "memory_capacity_bytes"}
-
+// writeMegatronCSV is one header row and one data row of the column specification (job.Columns),
+// the same as sweep rows.
 func writeMegatronCSV(w io.Writer, r *job.Report) error {
-	d := megatronJSON(r)
-	law, loss := "", ""
-	if d.Scaling != nil {
-		law, loss = d.Scaling.Law, ftoa(d.Scaling.TargetLoss)
-	}
-	it := d.Iteration
-	row := []string{d.Mode, law, loss, ftoa(d.Model.Params), ftoa(d.Model.NonEmbeddingParams), itoa(d.Model.Layers),
-		itoa(d.Model.Hidden), itoa(d.Model.Heads), itoa(d.Model.Seq), itoa(d.Model.Vocab), itoa(d.Training.GlobalBatch),
-		itoa(d.Training.MicroBatch), ftoa(d.Training.Steps), ftoa(d.Training.Tokens), itoa(d.Parallel.GPUs),
-		itoa(d.Parallel.DP), itoa(d.Parallel.TP), itoa(d.Parallel.PP), itoa(d.Parallel.Interleave),
-		fmt.Sprint(d.Parallel.SeqParallel), d.Parallel.Recompute, d.Training.Precision, d.Hardware.GPU, d.Network.Name,
-		ftoa(float64(it.Compute)), ftoa(float64(it.ExposedComm)), ftoa(float64(it.Bubble)), ftoa(float64(it.Total)),
-		ftoa(it.CommFraction), ftoa(d.TimeToAccuracyS), ftoa(d.Throughput.TokensPerS), ftoa(d.Throughput.HWTFLOPsPerGPU),
-		ftoa(d.Throughput.ModelTFLOPsPerGPU), ftoa(d.Throughput.MFU), ftoa(float64(d.Memory.Total)), ftoa(float64(d.Memory.Capacity))}
-	cw := csv.NewWriter(w)
-	_ = cw.Write(megatronCSVHeader)
-	_ = cw.Write(row)
-	cw.Flush()
-	return cw.Error()
+	return writeRowsCSV(w, nil, []*job.Report{r}, func(int) []string { return nil })
 }
 
 // changedParams lists the network parameters that differ from the model's defaults.
