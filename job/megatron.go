@@ -227,15 +227,19 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 		rep.ComputeMinFLOP = scaling.ComputeMin(rep.TrainingFLOP, rep.Target.CriticalBatch, float64(cfg.GlobalBatch))
 	}
 
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	memErr := megatron.CheckMemory(cfg) // before building: most layouts of a sweep do not fit
+	if memErr != nil && !env.o.IgnoreMemory {
+		return memErr
+	}
 	plan, err := megatron.Build(cfg)
 	if err != nil {
 		return err
 	}
-	if err := plan.CheckMemory(); err != nil {
-		if !env.o.IgnoreMemory {
-			return err
-		}
-		rep.MemoryWarning = err.Error()
+	if memErr != nil {
+		rep.MemoryWarning = memErr.Error()
 	}
 	rep.Plan = plan
 

@@ -176,3 +176,35 @@ func BenchmarkSearchGPT3(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckMemoryMatchesPlan: the closed-form check before Build gives the plan's own verdict and
+// message, for every layout of a model on 64 GPUs (dense and MoE).
+func TestCheckMemoryMatchesPlan(t *testing.T) {
+	for _, name := range []string{"gpt3-13b", "gpt3-175b", "gpt3-moe"} {
+		c, err := PresetConfig(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Capacity = 80e9
+		n, bad := 0, 0
+		megatron.Layouts(c, megatron.Space{GPUs: 64}, func(c megatron.Config) bool {
+			n++
+			if n%5 != 0 {
+				return true
+			}
+			plan, err := megatron.Build(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := plan.CheckMemory(), megatron.CheckMemory(c)
+			if (want == nil) != (got == nil) || (want != nil && want.Error() != got.Error()) {
+				t.Fatalf("%s %+v: closed form %v, plan %v", name, c, got, want)
+			}
+			if want != nil {
+				bad++
+			}
+			return true
+		})
+		t.Logf("%s: %d layouts, %d of the sample do not fit", name, n, bad)
+	}
+}

@@ -196,6 +196,9 @@ func (j *Job) Set(key, value string) error {
 	return params.SetPath(j, key, value)
 }
 
+// presetKeys are the keys Set treats specially: they replace more than one leaf.
+var presetKeys = []string{"cluster", "cluster.preset", "model", "model.preset", "net", "cluster.network.model", "net-preset", "cluster.network.preset"}
+
 // Validate checks the cluster; the workload validates the rest when it runs.
 func (j *Job) Validate() error { return j.Cluster.Validate() }
 

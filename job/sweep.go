@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -59,22 +60,59 @@ func (g Grid) values(i int, out []string) {
 // Check applies every value of every axis to a copy of base, so that an unknown key or a value
 // of the wrong type or unit is refused before the sweep starts.
 func (g Grid) Check(base *Job) error {
+	_, err := g.compile(base)
+	return err
+}
+
+// compiledGrid holds each axis's leaf setter and parsed values, so that a point costs a copy of
+// the job and one assignment per axis. A grid over a preset key (cluster, model, network) sets
+// its points with Job.Set instead: a preset replaces many leaves.
+type compiledGrid struct {
+	setters []*params.Setter
+	values  [][]reflect.Value
+}
+
+func (g Grid) compile(base *Job) (*compiledGrid, error) {
 	seen := map[string]bool{}
+	c := &compiledGrid{}
+	viaSet := false
 	for _, a := range g {
 		if seen[a.Key] {
-			return errs.Usage("sweep: key %s is swept twice; give its values once (key=v1,v2,…)", a.Key)
+			return nil, errs.Usage("sweep: key %s is swept twice; give its values once (key=v1,v2,…)", a.Key)
 		}
 		seen[a.Key] = true
 		if len(a.Values) == 0 {
-			return errs.Usage("sweep: key %s has no values", a.Key)
+			return nil, errs.Usage("sweep: key %s has no values", a.Key)
 		}
 		for _, v := range a.Values {
 			if err := base.Clone().Set(a.Key, v); err != nil {
-				return errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
+				return nil, errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
 			}
 		}
+		viaSet = viaSet || slices.Contains(presetKeys, a.Key)
 	}
-	return nil
+	if viaSet {
+		return c, nil
+	}
+	b := base.Clone()
+	if err := b.Cluster.Network.resolve(); err != nil {
+		return nil, err
+	}
+	for _, a := range g {
+		s, err := params.NewSetter(b, a.Key)
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]reflect.Value, len(a.Values))
+		for i, v := range a.Values {
+			if vals[i], err = s.Parse(v); err != nil {
+				return nil, err
+			}
+		}
+		c.setters = append(c.setters, s)
+		c.values = append(c.values, vals)
+	}
+	return c, nil
 }
 
 // SweepFile is a sweep as data: a job (or a job file's path) and the grid over its keys, in order.
@@ -184,7 +222,12 @@ const sweepBatch = 256
 // (a trace file that cannot be read) stops the sweep. ctx cancels it between points.
 func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Point) error) (SweepSummary, error) {
 	sum := SweepSummary{Points: g.Points()}
-	if err := g.Check(base); err != nil {
+	cg, err := g.compile(base)
+	if err != nil {
+		return sum, err
+	}
+	base = base.Clone()
+	if err := base.Cluster.Network.resolve(); err != nil {
 		return sum, err
 	}
 	workers := o.Workers
@@ -214,7 +257,7 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 					p := &batch[i]
 					*p = Point{Index: start + i, Values: make([]string, len(g))}
 					g.values(start+i, p.Values)
-					if err := runPoint(base, g, p); err != nil {
+					if err := runPoint(base, g, cg, p); err != nil {
 						mu.Lock()
 						fatal = err
 						mu.Unlock()
@@ -253,11 +296,20 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 
 // runPoint estimates one point; only errors that are neither infeasibility nor bad input stop
 // the sweep.
-func runPoint(base *Job, g Grid, p *Point) error {
+func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point) error {
 	j := base.Clone()
-	for k, a := range g {
-		if err := j.Set(a.Key, p.Values[k]); err != nil {
-			return classify(p, err)
+	if cg.setters == nil {
+		for k, a := range g {
+			if err := j.Set(a.Key, p.Values[k]); err != nil {
+				return classify(p, err)
+			}
+		}
+	} else {
+		i := p.Index
+		for k := len(g) - 1; k >= 0; k-- {
+			n := len(g[k].Values)
+			cg.setters[k].Apply(j, cg.values[k][i%n])
+			i /= n
 		}
 	}
 	rep, err := Run(j)

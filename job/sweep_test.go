@@ -99,3 +99,29 @@ func TestSweepBadKey(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSweep is a 12,288-point sweep of GPT-3 175B layouts (most do not fit or are invalid,
+// as in a real layout sweep). Target (issue 9): ≥ 100,000 points/s on one core, ≥ 1.8× that on
+// two.
+func BenchmarkSweep(b *testing.B) {
+	base := gpt3Job(b)
+	g := Grid{
+		{"execution.tp", []string{"1", "2", "4", "8"}},
+		{"execution.pp", []string{"1", "2", "4", "8", "16", "32", "48", "96"}},
+		{"execution.dp", []string{"1", "2", "4", "8", "16", "32", "64", "128"}},
+		{"execution.micro_batch", []string{"1", "2", "4", "8"}},
+		{"execution.interleave", []string{"1", "2"}},
+		{"execution.recompute", []string{"none", "selective", "full"}},
+		{"execution.seq_parallel", []string{"false", "true"}},
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		sum, err := Sweep(context.Background(), base, g, SweepOptions{}, func(*Point) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += sum.Points
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "points/s")
+}

@@ -250,17 +250,23 @@ func (p *Plan) CheckMemory() error {
 			}
 		}
 	}
-	switch {
-	case bad == 0:
+	if bad == 0 {
 		return nil
-	case len(p.Stages) == 1:
-		return errs.Infeasible(p.Stages[0].Memory.String(), "the %s plan does not fit in GPU memory", p.Workload)
-	case bad == 1:
-		return errs.Infeasible(fmt.Sprintf("stage %d: %v", p.Stages[worst].Index, p.Stages[worst].Memory),
-			"the %s plan does not fit in GPU memory", p.Workload)
 	}
-	return errs.Infeasible(fmt.Sprintf("%d of %d stages exceed it, the worst is stage %d: %v", bad, len(p.Stages),
-		p.Stages[worst].Index, p.Stages[worst].Memory), "the %s plan does not fit in GPU memory", p.Workload)
+	return MemoryError(p.Workload, len(p.Stages), bad, p.Stages[worst].Index, p.Stages[worst].Memory)
+}
+
+// MemoryError is the infeasibility of a plan of n stages of which bad exceed GPU memory, the
+// worst being stage worst with footprint m (one message for every check).
+func MemoryError(workload string, n, bad, worst int, m Memory) error {
+	switch {
+	case n == 1:
+		return errs.Infeasible(m.String(), "the %s plan does not fit in GPU memory", workload)
+	case bad == 1:
+		return errs.Infeasible(fmt.Sprintf("stage %d: %v", worst, m), "the %s plan does not fit in GPU memory", workload)
+	}
+	return errs.Infeasible(fmt.Sprintf("%d of %d stages exceed it, the worst is stage %d: %v", bad, n, worst, m),
+		"the %s plan does not fit in GPU memory", workload)
 }
 
 // DType is the dtype of the plan's GEMMs (the training dtype; 0 when there are none).

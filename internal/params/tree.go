@@ -350,15 +350,30 @@ func Leaves(cfg any) []Leaf {
 // SetPath assigns value to the leaf of cfg at path. A path may be shortened to any unique
 // suffix of whole keys ("tp" for "execution.tp"). Errors name the path and the valid ones.
 func SetPath(cfg any, path, value string) error {
+	full, err := resolve(cfg, path)
+	if err != nil {
+		return err
+	}
+	for _, l := range Leaves(cfg) {
+		if l.Path == full {
+			if err := SetScalar(l.Value, lastKey(full), value); err != nil {
+				return errs.Usage("%s: %v", full, err)
+			}
+		}
+	}
+	return nil
+}
+
+// resolve finds the full path of a leaf from a unique suffix of whole keys.
+func resolve(cfg any, path string) (string, error) {
 	leaves := Leaves(cfg)
-	var hits []Leaf
+	var hits []string
 	for _, l := range leaves {
 		if l.Path == path {
-			hits = []Leaf{l}
-			break
+			return path, nil
 		}
 		if strings.HasSuffix(l.Path, "."+path) {
-			hits = append(hits, l)
+			hits = append(hits, l.Path)
 		}
 	}
 	switch len(hits) {
@@ -367,17 +382,83 @@ func SetPath(cfg any, path, value string) error {
 		for i, l := range leaves {
 			ps[i] = l.Path
 		}
-		return errs.Usage("unknown key %q; valid: %s", path, strings.Join(ps, ", "))
+		return "", errs.Usage("unknown key %q; valid: %s", path, strings.Join(ps, ", "))
 	case 1:
-	default:
-		ps := make([]string, len(hits))
-		for i, l := range hits {
-			ps[i] = l.Path
+		return hits[0], nil
+	}
+	return "", errs.Usage("key %q is ambiguous; give one of %s", path, strings.Join(hits, ", "))
+}
+
+// Setter assigns parsed values to one leaf of configs that share a shape, without walking the
+// config for every assignment (a sweep sets the same keys at every point).
+type Setter struct {
+	// Path is the leaf's full path.
+	Path  string
+	steps [][]int // per key, the field index path in its (dereferenced) struct
+	typ   reflect.Type
+}
+
+// NewSetter resolves path (a unique suffix of whole keys, as SetPath) on cfg.
+func NewSetter(cfg any, path string) (*Setter, error) {
+	full, err := resolve(cfg, path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Setter{Path: full}
+	v, _ := structOf(cfg)
+	for _, key := range strings.Split(full, ".") {
+		v = deref(v)
+		idx, ok := fieldIndex(v.Type(), key, nil)
+		if !ok {
+			return nil, errs.Usage("unknown key %q", full)
 		}
-		return errs.Usage("key %q is ambiguous; give one of %s", path, strings.Join(ps, ", "))
+		s.steps = append(s.steps, idx)
+		v = v.FieldByIndex(idx)
 	}
-	if err := SetScalar(hits[0].Value, lastKey(hits[0].Path), value); err != nil {
-		return errs.Usage("%s: %v", hits[0].Path, err)
+	s.typ = v.Type()
+	return s, nil
+}
+
+// Parse reads text as the leaf's value, as SetPath would.
+func (s *Setter) Parse(text string) (reflect.Value, error) {
+	v := reflect.New(s.typ).Elem()
+	if err := SetScalar(v, lastKey(s.Path), text); err != nil {
+		return v, errs.Usage("%s: %v", s.Path, err)
 	}
-	return nil
+	return v, nil
+}
+
+// Apply assigns a value from Parse to the leaf of cfg (of the shape NewSetter saw).
+func (s *Setter) Apply(cfg any, val reflect.Value) {
+	v, _ := structOf(cfg)
+	for _, idx := range s.steps {
+		v = deref(v).FieldByIndex(idx)
+	}
+	v.Set(val)
+}
+
+func deref(v reflect.Value) reflect.Value {
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	return v
+}
+
+// fieldIndex is the index path of the field of struct type t whose key is key (embedded structs
+// flattened, as fields).
+func fieldIndex(t reflect.Type, key string, prefix []int) ([]int, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		idx := append(prefix[:len(prefix):len(prefix)], i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
+			if out, ok := fieldIndex(sf.Type, key, idx); ok {
+				return out, true
+			}
+			continue
+		}
+		if jsonKey(sf) == key {
+			return idx, true
+		}
+	}
+	return nil, false
 }

@@ -103,8 +103,19 @@ func Build(c Config) (*partition.Plan, error) {
 		Stages: make([]partition.Stage, p),
 	}
 	plan.Params, _ = Params(c)
+	// The stages between the first and the last hold the same blocks: build their work once and
+	// give each its own index and memory (activations in flight differ by stage).
+	var mid *partition.Stage
+	var midFLOP units.FLOP
 	for i := range plan.Stages {
-		var blocks []partition.Block
+		if mid != nil && i < p-1 {
+			st := *mid
+			st.Index, st.Memory = i, stageMemory(g, c, i)
+			plan.ModelFLOP += midFLOP
+			plan.Stages[i] = st
+			continue
+		}
+		blocks := make([]partition.Block, 0, len(layers)+2)
 		if g.vocab > 0 && i == 0 {
 			blocks = append(blocks, embed)
 		}
@@ -113,14 +124,16 @@ func Build(c Config) (*partition.Plan, error) {
 			blocks = append(blocks, head)
 		}
 		st := partition.Stage{Index: i, Blocks: blocks}
+		var flop units.FLOP
 		for _, b := range blocks {
 			st.Params += b.Params * float64(b.Repeat)
 			for _, op := range b.Ops {
 				if op.Kind.IsMatMul() && (op.Phase == partition.Forward || op.Phase == partition.Backward) {
-					plan.ModelFLOP += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.DP)
+					flop += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.DP)
 				}
 			}
 		}
+		plan.ModelFLOP += flop
 		st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, c.Optimizer, c.Precision)}
 		st.Grads = gradSyncs(st, c)
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
@@ -137,6 +150,9 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 		st.Memory = stageMemory(g, c, i)
 		plan.Stages[i] = st
+		if i > 0 && i < p-1 {
+			mid, midFLOP = &plan.Stages[i], flop
+		}
 	}
 	if p > 1 {
 		// Activations forward and gradients backward cross each stage boundary once per

@@ -1,6 +1,7 @@
 package megatron
 
 import (
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -141,4 +142,43 @@ func PeakMemory(c Config) partition.Memory {
 		}
 	}
 	return m
+}
+
+// CheckMemory is Plan.CheckMemory of the plan Build would make, from the closed-form footprints
+// (no op graph): a search or sweep rejects what does not fit before building it. The stages
+// between the first and the last share their weights and per-micro-batch activations and differ
+// only in the micro-batches in flight.
+func CheckMemory(c Config) error {
+	g := geometry(c)
+	g.moeAct = &moeActivations{}
+	p := c.PP
+	first := stageMemory(g, c, 0)
+	bad, worst, wm := 0, -1, partition.Memory{}
+	note := func(i int, m partition.Memory) {
+		if m.Total > m.Capacity {
+			bad++
+			if worst < 0 || m.Total > wm.Total {
+				worst, wm = i, m
+			}
+		}
+	}
+	note(0, first)
+	if p > 2 {
+		mid := stageMemory(g, c, 1)
+		perMB, ws := stageActivations(g, c, 1)
+		static := mid.Total - mid.Activations
+		for i := 1; i < p-1; i++ {
+			if static+perMB*units.Bytes(inFlight(p, c.Interleave, i, c.MicroBatches()))+ws <= mid.Capacity {
+				break // in flight only falls with the stage index
+			}
+			note(i, stageMemory(g, c, i))
+		}
+	}
+	if p > 1 {
+		note(p-1, stageMemory(g, c, p-1))
+	}
+	if bad == 0 {
+		return nil
+	}
+	return partition.MemoryError(Workload, p, bad, worst, wm)
 }
