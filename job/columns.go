@@ -103,6 +103,7 @@ var commonColumns = []Column{
 		}
 		return r.Model
 	})},
+	{"params", "parameters", Float, num(Float, func(r *Report) float64 { return r.Params })},
 	{"cluster", "cluster preset", Text, text(func(r *Report) string {
 		if r.Cluster == nil {
 			return ""
@@ -153,7 +154,6 @@ var transformerColumns = []Column{
 		}
 		return r.Target.Loss
 	})},
-	{"params", "parameters", Float, num(Float, func(r *Report) float64 { return r.Params })},
 	{"non_embedding_params", "parameters without embedding and LM head (Kaplan's N)", Float, num(Float, func(r *Report) float64 {
 		if r.Transformer == nil {
 			return 0

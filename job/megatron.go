@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -11,6 +12,7 @@ import (
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
 	"github.com/ddlest/ddlest/profile/roofline"
+	proftrace "github.com/ddlest/ddlest/profile/trace"
 	"github.com/ddlest/ddlest/scaling"
 )
 
@@ -206,6 +208,11 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 		run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}}
 	if o.Published != nil {
 		env.run.Profile = "published"
+	}
+	if strings.HasSuffix(o.Profile, ".parquet") {
+		if env.run.trace, err = proftrace.Load(o.Profile); err != nil {
+			return nil, err
+		}
 	}
 	env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof})
 	if err != nil {

@@ -274,6 +274,9 @@ func modelPreset(name string) (megatron.Config, float64, string, error) {
 	if !ok {
 		return megatron.Config{}, 0, "", errs.Usage("model preset %s is a %s model, not a transformer", name, p.Workload)
 	}
-	e := p.execution.(*TransformerExecution)
+	e, _ := p.execution.(*TransformerExecution)
+	if e == nil {
+		e = megatronWorkload{}.NewExecution().(*TransformerExecution)
+	}
 	return m.config(e), e.Tokens, p.Source, nil
 }

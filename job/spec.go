@@ -43,7 +43,7 @@ type Workload interface {
 func Workloads() *registry.Registry[Workload] {
 	workloadsOnce.Do(func() {
 		workloads = registry.New[Workload]("workload")
-		for _, w := range []Workload{megatronWorkload{}} {
+		for _, w := range []Workload{megatronWorkload{}, dataParallelWorkload{}, cosmoFlowWorkload{}, dlrmWorkload{}} {
 			workloads.Add(w.Name(), w)
 		}
 	})
@@ -77,8 +77,8 @@ func (m *ModelPreset) presetName() *string { return &m.Preset }
 
 type presetted interface{ presetName() *string }
 
-// UseModel replaces the model with the named preset's (and the execution with the preset's
-// execution settings, when it has any).
+// UseModel replaces the model with the named preset's, and the execution with the preset's
+// when it has one (a preset of a published run); otherwise the execution stays.
 func (j *Job) UseModel(name string) error {
 	r, err := Models()
 	if err != nil {
@@ -91,9 +91,12 @@ func (j *Job) UseModel(name string) error {
 	if p.Workload != j.Workload {
 		return errs.Usage("model preset %s is a %s model, not %s; valid: %s", name, p.Workload, j.Workload, strings.Join(ModelNames(j.Workload), ", "))
 	}
-	m, e := copyConfig(p.model), copyConfig(p.execution)
+	m := copyConfig(p.model)
 	*m.(presetted).presetName() = name
-	j.Model, j.Execution = m, e
+	j.Model = m
+	if p.execution != nil {
+		j.Execution = copyConfig(p.execution)
+	}
 	return nil
 }
 
@@ -238,7 +241,7 @@ type ModelPresetEntry struct {
 	Model       yaml.Node `json:"model"`
 	Execution   yaml.Node `json:"execution"`
 	// model and execution are the decoded, typed configs (over the workload's defaults), decoded
-	// once; UseModel copies them.
+	// once; UseModel copies them. execution is nil when the preset has none.
 	model, execution any
 }
 
@@ -264,17 +267,21 @@ func Models() (*registry.Registry[ModelPresetEntry], error) {
 				modelsErr = d.Errorf(&p.Model, "%s: %v", p.Name, err)
 				return
 			}
-			p.model, p.execution = w.NewModel(), w.NewExecution()
+			p.model = w.NewModel()
 			if err := d.Decode(&p.Model, p.model, "model"); err != nil {
 				modelsErr = err
 				return
 			}
 			if p.Execution.Kind != 0 {
+				p.execution = w.NewExecution()
 				if err := d.Decode(&p.Execution, p.execution, "execution"); err != nil {
 					modelsErr = err
 					return
 				}
 			}
+			models.Add(p.Name, p)
+		}
+		for _, p := range append(zooPresets(), dlrmPresets()...) {
 			models.Add(p.Name, p)
 		}
 	})

@@ -30,6 +30,8 @@ type RunOptions struct {
 	Cluster *Cluster
 	// Epochs × Samples / global batch gives the steps (0: the workload's defaults).
 	Epochs, Samples float64
+	// trace is the trace file, read once for the many plans of a search.
+	trace *proftrace.Measured
 }
 
 // Report is the one record of an estimate: the job that produced it, what the workload resolved
@@ -86,9 +88,12 @@ func (r RunOptions) computeProfile(roof *roofline.Roofline, plan *partition.Plan
 		}
 		return profile.Scaled(roof, plan, published.Measured), "published (" + published.Source + ")", nil
 	case strings.HasSuffix(r.Profile, ".parquet"):
-		m, err := proftrace.Load(r.Profile)
-		if err != nil {
-			return nil, "", err
+		m := r.trace
+		if m == nil {
+			var err error
+			if m, err = proftrace.Load(r.Profile); err != nil {
+				return nil, "", err
+			}
 		}
 		traced := plan
 		if r.TraceBatch < 0 || r.TraceTP < 0 {
@@ -98,6 +103,7 @@ func (r RunOptions) computeProfile(roof *roofline.Roofline, plan *partition.Plan
 			if rebuild == nil {
 				return nil, "", errs.Usage("%s: --trace-batch/--trace-tp are not supported here; the trace must be of the plan's own configuration", workload)
 			}
+			var err error
 			if traced, err = rebuild(r.TraceBatch, r.TraceTP); err != nil {
 				return nil, "", err
 			}
@@ -151,10 +157,10 @@ func (r RunOptions) steps(rep *Report, defEpochs, defSamples float64, globalBatc
 		rep.Samples = r.Samples
 	}
 	if !(rep.Epochs > 0) || math.IsInf(rep.Epochs, 0) {
-		return errs.Usage("--epochs %g must be > 0", rep.Epochs)
+		return errs.Usage("execution.epochs %g must be > 0", rep.Epochs)
 	}
 	if !(rep.Samples > 0) || math.IsInf(rep.Samples, 0) {
-		return errs.Usage("--samples %g must be > 0", rep.Samples)
+		return errs.Usage("execution.samples %g must be > 0", rep.Samples)
 	}
 	rep.Steps = math.Ceil(rep.Epochs * rep.Samples / float64(globalBatch))
 	return nil

@@ -28,11 +28,6 @@ func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 }
 
 func (p Precision) String() string { return precisionNames[p] }
 
-// ParsePrecision reads a precision name.
-func ParsePrecision(s string) (Precision, error) {
-	return enum.Parse[Precision]("--precision", s, precisionNames)
-}
-
 // DType is the format of weights, activations and communicated tensors.
 func (p Precision) DType() dtype.DType {
 	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32}[p]
@@ -49,11 +44,6 @@ const (
 var optimizerNames = []string{"adam", "sgd"}
 
 func (o Optimizer) String() string { return optimizerNames[o] }
-
-// ParseOptimizer reads an optimizer name.
-func ParseOptimizer(s string) (Optimizer, error) {
-	return enum.Parse[Optimizer]("--optimizer", s, optimizerNames)
-}
 
 // stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
 // precision Adam keeps fp32 master weights, momentum and variance, K = 12 bytes). In fp32 the

@@ -25,13 +25,20 @@ import (
 )
 
 // jobWorkload is a command built on a job: the workload and the model preset it starts from.
-type jobWorkload struct{ use, workload, model, short string }
+type jobWorkload struct {
+	use, workload, model, short string
+	searchable                  bool // the workload has a layout search (job.Search)
+}
 
 // jobWorkloads are the workload commands that search, sweep and compare take.
 var jobWorkloads = []jobWorkload{
-	{"megatron", "megatron", "", "Megatron-LM transformer (target loss or explicit model)"},
-	{"gpt3", "megatron", "gpt3", "GPT-3 175B, the HammingMesh partitioning"},
-	{"moe", "megatron", "gpt3-moe", "GPT-3 with Mixture-of-Experts layers"},
+	{"megatron", "megatron", "", "Megatron-LM transformer (target loss or explicit model)", true},
+	{"gpt3", "megatron", "gpt3", "GPT-3 175B, the HammingMesh partitioning", true},
+	{"moe", "megatron", "gpt3-moe", "GPT-3 with Mixture-of-Experts layers", true},
+	{"dp", "dp", "resnet50", "data-parallel zoo model", false},
+	{"resnet", "dp", "resnet152-hammingmesh", "ResNet-152, the HammingMesh job", false},
+	{"cosmoflow", "cosmoflow", "", "CosmoFlow, the HammingMesh job", false},
+	{"dlrm", "dlrm", "ramp-256", "DLRM", false},
 }
 
 // ---- search ----
@@ -50,6 +57,9 @@ JSON document (job and report): each runs again with ddlest run.`,
 		Args: noArgs,
 	}
 	for _, w := range jobWorkloads {
+		if !w.searchable {
+			continue
+		}
 		var top int
 		var f format
 		cmd := &cobra.Command{Use: w.use, Short: "search the layouts of " + w.short, Args: noArgs,
@@ -82,7 +92,7 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 	case formatJSON:
 		docs := make([]any, len(res.Reports))
 		for i, r := range res.Reports {
-			docs[i] = withJob(r, megatronJSON(r))
+			docs[i] = jobJSON(r)
 		}
 		return writeJSON(w, docs)
 	case formatCSV:
@@ -443,7 +453,7 @@ func renderCompare(w io.Writer, entries []string, reps []*job.Report, base int, 
 	case formatJSON:
 		docs := make([]compareDoc, len(reps))
 		for i, r := range reps {
-			docs[i] = compareDoc{Entry: entries[i], Speedup: speedup(i), Run: withJob(r, megatronJSON(r))}
+			docs[i] = compareDoc{Entry: entries[i], Speedup: speedup(i), Run: jobJSON(r)}
 		}
 		return writeJSON(w, docs)
 	case formatCSV:

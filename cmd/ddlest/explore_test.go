@@ -46,6 +46,11 @@ func TestRunRoundTrip(t *testing.T) {
 		{"megatron", "--loss", "2.5", "--net", "ramp"},
 		{"gpt3"},
 		{"moe", "--layout", "search", "--gpus", "1536"},
+		{"dp", "--model", "vgg19", "--gpus", "256"},
+		{"resnet", "--profile", "published"},
+		{"cosmoflow", "--spatial", "8"},
+		{"dlrm", "--model", "hammingmesh", "--gpus", "64"},
+		{"dlrm", "--hidden", "512", "--bottom-layers", "2"},
 	} {
 		first := runJSON(t, args...)
 		if again := rerun(t, first); !reflect.DeepEqual(first, again) {

@@ -29,6 +29,9 @@ type jobFlags struct {
 	sets            []string
 	network         netFlags
 	fs              *pflag.FlagSet
+	// shorthands are a command's own flags that set several keys at once, applied after the
+	// generated flags and before --set.
+	shorthands []func(j *job.Job) error
 }
 
 // keyFlag is one generated flag.
@@ -51,7 +54,9 @@ func (v *textValue) Set(s string) error {
 }
 
 // skipped are keys with their own flags (the presets, the network's).
-var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "cluster.network.model": true, "cluster.network.preset": true}
+// cluster.auto_layout is a property of cluster presets (set it with --set or --layout).
+var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "cluster.network.model": true, "cluster.network.preset": true,
+	"cluster.auto_layout": true}
 
 // addJobFlags registers the flags of workload, showing the defaults of model (a preset, or ""),
 // when the command runs or shows its help (deferFlags): generating them for every command at
@@ -116,6 +121,9 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		}
 		return t.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
+	if fs.Lookup("profile") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+	}
 	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return models, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -226,6 +234,11 @@ func (f *jobFlags) apply(j *job.Job) error {
 			if err := j.Set(k.path, k.value.text); err != nil {
 				return err
 			}
+		}
+	}
+	for _, h := range f.shorthands {
+		if err := h(j); err != nil {
+			return err
 		}
 	}
 	for _, s := range f.sets {

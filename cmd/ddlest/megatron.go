@@ -38,13 +38,16 @@ Every flag sets one key of the job (see --format json); --set key=value sets any
 
 // workloadCommand is a workload command: flags generated from its job (the model preset's
 // defaults shown), the run, the rendering.
-func workloadCommand(use, workload, model, short, long, example string) *cobra.Command {
+func workloadCommand(use, workload, model, short, long, example string, extra ...func(*cobra.Command, *jobFlags)) *cobra.Command {
 	var plotPath string
 	var f format
 	cmd := &cobra.Command{Use: use, Short: short, Long: long, Example: example, Args: noArgs}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	jf := addJobFlags(cmd, workload, model)
+	for _, x := range extra {
+		x(cmd, jf)
+	}
 	fs.StringVar(&plotPath, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
 	addFormatFlag(fs, &f)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
@@ -96,24 +99,12 @@ func renderMegatron(rep *job.Report, f format, plotPath string, w io.Writer) err
 	}
 	switch f {
 	case formatJSON:
-		return writeJSON(w, withJob(rep, megatronJSON(rep)))
+		return writeJSON(w, jobJSON(rep))
 	case formatCSV:
 		return writeMegatronCSV(w, rep)
 	default:
 		return writeMegatronTable(w, rep)
 	}
-}
-
-// parseBucket reads --dp-bucket ("" is the workload's default, 0).
-func parseBucket(s string) (units.Bytes, error) {
-	if s == "" {
-		return 0, nil
-	}
-	b, err := units.ParseBytes(s)
-	if err != nil {
-		return 0, usagef("--dp-bucket: %v", err)
-	}
-	return b, nil
 }
 
 // ftoa formats a float in its shortest exact form.

@@ -11,7 +11,6 @@ import (
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/network/collective"
-	"github.com/ddlest/ddlest/profile/roofline"
 )
 
 // netFlags are the network options every command that prices communication shares.
@@ -78,24 +77,4 @@ func (f *netFlags) choice() (job.NetworkChoice, error) {
 		n.Params = append(n.Params, "latency_ns="+ftoa(float64(lat)*1e9))
 	}
 	return n, nil
-}
-
-// hwFlags are the GPU and its roofline efficiencies.
-type hwFlags struct {
-	gpu string
-	eff roofline.Efficiency
-}
-
-// addHWFlags registers --gpu and the efficiency flags (--conv-eff only for workloads with
-// convolutions).
-func addHWFlags(fs *pflag.FlagSet, f *hwFlags, gpu string, conv bool) {
-	d := roofline.DefaultEfficiency
-	f.eff.Conv = d.Conv
-	fs.StringVar(&f.gpu, "gpu", gpu, "GPU (see `ddlest gpus`)")
-	fs.Float64Var(&f.eff.MatMul, "matmul-eff", d.MatMul, "fraction of the tensor-core peak GEMMs achieve")
-	if conv {
-		fs.Float64Var(&f.eff.Conv, "conv-eff", d.Conv, "fraction of the tensor-core peak convolutions achieve")
-	}
-	fs.Float64Var(&f.eff.Vector, "vector-eff", d.Vector, "fraction of the vector peak elementwise kernels achieve")
-	fs.Float64Var(&f.eff.Memory, "mem-eff", d.Memory, "fraction of the HBM bandwidth memory-bound kernels achieve")
 }

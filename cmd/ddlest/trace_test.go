@@ -97,7 +97,7 @@ func TestProfileFromTrace(t *testing.T) {
 	tr := gpuTrace(t)
 	for _, args := range [][]string{
 		{"megatron", "--loss", "2.5", "--gpu", "a100-80gb"},
-		{"dlrm", "--preset", "hammingmesh"},
+		{"dlrm", "--model", "hammingmesh"},
 	} {
 		roof, _, code := execute(append(args, "--format", "json")...)
 		if code != 0 {

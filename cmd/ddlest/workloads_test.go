@@ -17,8 +17,8 @@ func TestWorkloadGolden(t *testing.T) {
 		{"resnet.txt", []string{"resnet"}},
 		{"resnet_published.json", []string{"resnet", "--profile", "published", "--net", "alphabeta", "--net-bw", "200GB/s", "--net-latency", "0.73us", "--format", "json"}},
 		{"cosmoflow.txt", []string{"cosmoflow"}},
-		{"dlrm_ramp256_ramp.txt", []string{"dlrm", "--preset", "ramp-256", "--net", "ramp", "--gpu", "ramp-a100"}},
-		{"dlrm_hammingmesh.json", []string{"dlrm", "--preset", "hammingmesh", "--profile", "published", "--format", "json"}},
+		{"dlrm_ramp256_ramp.txt", []string{"dlrm", "--model", "ramp-256", "--net", "ramp", "--gpu", "ramp-a100"}},
+		{"dlrm_hammingmesh.json", []string{"dlrm", "--model", "hammingmesh", "--profile", "published", "--format", "json"}},
 		{"gpt3.txt", []string{"gpt3"}},
 		{"moe.csv", []string{"moe", "--format", "csv"}},
 		{"dp_vgg19.csv", []string{"dp", "--model", "vgg19", "--gpus", "256", "--net", "superpod", "--format", "csv"}},
@@ -33,14 +33,20 @@ func TestWorkloadGolden(t *testing.T) {
 // published compute has 1,100 µs forward and 1,801 µs backward (§V-B4, SST motif) and the 1 MiB
 // all-to-all.
 func TestWorkloadJSONContract(t *testing.T) {
-	out, errOut, code := execute("dlrm", "--preset", "hammingmesh", "--profile", "published", "--format", "json")
+	out, errOut, code := execute("dlrm", "--model", "hammingmesh", "--profile", "published", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	var top map[string]any
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
 		t.Fatal(err)
 	}
+	for _, k := range []string{"workload", "model", "execution", "cluster"} {
+		if _, ok := top[k]; !ok {
+			t.Errorf("job key %q missing", k)
+		}
+	}
+	doc, _ := top["report"].(map[string]any)
 	for _, sec := range []string{"workload", "model", "training", "parallel", "iteration", "breakdown", "throughput", "memory",
 		"collectives", "hardware", "network", "time_to_accuracy_s"} {
 		if _, ok := doc[sec]; !ok {
@@ -74,11 +80,12 @@ func TestWorkloadBadInput(t *testing.T) {
 		want []string
 	}{
 		{[]string{"dp", "--model", "vgg20"}, 2, []string{`"vgg20"`, "resnet50", "vgg19", "bert-large"}},
-		{[]string{"dp", "--epochs", "0"}, 2, []string{"--epochs 0"}},
+		{[]string{"dp", "--epochs", "-1"}, 2, []string{"--epochs -1"}},
 		{[]string{"cosmoflow", "--samples", "-5"}, 2, []string{"--samples -5"}},
 		{[]string{"dp", "--gpus", "0"}, 2, []string{"--gpus"}},
 		{[]string{"dp", "--batch", "32", "--micro-batch", "5"}, 2, []string{"--micro-batch 5"}},
-		{[]string{"resnet", "--depth", "34"}, 2, []string{"--depth 34", "50, 101, 152"}},
+		{[]string{"resnet", "--model", "resnet34"}, 2, []string{`"resnet34"`, "resnet50", "resnet152"}},
+		{[]string{"dp", "--arch", "resnet34"}, 2, []string{`"resnet34"`, "resnet50", "resnet152"}},
 		{[]string{"resnet", "--batch", "16", "--profile", "published"}, 2, []string{"published", "--batch 32"}},
 		{[]string{"resnet", "--profile", "bogus"}, 2, []string{`"bogus"`, "roofline, published"}},
 		{[]string{"resnet", "--conv-eff", "0"}, 2, []string{"--conv-eff 0"}},
@@ -87,10 +94,10 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"dlrm", "--gpus", "65536"}, 2, []string{"8192 column shards", "4096 columns"}},
 		{[]string{"dlrm", "--gpus", "12"}, 2, []string{"--gpus 12", "8 tables"}},
 		{[]string{"dlrm", "--dim-part", "3"}, 2, []string{"--dim-part 3"}},
-		{[]string{"dlrm", "--preset", "nope"}, 2, []string{`"nope"`, "ramp-256", "hammingmesh"}},
+		{[]string{"dlrm", "--model", "nope"}, 2, []string{`"nope"`, "ramp-256", "hammingmesh"}},
 		{[]string{"dlrm", "--top-mlp", "1024-x"}, 2, []string{`"1024-x"`}},
 		{[]string{"dlrm", "--a2a-size", "big"}, 2, []string{`"big"`, "shard, local"}},
-		{[]string{"dlrm", "--preset", "ramp-256", "--profile", "published"}, 2, []string{"hammingmesh"}},
+		{[]string{"dlrm", "--model", "ramp-256", "--profile", "published"}, 2, []string{"hammingmesh"}},
 		{[]string{"gpt3", "--gpus", "1000"}, 2, []string{"--gpus 1000", "--tp 4 × --pp 96 = 384"}},
 		{[]string{"gpt3", "--profile", "published", "--tp", "8", "--gpus", "768"}, 2, []string{"published"}},
 		{[]string{"moe", "--ep", "3"}, 2, []string{"--ep 3"}},

@@ -158,6 +158,9 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		return nil
 	case reflect.Slice:
+		if n.Kind == yaml.ScalarNode && v.CanAddr() && v.Addr().Type().Implements(textUnmarshalerType) {
+			break // a list written as text ("1024-512-1")
+		}
 		if n.Kind != yaml.SequenceNode {
 			return d.Errorf(n, "%s: want a list, got %s", orRoot(path), describe(n))
 		}

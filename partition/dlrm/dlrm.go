@@ -27,9 +27,6 @@ var a2aNames = []string{"shard", "local"}
 
 func (a A2ASize) String() string { return a2aNames[a] }
 
-// ParseA2ASize reads an all-to-all sizing rule.
-func ParseA2ASize(s string) (A2ASize, error) { return enum.Parse[A2ASize]("--a2a-size", s, a2aNames) }
-
 // Config is a DLRM job.
 type Config struct {
 	Name          string
