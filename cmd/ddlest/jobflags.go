@@ -75,9 +75,9 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		panic(fmt.Sprintf("ddlest: built-in %s job: %v", workload, err)) // the built-in tables are tested
 	}
 	fs := cmd.Flags()
-	fs.String("cluster", job.DefaultCluster, "cluster preset (see `ddlest clusters`): GPU, nodes and network; --gpu alone picks the GPU's own cluster")
+	fs.String("cluster", job.DefaultCluster, "cluster preset `NAME` (ddlest clusters lists them): GPU, nodes and network; --gpu alone picks the GPU's own cluster")
 	models := job.ModelNames(workload)
-	fs.String("model", model, "model preset (see `ddlest models`): "+strings.Join(models, ", "))
+	fs.String("model", model, "model preset `NAME` (ddlest models lists them with sources): "+strings.Join(models, ", "))
 	seen := map[string]bool{"cluster": true, "model": true}
 	for _, sec := range []struct {
 		prefix string

@@ -31,15 +31,27 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if err == nil {
 		return errs.ExitOK
 	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
-		// cobra's own argument check: the user typed a command that does not exist.
-		var names []string
+	if msg := err.Error(); strings.HasPrefix(msg, "unknown command") {
+		// cobra's own argument check: the user typed a command that does not exist. Its message
+		// is several lines ("…\n\nDid you mean this?\n\tmoe\n"): keep the first and the
+		// suggestions.
+		lines := strings.Split(msg, "\n")
+		var names, similar []string
+		for _, l := range lines[1:] {
+			if strings.HasPrefix(l, "\t") {
+				similar = append(similar, strings.TrimSpace(l))
+			}
+		}
 		for _, c := range root.Commands() {
 			if c.IsAvailableCommand() || c.Name() == "help" {
 				names = append(names, c.Name())
 			}
 		}
-		err = errs.AsUsage(fmt.Errorf("%v; valid: %s", err, strings.Join(names, ", ")))
+		hint := ""
+		if len(similar) > 0 {
+			hint = " (did you mean " + strings.Join(similar, " or ") + "?)"
+		}
+		err = errs.AsUsage(fmt.Errorf("%s%s; valid: %s", lines[0], hint, strings.Join(names, ", ")))
 	}
 	fmt.Fprintln(stderr, "ddlest: "+oneLine(err.Error()))
 	return errs.ExitCode(err)

@@ -331,9 +331,30 @@ func TestCompletion(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	out, _, code := execute("--version")
-	if code != 0 || !strings.Contains(out, version) {
-		t.Errorf("--version: %d %q", code, out)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, _, code := execute(args...)
+		if code != 0 || out != "ddlest version "+version+"\n" {
+			t.Errorf("%v: %d %q", args, code, out)
+		}
+	}
+}
+
+// TestNewcomerMessages: what a new user found (issue 9 item 7). An unknown command is one line
+// with the suggestion and the valid commands; flag help names the value, not a command.
+func TestNewcomerMessages(t *testing.T) {
+	_, errOut, code := execute("mgatron")
+	if code != 2 || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "; ;") ||
+		!strings.Contains(errOut, "did you mean megatron?") || !strings.Contains(errOut, "valid: clusters") {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+	help, _, _ := execute("megatron", "--help")
+	for _, want := range []string{"--cluster NAME", "--model NAME", "--net MODEL", "--net-param KEY=VALUE", "--gpus int"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("megatron --help lacks %q", want)
+		}
+	}
+	if strings.Contains(help, "--cluster ddlest") || strings.Contains(help, "--net ddlest") {
+		t.Error("megatron --help shows a command as a flag's value name")
 	}
 }
 

@@ -23,11 +23,11 @@ type netFlags struct {
 func addNetFlags(cmd *cobra.Command, f *netFlags, defaultNet string) {
 	fs := cmd.Flags()
 	f.flags = fs
-	fs.StringVar(&f.net, "net", defaultNet, "network model (see `ddlest nets`)")
-	fs.StringVar(&f.preset, "net-preset", "", "network preset (configs/networks.json; see `ddlest nets`), e.g. hx4-small; it names its network, so --net may be left out")
-	fs.StringArrayVar(&f.params, "net-param", nil, "network parameter key=value (repeatable; keys in `ddlest nets`)")
+	fs.StringVar(&f.net, "net", defaultNet, "network `MODEL` (ddlest nets lists them)")
+	fs.StringVar(&f.preset, "net-preset", "", "network preset `NAME` (configs/networks.json, ddlest nets), e.g. hx4-small; it names its network, so --net may be left out")
+	fs.StringArrayVar(&f.params, "net-param", nil, "network parameter `KEY=VALUE` (repeatable; keys in ddlest nets)")
 	fs.StringVar(&f.config, "net-config", "", "JSON file of network parameters (strict; --net-param overrides it)")
-	fs.StringVar(&f.strategy, "strategy", "", "collective algorithm: "+strings.Join(all.AlgorithmNames(), ", ")+", or op=name pairs (sets strategy; the network must offer it, see `ddlest nets`)")
+	fs.StringVar(&f.strategy, "strategy", "", "collective algorithm: "+strings.Join(all.AlgorithmNames(), ", ")+", or op=name pairs (sets strategy; the network must offer it, see ddlest nets)")
 	fs.StringVar(&f.nodeTbps, "node-tbps", "", "node (per-GPU) bandwidth in Tb/s, e.g. 2.4 (sets node_tbps)")
 	fs.StringVar(&f.bw, "net-bw", "", "per-GPU bandwidth of the alphabeta network, e.g. 400Gbps or 50GB/s (sets bandwidth_gbit_per_s)")
 	fs.StringVar(&f.latency, "net-latency", "", "per-step latency of the alphabeta network, e.g. 2us (sets latency_ns)")

@@ -30,7 +30,7 @@ network model prices the collectives.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand())
+	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newVersionCommand())
 	return root
 }
 
@@ -95,3 +95,15 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func usagef(format string, a ...any) error { return errs.Usage(format, a...) }
 
 func joinNames(ns []string) string { return strings.Join(ns, ", ") }
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version (as --version)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ddlest version %s\n", version)
+			return err
+		},
+	}
+}
