@@ -3,6 +3,7 @@ package estimator
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
@@ -91,13 +92,21 @@ func Estimate(in Input) (Result, error) {
 	if in.Profile == nil || in.Network == nil {
 		return Result{}, errors.New("estimator: missing profile or network")
 	}
-	e := &estimate{in: in}
+	e := estimatePool.Get().(*estimate)
+	defer e.release()
+	e.in = in
+	e.prices, e.costs, e.repBwd, e.syncs = e.pricesArr[:0], e.costsArr[:0], e.repBwdArr[:0], e.syncsArr[:0]
 	lay := p.Layout
 	mbs := float64(lay.MicroBatches)
 	v := float64(max(1, lay.Interleave))
 	pp := float64(len(p.Stages))
 
-	stages := make([]stageTimes, len(p.Stages))
+	stages := e.stages[:0]
+	for range p.Stages {
+		stages = append(stages, stageTimes{})
+	}
+	e.stages = stages
+	distinct := 0 // stages priced: each collects its collectives in its own scratch buffer
 	var r Result
 	r.Stages = make([]StageTime, len(p.Stages))
 	crit := 0
@@ -107,7 +116,13 @@ func Estimate(in Input) (Result, error) {
 			st = stages[i-1] // a deep pipeline repeats one stage's work: price it once
 		} else {
 			var err error
-			if st, err = e.stage(&p.Stages[i]); err != nil {
+			if distinct == len(e.collBufs) {
+				e.collBufs = append(e.collBufs, make([]CollectiveTime, 0, 16))
+			}
+			st, err = e.stage(&p.Stages[i], e.collBufs[distinct][:0])
+			e.collBufs[distinct] = st.colls[:0]
+			distinct++
+			if err != nil {
 				return Result{}, err
 			}
 		}
@@ -118,6 +133,8 @@ func Estimate(in Input) (Result, error) {
 		}
 	}
 	c := stages[crit]
+	// The critical stage's collectives leave the scratch (one allocation, room for the P2P).
+	c.colls = append(make([]CollectiveTime, 0, len(c.colls)+1), c.colls...)
 	period := c.period()
 
 	r.Stage = crit
@@ -211,7 +228,38 @@ func sameWork(a, b *partition.Stage) bool {
 type estimate struct {
 	in     Input
 	prices []pricedCollective
-	costs  []network.Cost // scratch: one block's collective prices
+	costs  []network.Cost  // scratch: one block's collective prices
+	repBwd []units.Seconds // scratch: one stage's backward time per block repetition
+	syncs  []gradientSync  // scratch: one stage's gradient reductions
+	// Backing arrays of the scratch slices: a plan has a handful of each, so one estimate
+	// allocates them once, with itself.
+	pricesArr [16]pricedCollective
+	costsArr  [16]network.Cost
+	repBwdArr [8]units.Seconds
+	syncsArr  [4]gradientSync
+	stages    []stageTimes
+	collBufs  [][]CollectiveTime // per priced stage, its collectives
+}
+
+// estimatePool keeps the estimates' scratch between calls (sweeps and searches run millions).
+var estimatePool = sync.Pool{New: func() any { return new(estimate) }}
+
+// release returns the scratch to the pool, dropping the references to the caller's plan.
+func (e *estimate) release() {
+	e.in = Input{}
+	clear(e.pricesArr[:])
+	estimatePool.Put(e)
+}
+
+// gradientSync is one GradSync's state in the bucket simulation (estimate.gradients).
+type gradientSync struct {
+	g                  partition.GradSync
+	full               int
+	rest, bucket       units.Bytes
+	fullCost, restCost network.Cost
+	perParam, filled   float64
+	next               int
+	total              units.Seconds
 }
 
 type pricedCollective struct {
@@ -265,13 +313,17 @@ func opTime(b *partition.Block, name string, prof profile.Profile) units.Seconds
 
 func (s stageTimes) period() units.Seconds { return s.fwd + s.recompute + s.bwd + s.comm }
 
-func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
-	var t stageTimes
+func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTimes, error) {
+	t := stageTimes{colls: colls}
 	prof := e.in.Profile
 	mbs := e.in.Plan.Layout.MicroBatches
 	// Backward time (with recomputation and critical collectives) of each block repetition, for
 	// the gradient-bucket simulation.
-	repBwd := make([]units.Seconds, len(st.Blocks))
+	repBwd := e.repBwd[:0]
+	for range st.Blocks {
+		repBwd = append(repBwd, 0)
+	}
+	e.repBwd = repBwd
 	for bi := range st.Blocks {
 		b := &st.Blocks[bi]
 		rep := units.Seconds(b.Repeat)
@@ -352,12 +404,12 @@ func (e *estimate) stage(st *partition.Stage) (stageTimes, error) {
 		t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
 			Group: c.Group.Size, Stride: c.Group.Stride, Count: c.Count, Cost: cost, Time: d, Exposed: d})
 	}
-	dp, colls, err := e.gradients(st, repBwd)
+	dp, colls, err := e.gradients(st, repBwd, t.colls)
 	if err != nil {
 		return t, err
 	}
 	t.dpExposed = dp
-	t.colls = append(t.colls, colls...)
+	t.colls = colls
 	return t, nil
 }
 
@@ -379,17 +431,13 @@ func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
 // GradSync their block points at, and full buckets are reduced one after another on a single
 // communication stream shared by all of the stage's GradSyncs. Remainders, and every bucket of a
 // GradSync without overlap, go after the backward pass. What runs past its end is exposed.
-func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds) (units.Seconds, []CollectiveTime, error) {
-	type sync struct {
-		g                  partition.GradSync
-		full               int
-		rest, bucket       units.Bytes
-		fullCost, restCost network.Cost
-		perParam, filled   float64
-		next               int
-		total              units.Seconds
+func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls []CollectiveTime) (units.Seconds, []CollectiveTime, error) {
+	type sync = gradientSync
+	syncs := e.syncs[:0]
+	for range st.Grads {
+		syncs = append(syncs, sync{})
 	}
-	syncs := make([]sync, len(st.Grads))
+	e.syncs = syncs
 	var commTotal units.Seconds
 	for i, g := range st.Grads {
 		s := &syncs[i]
@@ -465,7 +513,6 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds) (units
 		}
 		return exposed * part / commTotal
 	}
-	var colls []CollectiveTime
 	for _, s := range syncs {
 		g := s.g
 		name := g.Name

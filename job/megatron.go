@@ -144,7 +144,17 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
-	rep := &Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &Transformer{Mode: o.Mode}}
+	// The report and what it points to are allocated at once (an estimate is on the hot path of
+	// sweeps and searches).
+	all := &struct {
+		rep  Report
+		tf   Transformer
+		tg   scaling.Target
+		auto megatron.AutoResult
+	}{}
+	rep := &all.rep
+	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &all.tf}
+	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 
 	switch o.Mode {
@@ -166,7 +176,8 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		if err != nil {
 			return nil, cfg, err
 		}
-		rep.Target, rep.Auto = &tg, &auto
+		all.tg, all.auto = tg, auto
+		rep.Target, rep.Auto = &all.tg, &all.auto
 		cfg = auto.Config
 		rep.Steps = auto.Steps
 	case ModeExplicit:

@@ -257,16 +257,27 @@ func (p *Plan) CheckMemory() error {
 }
 
 // MemoryError is the infeasibility of a plan of n stages of which bad exceed GPU memory, the
-// worst being stage worst with footprint m (one message for every check).
+// worst being stage worst with footprint m (one message for every check). The message is
+// formatted when read: a sweep rejects most of its points this way and may never print them.
 func MemoryError(workload string, n, bad, worst int, m Memory) error {
+	return &errs.InfeasibleError{Err: &memoryShortfall{workload: workload, n: n, bad: bad, worst: worst, m: m}}
+}
+
+type memoryShortfall struct {
+	workload      string
+	n, bad, worst int
+	m             Memory
+}
+
+func (e *memoryShortfall) Error() string {
+	head := fmt.Sprintf("the %s plan does not fit in GPU memory", e.workload)
 	switch {
-	case n == 1:
-		return errs.Infeasible(m.String(), "the %s plan does not fit in GPU memory", workload)
-	case bad == 1:
-		return errs.Infeasible(fmt.Sprintf("stage %d: %v", worst, m), "the %s plan does not fit in GPU memory", workload)
+	case e.n == 1:
+		return head + ": " + e.m.String()
+	case e.bad == 1:
+		return fmt.Sprintf("%s: stage %d: %v", head, e.worst, e.m)
 	}
-	return errs.Infeasible(fmt.Sprintf("%d of %d stages exceed it, the worst is stage %d: %v", bad, n, worst, m),
-		"the %s plan does not fit in GPU memory", workload)
+	return fmt.Sprintf("%s: %d of %d stages exceed it, the worst is stage %d: %v", head, e.bad, e.n, e.worst, e.m)
 }
 
 // DType is the dtype of the plan's GEMMs (the training dtype; 0 when there are none).

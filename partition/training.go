@@ -43,6 +43,9 @@ const (
 
 var optimizerNames = []string{"adam", "sgd"}
 
+// optimizerOpNames are the optimizer steps' op names (built once: plans are built on hot paths).
+var optimizerOpNames = []string{"optimizer.adam", "optimizer.sgd"}
+
 func (o Optimizer) String() string { return optimizerNames[o] }
 
 // stateBytes is the optimizer state per parameter (Rajbhandari et al. 2020, ZeRO §3.1: mixed-
@@ -83,7 +86,7 @@ func OptimizerOp(params float64, o Optimizer, p Precision) Op {
 		flop = flopSGD
 	}
 	return Op{
-		Name: "optimizer." + o.String(), Kind: OptimizerStep, Phase: Update, DType: dt,
+		Name: optimizerOpNames[o], Kind: OptimizerStep, Phase: Update, DType: dt,
 		Output: []int{max(1, int(params))}, FLOP: units.FLOP(flop * params),
 		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
 	}

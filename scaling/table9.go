@@ -1,6 +1,9 @@
 package scaling
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Table9Row is one row of RAMP Table 9 used as a shape preset: the paper's embedding dimension,
 // number of layers and local batch per data-parallel rank (global batch / DP level). Everything
@@ -29,12 +32,29 @@ var Table9 = []Table9Row{
 	{1.0, 262144, 90, 4 / 1},       // [P] Table 9 row CE 1
 }
 
+// table9Sources names each row as a shape source, formatted once (auto mode resolves a target on
+// the hot path of sweeps).
+var table9Sources = func() []string {
+	out := make([]string, len(Table9))
+	for i, r := range Table9 {
+		out[i] = fmt.Sprintf("RAMP Table 9 preset (CE %.3g)", r.Loss)
+	}
+	return out
+}()
+
+func table9Index(loss float64) int {
+	for i, r := range Table9 {
+		if math.Abs(r.Loss-loss) < 1e-9 {
+			return i
+		}
+	}
+	return -1
+}
+
 // Table9Preset returns the Table 9 row for loss, if it is one of the ten.
 func Table9Preset(loss float64) (Table9Row, bool) {
-	for _, r := range Table9 {
-		if math.Abs(r.Loss-loss) < 1e-9 {
-			return r, true
-		}
+	if i := table9Index(loss); i >= 0 {
+		return Table9[i], true
 	}
 	return Table9Row{}, false
 }

@@ -54,7 +54,7 @@ func (f *netFlags) choice() (job.NetworkChoice, error) {
 		n.Name = "" // the preset names its network
 	}
 	if f.strategy != "" {
-		if _, err := collective.ParseChoice(f.strategy, collective.Names(all.Algorithms())); err != nil {
+		if _, err := collective.ParseFor(f.strategy, all.Algorithms()); err != nil {
 			return n, errs.Usage("--strategy: %v", err)
 		}
 		n.Params = append(n.Params, "strategy="+f.strategy)

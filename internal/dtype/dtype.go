@@ -20,6 +20,9 @@ const (
 
 var names = []string{"fp32", "fp16", "bf16", "fp8", "tf32"}
 
+// Count is the number of dtypes: arrays indexed by DType have this length.
+const Count = 5
+
 // sizes in bytes per element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2; TF32 is
 // stored as binary32).
 var sizes = []units.Bytes{4, 2, 2, 1, 4}

@@ -77,6 +77,15 @@ func (c Choice) For(op network.Op) string {
 	return c.Default
 }
 
+// ParseFor reads a strategy among algs (ParseChoice); the default strategy, best, costs nothing
+// (networks parse their strategy every time a job is placed on them).
+func ParseFor(s string, algs []Algorithm) (Choice, error) {
+	if s == Best {
+		return Choice{Default: Best}, nil
+	}
+	return ParseChoice(s, Names(algs))
+}
+
 // ParseChoice reads a strategy. valid lists the algorithm names allowed (the network's offer, or
 // every registered algorithm); the error names the bad value and the valid ones.
 func ParseChoice(s string, valid []string) (Choice, error) {

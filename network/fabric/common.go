@@ -50,14 +50,14 @@ func (c *Common) Check(p *params.Problems, offered []collective.Algorithm) {
 	p.NonNegative("overhead_ns", c.OverheadNs)
 	p.NonNegative("gap_ns", c.GapNs)
 	p.OneOf("routing", c.Routing, routings)
-	_, err := collective.ParseChoice(c.Strategy, collective.Names(offered))
+	_, err := collective.ParseFor(c.Strategy, offered)
 	p.Check(err)
 }
 
 // Options are the model options the shared parameters give (the caller adds placement, tiers and
 // grid).
 func (c *Common) Options(name string, offered []collective.Algorithm) Options {
-	choice, _ := collective.ParseChoice(c.Strategy, collective.Names(offered))
+	choice, _ := collective.ParseFor(c.Strategy, offered)
 	o := Options{Name: name, Seed: uint64(c.Seed), Choice: choice,
 		Offer: func(network.Op) []collective.Algorithm { return offered }}
 	if c.Routing == "hash" {

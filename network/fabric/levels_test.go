@@ -66,7 +66,7 @@ func TestFlowsEqualLevels(t *testing.T) {
 	checked := 0
 	for _, n := range nets {
 		for _, alg := range generic {
-			choice, _ := collective.ParseChoice(alg.Name(), collective.Names(generic))
+			choice, _ := collective.ParseFor(alg.Name(), generic)
 			lv, err := topology.NewModel(n.name, n.tiers, every, choice, env, gpus)
 			if err != nil {
 				t.Fatal(err)

@@ -89,7 +89,7 @@ func (c *Config) Validate() error {
 	p.NonNegative("io_ns", c.IONs)
 	p.Positive("slot_ns", c.SlotNs)
 	p.NonNegative("reconfig_ns", c.ReconfNs)
-	_, err := collective.ParseChoice(c.Strategy, collective.Names(c.Algorithms()))
+	_, err := collective.ParseFor(c.Strategy, c.Algorithms())
 	p.Check(err)
 	return p.Err("network ramp")
 }
@@ -149,7 +149,7 @@ func Spec() network.Spec {
 			}
 			m := &model{cfg: *c, env: env}
 			m.algorithms = m.cfg.Algorithms()
-			m.choice, _ = collective.ParseChoice(c.Strategy, collective.Names(m.algorithms))
+			m.choice, _ = collective.ParseFor(c.Strategy, m.algorithms)
 			// The configuration and the job's size determine every price (the algorithms and
 			// the choice derive from the configuration).
 			network.Share(&m.memo, struct {

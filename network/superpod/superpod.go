@@ -56,7 +56,7 @@ func (c *Config) Validate() error {
 		{"prop_spine_ns", c.PropSpineNs}, {"prop_core_ns", c.PropCoreNs}, {"io_ns", c.IONs}} {
 		p.NonNegative(f.k, f.v)
 	}
-	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+	_, err := collective.ParseFor(c.Strategy, algorithms)
 	p.Check(err)
 	return p.Err("network superpod")
 }
@@ -112,7 +112,7 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			choice, _ := collective.ParseFor(c.Strategy, algorithms)
 			return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
 		},
 	}

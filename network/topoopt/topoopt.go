@@ -33,7 +33,7 @@ func (c *Config) Validate() error {
 	p.NonNegative("latency_ns", c.LatencyNs)
 	p.NonNegative("io_ns", c.IONs)
 	p.AtLeast("max_gpus", c.MaxGPUs, 1)
-	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+	_, err := collective.ParseFor(c.Strategy, algorithms)
 	p.Check(err)
 	p.OneOf("alltoall", c.AllToAll, []string{"direct", "relay"})
 	return p.Err("network topoopt")
@@ -58,7 +58,7 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			choice, _ := collective.ParseFor(c.Strategy, algorithms)
 			link := collective.Link{Name: "circuit", Latency: units.Ns(c.IONs + c.LatencyNs), Bandwidth: units.Tbps(c.NodeTbps)}
 			// Every group gets its own circuit ring: TopoOpt sets up the circuits for the job, so a
 			// group's members are ring neighbours whatever their stride in the rank order (RAMP

@@ -38,7 +38,7 @@ func (c *Config) Validate() error {
 	p.NonNegative("prop_x_ns", c.PropXNs)
 	p.NonNegative("prop_y_ns", c.PropYNs)
 	p.NonNegative("io_ns", c.IONs)
-	_, err := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+	_, err := collective.ParseFor(c.Strategy, algorithms)
 	p.Check(err)
 	return p.Err("network torus")
 }
@@ -71,7 +71,7 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			choice, _ := collective.ParseChoice(c.Strategy, collective.Names(algorithms))
+			choice, _ := collective.ParseFor(c.Strategy, algorithms)
 			return topology.NewModel(Name, c.Tiers(), offer, choice, env, c.DimX*c.DimY)
 		},
 	}

@@ -86,15 +86,17 @@ func Build(c Config) (*partition.Plan, error) {
 	_, _, ppStride := c.Strides()
 	mbs := c.MicroBatches()
 	g := geometry(c)
-	g.gr = partition.NewGraph(192, 80)
-	g.moeAct = &moeActivations{} // every stage's layers are the same: count their activations once
-	tied := !c.UntiedEmbeddings
-	layers := layerBlocks(g, c.Layers/p)
-	var embed, head partition.Block
-	if g.vocab > 0 {
-		embed = embeddingBlock(g)
-		head = headBlock(g, !tied || p > 1)
+	if c.MoE.Experts > 0 {
+		g.moeAct = &moeActivations{} // every stage's layers are the same: count their activations once
 	}
+	tied := !c.UntiedEmbeddings
+	cached := blocks(g, !tied || p > 1)
+	var layerArr [2]partition.Block
+	layers := append(layerArr[:0], cached.layers...)
+	for i := range layers {
+		layers[i].Repeat = c.Layers / p
+	}
+	embed, head := cached.embed, cached.head
 
 	plan := &partition.Plan{
 		Workload: Workload,
@@ -107,22 +109,33 @@ func Build(c Config) (*partition.Plan, error) {
 	// give each its own index and memory (activations in flight differ by stage).
 	var mid *partition.Stage
 	var midFLOP units.FLOP
+	var midPerMB, midWS units.Bytes
+	// At most three stages differ (first, middle, last): their blocks, optimizer ops and
+	// gradient reductions come from three slabs, one allocation each.
+	distinct := min(p, 3)
+	blockSlab := make([]partition.Block, 0, distinct*(len(layers)+2))
+	optSlab := make([]partition.Op, 0, distinct)
+	syncSlab := make([]partition.GradSync, 0, 2*distinct)
 	for i := range plan.Stages {
 		if mid != nil && i < p-1 {
+			// Same weights and per-micro-batch activations as stage 1; fewer in flight
+			// (stageMemory's arithmetic without recounting them).
 			st := *mid
-			st.Index, st.Memory = i, stageMemory(g, c, i)
+			st.Index = i
+			st.Memory = mid.Memory.WithActivations(midPerMB*units.Bytes(inFlight(p, c.Interleave, i, mbs)) + midWS)
 			plan.ModelFLOP += midFLOP
 			plan.Stages[i] = st
 			continue
 		}
-		blocks := make([]partition.Block, 0, len(layers)+2)
+		start := len(blockSlab)
 		if g.vocab > 0 && i == 0 {
-			blocks = append(blocks, embed)
+			blockSlab = append(blockSlab, embed)
 		}
-		blocks = append(blocks, layers...)
+		blockSlab = append(blockSlab, layers...)
 		if g.vocab > 0 && i == p-1 {
-			blocks = append(blocks, head)
+			blockSlab = append(blockSlab, head)
 		}
+		blocks := blockSlab[start:len(blockSlab):len(blockSlab)]
 		st := partition.Stage{Index: i, Blocks: blocks}
 		var flop units.FLOP
 		for _, b := range blocks {
@@ -134,8 +147,11 @@ func Build(c Config) (*partition.Plan, error) {
 			}
 		}
 		plan.ModelFLOP += flop
-		st.PerIteration = []partition.Op{partition.OptimizerOp(st.Params, c.Optimizer, c.Precision)}
-		st.Grads = gradSyncs(st, c)
+		optSlab = append(optSlab, partition.OptimizerOp(st.Params, c.Optimizer, c.Precision))
+		st.PerIteration = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
+		start = len(syncSlab)
+		syncSlab = gradSyncs(syncSlab, st, c)
+		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
 			// The tied input/output embedding lives on the first and last stage; their gradients
 			// are summed over the embedding group before the optimizer (Megatron-LM
@@ -152,6 +168,7 @@ func Build(c Config) (*partition.Plan, error) {
 		plan.Stages[i] = st
 		if i > 0 && i < p-1 {
 			mid, midFLOP = &plan.Stages[i], flop
+			midPerMB, midWS = stageActivations(g, c, i)
 		}
 	}
 	if p > 1 {
@@ -168,9 +185,9 @@ func Build(c Config) (*partition.Plan, error) {
 	return plan, nil
 }
 
-// gradSyncs are a stage's gradient all-reduces: everything over the data-parallel group, except
+// gradSyncs appends a stage's gradient all-reduces to dst: everything over the data-parallel group, except
 // MoE experts (Sync 1), which only the DP/EP expert-data-parallel ranks at stride TP·EP share.
-func gradSyncs(st partition.Stage, c Config) []partition.GradSync {
+func gradSyncs(dst []partition.GradSync, st partition.Stage, c Config) []partition.GradSync {
 	dt := c.Precision.DType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
@@ -186,7 +203,7 @@ func gradSyncs(st partition.Stage, c Config) []partition.GradSync {
 			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
 	}
 	_, dpStride, _ := c.Strides()
-	gs := []partition.GradSync{sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: dpStride})}
+	gs := append(dst, sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: dpStride}))
 	if c.MoE.Experts > 0 {
 		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: dpStride * c.MoE.EP}))
 	}

@@ -60,6 +60,9 @@ type Roofline struct {
 	Eff Efficiency
 
 	hbm units.BytesPerSecond
+	// The GPU table's peaks per dtype, read once (OpTime runs for every op of every estimate):
+	// tensor (0 when unsupported) and vector (fp32's when the table has none).
+	tensor, vector [dtype.Count]units.FLOPPerSecond
 }
 
 // New builds a roofline profile, checking that the GPU supports dt on its matrix engines.
@@ -70,17 +73,19 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 	if _, err := g.TensorPeak(dt); err != nil {
 		return nil, err
 	}
-	return &Roofline{GPU: g, Eff: eff, hbm: units.BytesPerSecond(g.HBMBytesPerS * eff.Memory)}, nil
+	r := &Roofline{GPU: g, Eff: eff, hbm: units.BytesPerSecond(g.HBMBytesPerS * eff.Memory)}
+	for d := range dtype.DType(dtype.Count) {
+		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
+		r.vector[d] = g.VectorPeak(d)
+	}
+	return r, nil
 }
 
 // Name identifies the profile.
 func (r *Roofline) Name() string { return "roofline " + r.GPU.Name }
 
 // PeakFLOP is the dense tensor peak for dt (0 when unsupported).
-func (r *Roofline) PeakFLOP(dt dtype.DType) units.FLOPPerSecond {
-	p, _ := r.GPU.TensorPeak(dt)
-	return p
-}
+func (r *Roofline) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return r.tensor[dt] }
 
 // OpTime is the roofline time of one op.
 func (r *Roofline) OpTime(op partition.Op) units.Seconds {
@@ -91,7 +96,7 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	case op.Kind.IsMatMul():
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.MatMul)
 	default:
-		rate = r.GPU.VectorPeak(op.DType) * units.FLOPPerSecond(r.Eff.Vector)
+		rate = r.vector[op.DType] * units.FLOPPerSecond(r.Eff.Vector)
 	}
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
 }
@@ -99,7 +104,7 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 // ReduceKey is what ReduceTime depends on for dt: the vector rate and the memory bandwidth
 // (network.ReducerKey: priced collectives are shared between estimates with equal keys).
 func (r *Roofline) ReduceKey(dt dtype.DType) [2]float64 {
-	return [2]float64{float64(r.GPU.VectorPeak(dt)) * r.Eff.Vector, float64(r.hbm)}
+	return [2]float64{float64(r.vector[dt]) * r.Eff.Vector, float64(r.hbm)}
 }
 
 // ReduceTime is a local fanIn-to-1 sum of buffers of b bytes (network.Reducer): it reads fanIn
@@ -109,6 +114,6 @@ func (r *Roofline) ReduceTime(fanIn int, b units.Bytes, dt dtype.DType) units.Se
 		return 0
 	}
 	flop := units.FLOP(float64(fanIn-1) * float64(b) / float64(dt.Size()))
-	return units.Max(flop.Over(r.GPU.VectorPeak(dt)*units.FLOPPerSecond(r.Eff.Vector)),
+	return units.Max(flop.Over(r.vector[dt]*units.FLOPPerSecond(r.Eff.Vector)),
 		(units.Bytes(fanIn+1) * b).Over(r.hbm))
 }
