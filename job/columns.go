@@ -1,61 +1,23 @@
 package job
 
 import (
-	"math"
-	"strconv"
-
+	"github.com/ddlest/ddlest/internal/rows"
 	"github.com/ddlest/ddlest/partition/megatron"
 )
 
-// Kind is how a column's values are written.
-type Kind int
-
-const (
-	// Int values are counts, written without exponent or fraction.
-	Int Kind = iota
-	// Float values are measurements in the unit the column's name ends with.
-	Float
-	// Text values are names.
-	Text
-	// Bool values are true or false.
-	Bool
+// Kind and Cell are the typed values of a row (internal/rows writes them as CSV or parquet).
+type (
+	Kind = rows.Kind
+	Cell = rows.Cell
 )
 
-// Cell is one value of a row.
-type Cell struct {
-	Kind Kind
-	Num  float64
-	Text string
-}
-
-// String writes the value for CSV: integers as integers, floats in their shortest exact form.
-func (c Cell) String() string {
-	switch c.Kind {
-	case Int:
-		return strconv.FormatInt(int64(c.Num), 10)
-	case Float:
-		if c.Num == math.Trunc(c.Num) && math.Abs(c.Num) < 1e21 {
-			return strconv.FormatFloat(c.Num, 'f', -1, 64) // whole numbers (bytes, tokens) without exponent
-		}
-		return strconv.FormatFloat(c.Num, 'g', -1, 64)
-	case Bool:
-		return strconv.FormatBool(c.Num != 0)
-	}
-	return c.Text
-}
-
-// Value is the cell as a JSON value (int64, float64, bool or string).
-func (c Cell) Value() any {
-	switch c.Kind {
-	case Int:
-		return int64(c.Num)
-	case Float:
-		return c.Num
-	case Bool:
-		return c.Num != 0
-	}
-	return c.Text
-}
+// The kinds of cells.
+const (
+	Int   = rows.Int
+	Float = rows.Float
+	Text  = rows.Text
+	Bool  = rows.Bool
+)
 
 // Column is one field of a report's row: the one specification from which CSV output, sweep
 // rows, comparisons and figures read a report. Names end with their unit (_s seconds, _bytes
@@ -186,6 +148,15 @@ func Row(r *Report, cols []Column) []Cell {
 	out := make([]Cell, len(cols))
 	for i, c := range cols {
 		out[i] = c.Get(r)
+	}
+	return out
+}
+
+// RowColumns are the columns' names and kinds, for a rows.Writer.
+func RowColumns(cols []Column) []rows.Column {
+	out := make([]rows.Column, len(cols))
+	for i, c := range cols {
+		out[i] = rows.Column{Name: c.Name, Kind: c.Kind}
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/rows"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/moe"
@@ -133,21 +133,24 @@ func writeRowsCSV(w io.Writer, lead []string, reps []*job.Report, leadOf func(i 
 		return nil
 	}
 	cols := job.Columns(reps[0].Workload)
-	cw := csv.NewWriter(w)
-	head := append([]string(nil), lead...)
-	for _, c := range cols {
-		head = append(head, c.Name)
+	var head []rows.Column
+	for _, l := range lead {
+		head = append(head, rows.Column{Name: l, Kind: rows.Text})
 	}
-	_ = cw.Write(head)
+	rw, err := rows.NewCSV(w, append(head, job.RowColumns(cols)...))
+	if err != nil {
+		return err
+	}
 	for i, r := range reps {
-		row := leadOf(i)
-		for _, c := range job.Row(r, cols) {
-			row = append(row, c.String())
+		var row []job.Cell
+		for _, l := range leadOf(i) {
+			row = append(row, job.Cell{Kind: rows.Text, Text: l})
 		}
-		_ = cw.Write(row)
+		if err := rw.Write(append(row, job.Row(r, cols)...)); err != nil {
+			return err
+		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return rw.Close()
 }
 
 // ---- sweep ----
@@ -238,7 +241,7 @@ func (o *sweepFlags) add(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.grids, "grid", nil, "swept key and values, key=v1,v2,… (repeatable; keys as in --set)")
 	fs.IntVar(&o.workers, "workers", 0, "points run at once (0: every core)")
-	fs.StringVar(&o.out, "out", "", "write the rows to this CSV file (default: standard output)")
+	fs.StringVar(&o.out, "out", "", "write the rows to this file, .csv or .parquet (default: CSV on standard output)")
 }
 
 func (o *sweepFlags) grid() (job.Grid, error) {
@@ -257,8 +260,8 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	if o.workers < 0 {
 		return usagef("--workers %d must be ≥ 0 (0: every core)", o.workers)
 	}
-	if o.out != "" && !strings.EqualFold(filepath.Ext(o.out), ".csv") {
-		return usagef("--out %s: the sweep writes CSV; name a .csv file", o.out)
+	if ext := strings.ToLower(filepath.Ext(o.out)); o.out != "" && ext != ".csv" && ext != ".parquet" {
+		return usagef("--out %s: the sweep writes CSV or parquet; name a .csv or .parquet file", o.out)
 	}
 	if err := base.Validate(); err != nil {
 		return err
@@ -269,40 +272,46 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	stderr := cmd.ErrOrStderr()
 	progress := sweepProgress(stderr)
 	var sum job.SweepSummary
+	head := make([]rows.Column, 0, len(g)+2+len(cols))
+	for _, k := range g.Keys() {
+		head = append(head, rows.Column{Name: "grid." + k, Kind: rows.Text}) // apart from the columns of the same name
+	}
+	head = append(head, rows.Column{Name: "status", Kind: rows.Text}, rows.Column{Name: "reason", Kind: rows.Text})
+	head = append(head, job.RowColumns(cols)...)
+	parquetOut := strings.EqualFold(filepath.Ext(o.out), ".parquet")
 	write := func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		var head []string
-		for _, k := range g.Keys() {
-			head = append(head, "grid."+k) // apart from the columns of the same name
+		var rw rows.Writer
+		var err error
+		if parquetOut {
+			rw, err = rows.NewParquet(w, head)
+		} else {
+			rw, err = rows.NewCSV(w, head)
 		}
-		head = append(head, "status", "reason")
-		for _, c := range cols {
-			head = append(head, c.Name)
-		}
-		if err := cw.Write(head); err != nil {
+		if err != nil {
 			return err
 		}
-		row := make([]string, 0, len(head))
-		var err error
+		row := make([]job.Cell, 0, len(head))
 		sum, err = job.Sweep(ctx, base, g, job.SweepOptions{Workers: o.workers, Progress: progress}, func(p *job.Point) error {
-			row = append(row[:0], p.Values...)
-			row = append(row, p.Status.String())
+			row = row[:0]
+			for _, v := range p.Values {
+				row = append(row, job.Cell{Kind: rows.Text, Text: v})
+			}
+			row = append(row, job.Cell{Kind: rows.Text, Text: p.Status.String()})
 			if p.Report == nil {
-				row = append(row, oneLine(p.Err.Error()))
-				for range cols {
-					row = append(row, "")
+				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(p.Err.Error())})
+				for _, c := range cols {
+					row = append(row, job.Cell{Kind: c.Kind, Null: true})
 				}
 			} else {
-				row = append(row, "")
+				row = append(row, job.Cell{Kind: rows.Text, Null: true})
 				for _, c := range cols {
-					row = append(row, c.Get(p.Report).String())
+					row = append(row, c.Get(p.Report))
 				}
 			}
-			return cw.Write(row)
+			return rw.Write(row)
 		})
-		cw.Flush()
-		if err == nil {
-			err = cw.Error()
+		if cerr := rw.Close(); err == nil {
+			err = cerr
 		}
 		return err
 	}

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/ddlest/ddlest/internal/rows"
 )
 
 // runJSON runs a command with --format json and decodes its output.
@@ -165,6 +171,60 @@ grid:
 	if len(entries) != 2 {
 		t.Errorf("sweep left %d entries in its directory, want sweep.yaml and rows.csv", len(entries))
 	}
+
+	// The same rows as parquet: read back, every cell equals the CSV's (nulls where it is empty).
+	pq := filepath.Join(dir, "rows.parquet")
+	if _, errOut, code := execute("sweep", file, "--out", pq); code != 0 {
+		t.Fatalf("sweep --out .parquet: exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := parquet.NewReader(f)
+	recs, _ := csv.NewReader(strings.NewReader(fromFile)).ReadAll()
+	if n := r.NumRows(); n != int64(len(recs)-1) {
+		t.Fatalf("parquet has %d rows, CSV %d", n, len(recs)-1)
+	}
+	fields := r.Schema().Fields()
+	for i := 1; i < len(recs); i++ {
+		row := map[string]any{}
+		if err := r.Read(&row); err != nil {
+			t.Fatal(err)
+		}
+		for j, name := range recs[0] {
+			got, ok := row[name]
+			if !ok {
+				t.Fatalf("parquet lacks column %s (has %d)", name, len(fields))
+			}
+			want := recs[i][j]
+			if got == nil {
+				if want != "" {
+					t.Errorf("row %d %s: null, CSV %q", i, name, want)
+				}
+				continue
+			}
+			if s := cellText(got); s != want {
+				t.Errorf("row %d %s: parquet %q, CSV %q", i, name, s, want)
+			}
+		}
+	}
+}
+
+// cellText writes a parquet value as the CSV writes it (rows.Cell.String).
+func cellText(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return rows.Cell{Kind: rows.Float, Num: x}.String()
+	case int64:
+		return rows.Cell{Kind: rows.Int, Num: float64(x)}.String()
+	case bool:
+		return rows.Cell{Kind: rows.Bool, Num: float64(map[bool]int{true: 1}[x])}.String()
+	case []byte:
+		return string(x)
+	}
+	return fmt.Sprint(v)
 }
 
 // TestExploreBadInput: one line, the right exit code.
@@ -186,7 +246,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"sweep", "megatron"}, 2, []string{"--grid"}},
 		{[]string{"sweep", bad}, 2, []string{"execution.tq"}},
 		{[]string{"sweep", unknown}, 2, []string{"girds", "unknown.yaml:2"}},
-		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.parquet"}, 2, []string{"x.parquet", ".csv"}},
+		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.tsv"}, 2, []string{"x.tsv", ".csv or .parquet"}},
 		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
 		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},
