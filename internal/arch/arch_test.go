@@ -26,6 +26,27 @@ var forbidden = map[string][]string{
 	"internal/units":    {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd"},
 	"internal/registry": {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd"},
 	"internal/params":   {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd"},
+	"internal/rows":     {"scaling", "network", "partition", "profile", "estimator", "plots", "traces", "cmd", "job", "configs"},
+	// job is the top floor below the commands: it orchestrates everything but renders nothing.
+	"job": {"cmd", "plots"},
+}
+
+// TestEveryPackageHasRules: a new top-level package gets its import rules here (cmd, the top,
+// may import anything; internal holds leaves listed one by one).
+func TestEveryPackageHasRules(t *testing.T) {
+	entries, err := os.ReadDir("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") || name == "cmd" || name == "internal" {
+			continue
+		}
+		if _, ok := forbidden[name]; !ok {
+			t.Errorf("top-level package %s has no import rules in forbidden", name)
+		}
+	}
 }
 
 func TestImportDirection(t *testing.T) {
