@@ -20,4 +20,3 @@ func TestCellString(t *testing.T) {
 		}
 	}
 }
-
