@@ -10,5 +10,21 @@
 // valid keys, values in the key's unit), params.SetPath sets one key (--set, generated flags).
 // Workloads are an explicit registry (Workloads); presets are data (configs/clusters.json,
 // configs/models.json). Run(job) returns the one Report record every output renders from; a
-// report's JSON is the job plus the report, a valid input again.
+// report's JSON is the job plus the report, a valid input again. Columns is the one column
+// specification CSV output, sweep rows and comparisons read a report through.
+//
+// Search (search.go) enumerates a transformer's layouts on N GPUs (megatron.Layouts: TP | heads,
+// PP·interleave | layers, DP = N/(TP·PP) | global batch, micro-batch | local batch, interleaving
+// only with micro-batches % PP = 0 as Megatron-LM requires, EP | DP and experts, every
+// recomputation policy, sequence parallelism where TP > 1), rejects those whose closed-form
+// footprint (megatron.CheckMemory, the accounting Build uses) exceeds the GPU, prices the rest on
+// one network placement and sorts them by iteration time (steps are fixed by the global batch,
+// so time to accuracy sorts the same). A layout that lost is classified by the component of
+// compute + bubble + exposed communication whose excess over the best is largest (LostTo).
+//
+// Sweep (sweep.go) runs the Cartesian product of a grid of keys over a job: each key resolves
+// once to a leaf setter with its values parsed (params.Setter), every point is a copy of the job
+// with one assignment per key, points run on all cores in batches and are emitted in grid order,
+// so the rows are the same for any number of workers. Infeasible points (exit-3 errors) and
+// invalid combinations (usage errors) are rows with their reason; any other error stops.
 package job
