@@ -267,3 +267,33 @@ func TestExploreBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRAMPLayoutDefault: on the RAMP paper's system the target-loss jobs keep the paper's own
+// layout rule (the cluster's auto_layout), reproducing RAMP Table 9's MP, DP, GPUs and global
+// batch (rows CE 2.2, 1.8 and 1.5 as printed: 4 × 32 = 128 GPUs, batch 4,896; 32 × 64 = 2,048,
+// 10,880; 512 × 128 = 65,536, 14,080); elsewhere the default is the layout search.
+func TestRAMPLayoutDefault(t *testing.T) {
+	for _, row := range []struct {
+		loss             string
+		mp, dp, gpus, gb float64
+	}{{"2.2", 4, 32, 128, 4896}, {"1.8", 32, 64, 2048, 10880}, {"1.5", 512, 128, 65536, 14080}} {
+		doc := runJSON(t, "megatron", "--loss", row.loss, "--net", "ramp").(map[string]any)
+		rep := doc["report"].(map[string]any)
+		par := rep["parallel"].(map[string]any)
+		gb := rep["training"].(map[string]any)["global_batch"].(float64)
+		if par["tp"] != row.mp || par["dp"] != row.dp || par["gpus"] != row.gpus || gb != row.gb {
+			t.Errorf("CE %s on ramp: TP %v DP %v GPUs %v batch %v; RAMP Table 9: %g %g %g %g", row.loss,
+				par["tp"], par["dp"], par["gpus"], gb, row.mp, row.dp, row.gpus, row.gb)
+		}
+		if _, searched := rep["search"]; searched {
+			t.Errorf("CE %s on ramp: searched; the RAMP cluster's layout is the paper's rule", row.loss)
+		}
+	}
+	rep := runJSON(t, "megatron", "--loss", "1.8").(map[string]any)["report"].(map[string]any)
+	if _, searched := rep["search"]; !searched {
+		t.Error("megatron --loss 1.8 on the default cluster did not search its layout")
+	}
+	if tp := rep["parallel"].(map[string]any)["tp"].(float64); tp > 8 {
+		t.Errorf("megatron --loss 1.8 on DGX A100: TP %g spans nodes; the NVLink node has 8 GPUs", tp)
+	}
+}
