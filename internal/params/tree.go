@@ -1,6 +1,7 @@
 package params
 
 import (
+	"bytes"
 	"encoding"
 	"fmt"
 	"math"
@@ -32,6 +33,15 @@ type Decoder struct {
 
 // Decode parses data and decodes its single document into v (a pointer).
 func Decode(data []byte, name string, v any) error {
+	d := &Decoder{Name: name}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		// JSON (every embedded config, every report): the faster parser, same nodes.
+		n, err := jsonNode(data)
+		if err != nil {
+			return errs.Usage("%s: %v", name, err)
+		}
+		return d.Decode(n, v, "")
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return errs.Usage("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -39,7 +49,6 @@ func Decode(data []byte, name string, v any) error {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return errs.Usage("%s: empty file; want a mapping of keys (YAML or JSON)", name)
 	}
-	d := &Decoder{Name: name}
 	return d.Decode(doc.Content[0], v, "")
 }
 
