@@ -15,7 +15,7 @@ func TestJSONNodeEqualsYAML(t *testing.T) {
 	docs := map[string][]byte{
 		"gpus": configs.GPUs, "networks": configs.Networks, "table2": configs.HammingMeshTable2,
 		"clusters": configs.Clusters, "models": configs.Models,
-		"corners": []byte("{\n  \"a\": [1, -2.5e3, 1E6, true, false, null],\n  \"b\": {\"c\": \"x y\", \"d\": {}},\n\n  \"e\": [],\n  \"f\": \"\\u00e9\"\n}\n"),
+		"corners":  []byte("{\n  \"a\": [1, -2.5e3, 1E6, true, false, null],\n  \"b\": {\"c\": \"x y\", \"d\": {}},\n\n  \"e\": [],\n  \"f\": \"\\u00e9\"\n}\n"),
 		"one line": []byte(`{"workload":"megatron","execution":{"tp":8,"dp_bucket_bytes":"25MB"}}`),
 		"list":     []byte("[\n {\"k\": 1},\n {\"k\": 2}\n]"),
 	}
