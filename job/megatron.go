@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
@@ -59,6 +60,8 @@ type MegatronOptions struct {
 	// IgnoreMemory estimates a plan that does not fit in GPU memory (the HammingMesh SST motifs
 	// simulate one pipeline step without recomputation and ignore memory); the report says so.
 	IgnoreMemory bool
+	// placements, when set, reuses networks placed for earlier jobs of a sweep worker.
+	placements *placements
 	// Search, when set, replaces the layout (TP, PP, DP, micro-batch, interleave, EP,
 	// recomputation, sequence parallelism) with the fastest that fits (search.go).
 	Search *SearchOptions
@@ -225,11 +228,80 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 			return nil, err
 		}
 	}
+	if o.placements != nil && o.Cluster != nil {
+		if err := o.Cluster.CheckJob(gpus); err != nil {
+			return nil, err
+		}
+		if k, ok := newPlacementKey(o.Cluster, o.Efficiency, prec, gpus); ok {
+			if p := o.placements.get(k); p != nil {
+				env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
+				return env, nil
+			}
+			if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof}); err != nil {
+				return nil, err
+			}
+			o.placements.put(placement{key: k, roof: roof, net: env.net, netCfg: env.netCfg})
+			return env, nil
+		}
+	}
 	env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof})
 	if err != nil {
 		return nil, err
 	}
 	return env, nil
+}
+
+// placements is one sweep worker's networks placed for a job size: the points of a sweep that
+// leave the cluster alone price on the same network and roofline. One per worker: a model is
+// then used by one goroutine at a time.
+type placements struct {
+	entries [8]placement
+	n, next int
+}
+
+type placement struct {
+	key    placementKey
+	roof   *roofline.Roofline
+	net    network.Model
+	netCfg network.Config
+}
+
+// placementKey is what a placed network and its roofline depend on.
+type placementKey struct {
+	model, gpu  string
+	params      any // the network parameters' struct value
+	eff         roofline.Efficiency
+	prec        partition.Precision
+	gpus, nodes int
+}
+
+// newPlacementKey is the key of a cluster's network for a job, when its parameters can be
+// compared (a flat struct of scalars).
+func newPlacementKey(c *Cluster, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+	if c.Network.Params == nil {
+		return placementKey{}, false
+	}
+	v := reflect.ValueOf(c.Network.Params).Elem()
+	if !v.Type().Comparable() {
+		return placementKey{}, false
+	}
+	return placementKey{model: c.Network.Model, gpu: c.GPU, params: v.Interface(), eff: eff, prec: prec, gpus: gpus,
+		nodes: c.Nodes}, true
+}
+
+func (p *placements) get(k placementKey) *placement {
+	for i := range p.n {
+		if p.entries[i].key == k {
+			return &p.entries[i]
+		}
+	}
+	return nil
+}
+
+func (p *placements) put(e placement) {
+	p.entries[p.next] = e
+	p.next = (p.next + 1) % len(p.entries)
+	p.n = min(p.n+1, len(p.entries))
 }
 
 // estimate builds and prices one configuration (of the environment's GPU count) into the report.

@@ -208,7 +208,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 	}
 	o.GPU, o.Efficiency, o.IgnoreMemory = j.Cluster.GPU, j.Cluster.Efficiency, e.IgnoreMemory
 	o.Profile, o.TraceBatch, o.TraceTP = e.Profile, e.TraceBatch, e.TraceTP
-	o.Cluster = &j.Cluster
+	o.Cluster, o.placements = &j.Cluster, j.placements
 	if e.Profile == "published" {
 		pub, err := publishedFor(m.Preset, o.Config)
 		if err != nil {

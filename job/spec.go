@@ -26,6 +26,8 @@ type Job struct {
 	Model     any     `json:"model"`
 	Execution any     `json:"execution"`
 	Cluster   Cluster `json:"cluster"`
+	// placements is a sweep worker's cache of placed networks (Sweep sets it; copies share it).
+	placements *placements
 }
 
 // Workload is a registered kind of training job.

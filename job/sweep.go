@@ -235,16 +235,21 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 		workers = runtime.GOMAXPROCS(0)
 	}
 	batch := make([]Point, min(sum.Points, sweepBatch*workers))
+	caches := make([]*placements, workers) // each worker's placed networks, kept across batches
+	for i := range caches {
+		caches[i] = &placements{}
+	}
 	for start := 0; start < sum.Points; start += len(batch) {
 		n := min(len(batch), sum.Points-start)
 		var next int
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		var fatal error
-		for range min(workers, n) {
+		for w := range min(workers, n) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				cache := caches[w]
 				for {
 					mu.Lock()
 					i := next
@@ -257,7 +262,7 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 					p := &batch[i]
 					*p = Point{Index: start + i, Values: make([]string, len(g))}
 					g.values(start+i, p.Values)
-					if err := runPoint(base, g, cg, p); err != nil {
+					if err := runPoint(base, g, cg, p, cache); err != nil {
 						mu.Lock()
 						fatal = err
 						mu.Unlock()
@@ -296,8 +301,9 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 
 // runPoint estimates one point; only errors that are neither infeasibility nor bad input stop
 // the sweep.
-func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point) error {
+func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, cache *placements) error {
 	j := base.Clone()
+	j.placements = cache
 	if cg.setters == nil {
 		for k, a := range g {
 			if err := j.Set(a.Key, p.Values[k]); err != nil {
