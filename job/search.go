@@ -152,7 +152,7 @@ func explicitJob(j *Job, rep *Report, c megatron.Config) *Job {
 	e.Layout, e.GPUs = LayoutExplicit, 0
 	e.TP, e.PP, e.DP, e.EP, e.Interleave = c.TP, c.PP, c.DP, c.MoE.EP, c.Interleave
 	e.GlobalBatch, e.MicroBatch, e.Recompute, e.SeqParallel = c.GlobalBatch, c.MicroBatch, c.Recompute, c.SeqParallel
-	return &Job{Workload: j.Workload, Model: &m, Execution: &e, Cluster: j.Cluster}
+	return &Job{Workload: j.Workload, Model: &m, Execution: &e, Cluster: j.Cluster.clone()}
 }
 
 // searchBest estimates the fastest layout into the report (execution.layout search).
