@@ -121,9 +121,13 @@ func TestCompareCLI(t *testing.T) {
 	if s := list[1].(map[string]any)["speedup"].(float64); s != 1 {
 		t.Errorf("baseline speed-up %g, want 1", s)
 	}
-	out, _, code := execute("compare", "megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "24", "--clusters", "dgx-a100,dgx-h100")
+	png := filepath.Join(t.TempDir(), "compare.png")
+	out, _, code := execute("compare", "megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "24", "--clusters", "dgx-a100,dgx-h100", "--plot", png)
 	if code != 0 || !strings.Contains(out, "dgx-h100") {
 		t.Errorf("compare --clusters: exit %d\n%s", code, out)
+	}
+	if b, err := os.ReadFile(png); err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
+		t.Errorf("compare --plot: no PNG written (%v)", err)
 	}
 }
 
