@@ -159,8 +159,9 @@ func newSweepCommand() *cobra.Command {
 	o := &sweepFlags{}
 	parent := &cobra.Command{
 		Use:   "sweep FILE.yaml | sweep <workload> --grid key=v1,v2 …",
-		Short: "Run a grid of jobs: one CSV row per point, infeasible points counted with their reason",
-		Long: `Run every point of a grid over a job and write one CSV row per point, in grid order (the first
+		Short: "Run a grid of jobs: one CSV or parquet row per point, infeasible points counted with their reason",
+		Long: `Run every point of a grid over a job and write one row per point (CSV, or parquet with --out
+F.parquet), in grid order (the first
 key varies slowest): the swept values, the status (ok, infeasible, invalid), the reason for the
 points that did not run, then the same columns for every point (ddlest run … --format csv).
 The swept values' columns are named grid.KEY.
