@@ -41,6 +41,15 @@ var jobWorkloads = []jobWorkload{
 	{"dlrm", "dlrm", "ramp-256", "DLRM", false},
 }
 
+// exampleModel is the model flag of a command's examples: the transformer command has no default
+// model.
+func exampleModel(w jobWorkload) string {
+	if w.use == "megatron" {
+		return " --model gpt3-175b"
+	}
+	return ""
+}
+
 // ---- search ----
 
 func newSearchCommand() *cobra.Command {
@@ -63,7 +72,7 @@ JSON document (job and report): each runs again with ddlest run.`,
 		var top int
 		var f format
 		cmd := &cobra.Command{Use: w.use, Short: "search the layouts of " + w.short, Args: noArgs,
-			Example: "  ddlest search " + w.use + " --gpus 512" + map[bool]string{true: " --model gpt3-175b", false: ""}[w.model == ""]}
+			Example: "  ddlest search " + w.use + exampleModel(w) + " --gpus 512"}
 		cmd.Flags().SortFlags = false
 		jf := addJobFlags(cmd, w.workload, w.model)
 		cmd.Flags().IntVar(&top, "top", 5, "layouts to list, best first")
@@ -324,7 +333,10 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("sweep interrupted; nothing written to %s", map[bool]string{true: o.out, false: "a file"}[o.out != ""])
+			if o.out != "" {
+				return fmt.Errorf("sweep interrupted; nothing written to %s", o.out)
+			}
+			return fmt.Errorf("sweep interrupted")
 		}
 		if jf != nil {
 			return jf.flagNames(err)
@@ -369,7 +381,7 @@ entry of --format json is the workload command's own document.`,
 		var baseline, plotPath string
 		var f format
 		cmd := &cobra.Command{Use: w.use, Short: "compare " + w.short + " across networks or clusters", Args: noArgs,
-			Example: "  ddlest compare " + w.use + map[bool]string{true: " --model gpt3-175b", false: ""}[w.model == ""] + " --nets superpod,torus,ideal"}
+			Example: "  ddlest compare " + w.use + exampleModel(w) + " --nets superpod,torus,ideal"}
 		cmd.Flags().SortFlags = false
 		jf := addJobFlags(cmd, w.workload, w.model)
 		cmd.Flags().StringSliceVar(&nets, "nets", nil, "network models to compare (ddlest nets), comma-separated")
