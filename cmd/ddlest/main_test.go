@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -385,6 +386,30 @@ func TestBuiltBinaryStarts(t *testing.T) {
 		t.Errorf("bad input from the binary: exit %d, %q", cmd.ProcessState.ExitCode(), out)
 	}
 	newcomer(t, bin)
+	interrupted(t, bin)
+}
+
+// interrupted: a sweep stopped by SIGINT leaves nothing behind (no output file, no temp file).
+func interrupted(t *testing.T, bin string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "sweep", "megatron", "--model", "gpt3-175b", "--out", filepath.Join(dir, "rows.parquet"),
+		"--grid", "tp=1,2,4,8", "--grid", "pp=1,2,3,4,6,8,12,16,24,32,48,96", "--grid", "dp=1,2,4,8,16,32,64,128,256,512",
+		"--grid", "micro_batch=1,2,4,8", "--grid", "recompute=none,selective,full", "--grid", "seq_parallel=false,true",
+		"--grid", "global_batch=512,1024,1536,2048")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if err == nil {
+		t.Log("the sweep finished before the interrupt; nothing to check")
+		return
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("an interrupted sweep left %d files (%s)", len(entries), entries[0].Name())
+	}
 }
 
 // readmeGPT3 is the README's explicit GPT-3 175B example (Narayanan et al. SC'21's layout:
