@@ -235,6 +235,8 @@ func cellText(v any) string {
 func TestExploreBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	_ = os.WriteFile(bad, []byte("job: {workload: megatron}\ngrid:\n  execution.tq: [1]\n"), 0o644)
+	badTP := filepath.Join(t.TempDir(), "tp.yaml")
+	_ = os.WriteFile(badTP, []byte("workload: megatron\nmodel: gpt3-175b\nexecution: {tp: 5, gpus: 480}\n"), 0o644)
 	unknown := filepath.Join(t.TempDir(), "unknown.yaml")
 	_ = os.WriteFile(unknown, []byte("job: {workload: megatron}\ngirds: {}\n"), 0o644)
 	for _, c := range []struct {
@@ -250,6 +252,8 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"sweep", "megatron"}, 2, []string{"--grid"}},
 		{[]string{"sweep", bad}, 2, []string{"execution.tq"}},
 		{[]string{"sweep", unknown}, 2, []string{"girds", "unknown.yaml:2"}},
+		// A job file's errors name its keys, not flags.
+		{[]string{"run", badTP}, 2, []string{"tp.yaml", "execution.tp 5 does not divide the 96 heads"}},
 		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.tsv"}, 2, []string{"x.tsv", ".csv or .parquet"}},
 		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},

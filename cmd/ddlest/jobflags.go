@@ -79,31 +79,19 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 	models := job.ModelNames(workload)
 	fs.String("model", model, "model preset `NAME` (ddlest models lists them with sources): "+strings.Join(models, ", "))
 	seen := map[string]bool{"cluster": true, "model": true}
-	for _, sec := range []struct {
-		prefix string
-		cfg    any
-	}{{"model", tmpl.Model}, {"execution", tmpl.Execution}, {"cluster", &tmpl.Cluster}} {
-		for _, l := range params.Leaves(sec.cfg) {
-			path := sec.prefix + "." + l.Path
-			if skipped[path] || strings.HasPrefix(path, "cluster.network.") {
-				continue
-			}
-			name := l.Field.Tag.Get("flag")
-			if name == "" {
-				name = strings.ReplaceAll(lastKey(l.Path), "_", "-")
-			}
-			if seen[name] {
-				panic(fmt.Sprintf("ddlest: flag --%s generated twice (%s)", name, path))
-			}
-			seen[name] = true
-			v := &textValue{text: formatLeaf(l.Value), typ: typeName(l.Value)}
-			fl := fs.VarPF(v, name, "", l.Field.Tag.Get("help"))
-			if l.Value.Kind() == reflect.Bool {
-				fl.NoOptDefVal = "true"
-			}
-			f.keys = append(f.keys, keyFlag{name: name, path: path, value: v})
-			f.byPath[path] = "--" + name
+	for _, k := range jobKeys(tmpl) {
+		l, path, name := k.leaf, k.path, k.flag
+		if seen[name] {
+			panic(fmt.Sprintf("ddlest: flag --%s generated twice (%s)", name, path))
 		}
+		seen[name] = true
+		v := &textValue{text: formatLeaf(l.Value), typ: typeName(l.Value)}
+		fl := fs.VarPF(v, name, "", l.Field.Tag.Get("help"))
+		if l.Value.Kind() == reflect.Bool {
+			fl.NoOptDefVal = "true"
+		}
+		f.keys = append(f.keys, keyFlag{name: name, path: path, value: v})
+		f.byPath[path] = "--" + name
 	}
 	fs.StringArrayVar(&f.sets, "set", nil, "set any key of the job, key=value (repeatable), e.g. execution.tp=8 or tp=8; keys as in --format json")
 	addNetFlags(cmd, &f.network, "")
@@ -167,6 +155,48 @@ func walkCommands(c *cobra.Command, fn func(*cobra.Command)) {
 }
 
 func lastKey(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+// jobKey is a settable key of a job and the flag generated for it.
+type jobKey struct {
+	leaf       params.Leaf
+	path, flag string
+}
+
+// jobKeys lists a job's keys that have generated flags: the flag tag, else the last key with
+// dashes (the preset keys and the network's parameters have their own flags).
+func jobKeys(j *job.Job) []jobKey {
+	var out []jobKey
+	for _, sec := range []struct {
+		prefix string
+		cfg    any
+	}{{"model", j.Model}, {"execution", j.Execution}, {"cluster", &j.Cluster}} {
+		for _, l := range params.Leaves(sec.cfg) {
+			path := sec.prefix + "." + l.Path
+			if skipped[path] || strings.HasPrefix(path, "cluster.network.") {
+				continue
+			}
+			name := l.Field.Tag.Get("flag")
+			if name == "" {
+				name = strings.ReplaceAll(lastKey(l.Path), "_", "-")
+			}
+			out = append(out, jobKey{leaf: l, path: path, flag: name})
+		}
+	}
+	return out
+}
+
+// keyNames rewrites the flag names in an error from running a job file into the file's keys
+// (the library names a few values by their flags: "--tp 5 does not divide the 96 heads").
+func keyNames(j *job.Job, err error) error {
+	msg := err.Error()
+	for _, k := range jobKeys(j) {
+		msg = regexp.MustCompile(`--`+regexp.QuoteMeta(k.flag)+`([^\w-]|$)`).ReplaceAllString(msg, k.path+"$1")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &translated{msg: msg, err: err}
+}
 
 func formatLeaf(v reflect.Value) string {
 	if v.Kind() == reflect.Float64 {

@@ -49,7 +49,7 @@ workload command writes is a job plus its report, so it runs again here with the
 				}
 				rep, err := job.Run(j)
 				if err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fmt.Errorf("%s: %w", path, keyNames(j, err))
 				}
 				if i > 0 && f == formatTable {
 					fmt.Fprintln(w)
