@@ -289,6 +289,7 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	head = append(head, rows.Column{Name: "status", Kind: rows.Text}, rows.Column{Name: "reason", Kind: rows.Text})
 	head = append(head, job.RowColumns(cols)...)
 	parquetOut := strings.EqualFold(filepath.Ext(o.out), ".parquet")
+	keys := newKeyNamer(base) // reasons name the job's keys, as the grid does
 	write := func(w io.Writer) error {
 		var rw rows.Writer
 		var err error
@@ -308,7 +309,7 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 			}
 			row = append(row, job.Cell{Kind: rows.Text, Text: p.Status.String()})
 			if p.Report == nil {
-				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(p.Err.Error())})
+				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(keys.rewrite(p.Err).Error())})
 				for _, c := range cols {
 					row = append(row, job.Cell{Kind: c.Kind, Null: true})
 				}

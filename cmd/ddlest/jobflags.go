@@ -187,10 +187,33 @@ func jobKeys(j *job.Job) []jobKey {
 
 // keyNames rewrites the flag names in an error from running a job file into the file's keys
 // (the library names a few values by their flags: "--tp 5 does not divide the 96 heads").
-func keyNames(j *job.Job, err error) error {
+func keyNames(j *job.Job, err error) error { return newKeyNamer(j).rewrite(err) }
+
+// keyNamer holds the rewrite of every flag of a job's shape into its key, compiled once (a sweep
+// rewrites the reason of every point that did not run).
+type keyNamer []struct {
+	re   *regexp.Regexp
+	path string
+}
+
+func newKeyNamer(j *job.Job) keyNamer {
+	var k keyNamer
+	for _, key := range jobKeys(j) {
+		k = append(k, struct {
+			re   *regexp.Regexp
+			path string
+		}{regexp.MustCompile(`--` + regexp.QuoteMeta(key.flag) + `([^\w-]|$)`), key.path + "$1"})
+	}
+	return k
+}
+
+func (k keyNamer) rewrite(err error) error {
 	msg := err.Error()
-	for _, k := range jobKeys(j) {
-		msg = regexp.MustCompile(`--`+regexp.QuoteMeta(k.flag)+`([^\w-]|$)`).ReplaceAllString(msg, k.path+"$1")
+	if !strings.Contains(msg, "--") {
+		return err
+	}
+	for _, r := range k {
+		msg = r.re.ReplaceAllString(msg, r.path)
 	}
 	if msg == err.Error() {
 		return err
