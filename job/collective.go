@@ -17,7 +17,9 @@ type CollectiveOptions struct {
 	// runs at once); 0 and 0: the whole job.
 	Group, Stride int
 	Network       NetworkChoice
-	GPU           string // prices the local reductions (roofline)
+	// Cluster, when set, supplies the network instead of Network (and bounds the job's size).
+	Cluster *Cluster
+	GPU     string // prices the local reductions (roofline)
 	DType         dtype.DType
 }
 
@@ -61,7 +63,7 @@ func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
 		if last := (base.Size - 1) * base.Stride; last >= n {
 			return nil, errs.Usage("--group %d --stride %d reaches rank %d, beyond the job's %d GPUs (ranks 0–%d)", base.Size, base.Stride, last, n, n-1)
 		}
-		net, _, err := o.Network.Build(network.Env{GPUs: n, Reducer: prof})
+		net, _, err := buildNetwork(o.Cluster, o.Network, network.Env{GPUs: n, Reducer: prof})
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,7 @@ import (
 
 type collectiveFlags struct {
 	ops, sizes, gpus, gpu, dtype string
+	cluster                      string
 	group, stride                int
 	network                      netFlags
 	format                       format
@@ -41,12 +42,29 @@ column names the resource that limits the slowest step.`,
   ddlest collective --op all --size 1GB --gpus 65536 --net superpod
   ddlest collective --op all-reduce --size 1MB,100MB,10GB --gpus 16,256,4096,65536 --net superpod \
       --strategy ring --net-param oversubscription=1 --format csv
-  ddlest collective --op all-reduce --size 100MB --gpus 384 --group 4 --stride 96 --net-preset torus-small --strategy ring`,
+  ddlest collective --op all-reduce --size 100MB --gpus 384 --group 4 --stride 96 --net-preset torus-small --strategy ring
+  ddlest collective --op all-reduce --size 1GB --gpus 8,64,1024 --cluster dgx-h100`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.toOptions()
 			if err != nil {
 				return err
+			}
+			if f.cluster != "" {
+				c, err := job.LookupCluster(f.cluster)
+				if err != nil {
+					return errs.Usage("--cluster: %v", err)
+				}
+				if err := f.network.applyTo(&c.Network); err != nil {
+					return err
+				}
+				if err := c.Validate(); err != nil {
+					return err
+				}
+				o.Cluster = &c
+				if !cmd.Flags().Changed("gpu") {
+					o.GPU = c.GPU
+				}
 			}
 			rows, err := job.Collectives(o)
 			if err != nil {
@@ -69,7 +87,8 @@ column names the resource that limits the slowest step.`,
 	fs.IntVar(&f.group, "group", 0, "ranks in the priced group (0: the whole job)")
 	fs.IntVar(&f.stride, "stride", 0, "rank distance between the group's members (0: 1)")
 	addNetFlags(cmd, &f.network, "ramp")
-	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline)")
+	fs.StringVar(&f.cluster, "cluster", "", "price on a cluster preset's network (ddlest clusters; its GPU reduces), the --net flags applied to it")
+	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
 	addFormatFlag(fs, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)

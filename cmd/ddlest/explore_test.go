@@ -256,6 +256,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"run", badTP}, 2, []string{"tp.yaml", "execution.tp 5 does not divide the 96 heads"}},
 		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.tsv"}, 2, []string{"x.tsv", ".csv or .parquet"}},
 		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
+		{[]string{"collective", "--cluster", "dgx-z"}, 2, []string{"dgx-z", "dgx-a100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
 		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,torus", "--baseline", "ideal"}, 2, []string{"ideal", "superpod, torus"}},
@@ -303,5 +304,21 @@ func TestRAMPLayoutDefault(t *testing.T) {
 	}
 	if tp := rep["parallel"].(map[string]any)["tp"].(float64); tp > 8 {
 		t.Errorf("megatron --loss 1.8 on DGX A100: TP %g spans nodes; the NVLink node has 8 GPUs", tp)
+	}
+}
+
+// TestCollectiveOnCluster: collective --cluster prices on the cluster's network with its GPU
+// reducing; inside one DGX node the all-reduce runs on NVLink, faster on the H100's NVLink4
+// (900 GB/s per GPU, DGX H100 datasheet) than on the A100's NVLink3 (600 GB/s).
+func TestCollectiveOnCluster(t *testing.T) {
+	bus := func(cluster string) (float64, string) {
+		rows := runJSON(t, "collective", "--op", "all-reduce", "--size", "1GB", "--gpus", "8", "--cluster", cluster).([]any)
+		r := rows[0].(map[string]any)
+		return r["busbw_bytes_per_s"].(float64), r["bottleneck"].(string)
+	}
+	a, where := bus("dgx-a100")
+	h, _ := bus("dgx-h100")
+	if where != "nvlink" || !(h > a) {
+		t.Errorf("8-GPU all-reduce: A100 %g B/s (bottleneck %s), H100 %g B/s; want NVLink, H100 faster", a, where, h)
 	}
 }
