@@ -322,3 +322,73 @@ func TestCollectiveOnCluster(t *testing.T) {
 		t.Errorf("8-GPU all-reduce: A100 %g B/s (bottleneck %s), H100 %g B/s; want NVLink, H100 faster", a, where, h)
 	}
 }
+
+// TestREADMEExamples runs every `ddlest …` line of the README's shell blocks: the documented
+// commands work (exit 0). Files they write go to a temporary folder; `> F` writes standard output
+// there for the next lines that read F.
+func TestREADMEExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every README example")
+	}
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var lines []string
+	inSh := false
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "```sh"):
+			inSh = true
+		case strings.HasPrefix(l, "```"):
+			inSh = false
+		case inSh:
+			if n := len(lines); n > 0 && strings.HasSuffix(lines[n-1], "\\") {
+				lines[n-1] = strings.TrimSuffix(lines[n-1], "\\") + " " + strings.TrimSpace(l)
+			} else {
+				lines = append(lines, l)
+			}
+		}
+	}
+	ran := 0
+	for _, l := range lines {
+		if i := strings.Index(l, "#"); i >= 0 {
+			l = l[:i]
+		}
+		f := strings.Fields(l)
+		if len(f) == 0 || f[0] != "ddlest" {
+			continue
+		}
+		var args []string
+		stdout := ""
+		for i := 1; i < len(f); i++ {
+			switch {
+			case f[i] == ">" && i+1 < len(f):
+				stdout = filepath.Join(dir, f[i+1])
+				i++
+			case (f[i] == "--out" || f[i] == "--plot") && i+1 < len(f):
+				args = append(args, f[i], filepath.Join(dir, f[i+1]))
+				i++
+			case strings.HasSuffix(f[i], ".json") && !strings.HasPrefix(f[i], "-"):
+				args = append(args, filepath.Join(dir, f[i])) // a file an earlier line wrote
+			default:
+				args = append(args, f[i])
+			}
+		}
+		out, errOut, code := execute(args...)
+		if code != 0 {
+			t.Errorf("README: %s: exit %d: %s", strings.TrimSpace(l), code, errOut)
+			continue
+		}
+		if stdout != "" {
+			if err := os.WriteFile(stdout, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ran++
+	}
+	if ran < 20 {
+		t.Errorf("ran %d README examples; the README has more", ran)
+	}
+}
