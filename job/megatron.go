@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -228,19 +229,19 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 			return nil, err
 		}
 	}
-	if o.placements != nil && o.Cluster != nil {
+	if o.Cluster != nil {
 		if err := o.Cluster.CheckJob(gpus); err != nil {
 			return nil, err
 		}
 		if k, ok := newPlacementKey(o.Cluster, o.Efficiency, prec, gpus); ok {
-			if p := o.placements.get(k); p != nil {
+			if p := placed(o.placements, k); p != nil {
 				env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
 				return env, nil
 			}
 			if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof}); err != nil {
 				return nil, err
 			}
-			o.placements.put(placement{key: k, roof: roof, net: env.net, netCfg: env.netCfg})
+			place(o.placements, placement{key: k, roof: roof, net: env.net, netCfg: env.netCfg})
 			return env, nil
 		}
 	}
@@ -251,9 +252,45 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 	return env, nil
 }
 
-// placements is one sweep worker's networks placed for a job size: the points of a sweep that
-// leave the cluster alone price on the same network and roofline. One per worker: a model is
-// then used by one goroutine at a time.
+// Placed networks: the jobs of a sweep, a search or a repeated estimate that leave the cluster
+// alone price on the same network and roofline. A network.Shareable model is kept process-wide
+// (bounded, safe for concurrent use); another only in the sweep worker's own placements, where
+// one goroutine uses it at a time.
+var shared struct {
+	sync.Mutex
+	m map[placementKey]*placement
+}
+
+const sharedPlacements = 256
+
+// placed returns a placement of k: the process-wide one, else the worker's (own may be nil).
+func placed(own *placements, k placementKey) *placement {
+	shared.Lock()
+	p := shared.m[k]
+	shared.Unlock()
+	if p == nil && own != nil {
+		p = own.get(k)
+	}
+	return p
+}
+
+// place keeps a new placement: process-wide when its model is shareable, else in own.
+func place(own *placements, p placement) {
+	if _, ok := p.net.(network.Shareable); ok {
+		shared.Lock()
+		if shared.m == nil || len(shared.m) >= sharedPlacements {
+			shared.m = map[placementKey]*placement{}
+		}
+		shared.m[p.key] = &p
+		shared.Unlock()
+		return
+	}
+	if own != nil {
+		own.put(p)
+	}
+}
+
+// placements is one sweep worker's networks that are not shareable.
 type placements struct {
 	entries [8]placement
 	n, next int

@@ -82,3 +82,38 @@ func BenchmarkMegatronEstimate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJobEstimate is what a command (and every point of a sweep) runs: job.Run of a job on
+// a cluster, its network placed once per (network, size, GPU) and reused. Target (issue 9):
+// ≤ 10 µs and ≤ 20 allocations per estimate.
+func BenchmarkJobEstimate(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		sets [][2]string
+	}{
+		{"loss1.8-ramp-65536", [][2]string{{"cluster", "ramp-65536"}, {"target_loss", "1.8"}, {"layout", "ramp"}}},
+		{"loss1.8-dgx-a100", [][2]string{{"target_loss", "1.8"}, {"layout", "ramp"}}},
+		{"gpt3-175b-dgx-a100", [][2]string{{"model", "gpt3-175b"}, {"tp", "8"}, {"pp", "8"}, {"dp", "24"}, {"interleave", "2"}, {"seq_parallel", "true"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			j, err := New("megatron")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, kv := range c.sets {
+				if err := j.Set(kv[0], kv[1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := Run(j); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(j); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

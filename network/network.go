@@ -151,6 +151,14 @@ type Model interface {
 	Price(c Collective) (Cost, error)
 }
 
+// Shareable is an optional property of a Model: it does not change after construction and its
+// Price may be called from several goroutines at once, so that one placed model serves every job
+// of the same network, size and reducer (sweeps, searches and repeated estimates).
+type Shareable interface {
+	Model
+	Shareable()
+}
+
 // Overlapping is an optional capability of a Model: pricing collectives that run at the same
 // time on the job (a data-parallel bucket during tensor-parallel and pipeline traffic) and share
 // links. Each cost is the collective's alone, slowed where the links it uses must also carry the

@@ -17,6 +17,10 @@ type Model struct {
 	memo    network.Memo
 }
 
+// Shareable marks the model as immutable after construction (Price only reads it; its memo is
+// synchronised): network.Shareable.
+func (*Model) Shareable() {}
+
 // NewModel checks that the job fits the network (maxGPUs ranks).
 func NewModel(name string, tiers []Tier, offer func(network.Op) []collective.Algorithm, choice collective.Choice, env network.Env, maxGPUs int) (*Model, error) {
 	if env.GPUs > maxGPUs {
