@@ -20,7 +20,7 @@ type CollectiveOptions struct {
 	// Cluster, when set, supplies the network instead of Network (and bounds the job's size).
 	Cluster *Cluster
 	GPU     string // prices the local reductions (roofline)
-	DType         dtype.DType
+	DType   dtype.DType
 }
 
 // CollectiveRow is one priced collective.
