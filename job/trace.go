@@ -4,6 +4,7 @@ import (
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/profile/roofline"
 	"github.com/ddlest/ddlest/traces"
 )
 
@@ -48,14 +49,26 @@ type CollectiveCalibration struct {
 // CalibrateCollectives prices every measured collective on the chosen network, built for the
 // largest group seen (a trace holds a few ranks of a larger job; the world size bounds the
 // placement). Send/recv over a group of g ranks is priced as one message between two of them.
-func CalibrateCollectives(ranks []traces.RankSummary, n NetworkChoice) ([]CollectiveCalibration, string, error) {
+//
+// With a cluster, its network prices and its GPU performs the reductions (fp32, as priced).
+func CalibrateCollectives(ranks []traces.RankSummary, cluster *Cluster, n NetworkChoice) ([]CollectiveCalibration, string, error) {
 	gpus := 2
 	for _, r := range ranks {
 		for _, c := range r.Collectives {
 			gpus = max(gpus, int(c.GroupSize))
 		}
 	}
-	m, _, err := n.Build(network.Env{GPUs: gpus})
+	env := network.Env{GPUs: gpus}
+	if cluster != nil {
+		gpu, err := roofline.LookupGPU(cluster.GPU)
+		if err != nil {
+			return nil, "", err
+		}
+		if env.Reducer, err = roofline.New(gpu, cluster.Efficiency, dtype.FP32); err != nil {
+			return nil, "", err
+		}
+	}
+	m, _, err := buildNetwork(cluster, n, env)
 	if err != nil {
 		return nil, "", err
 	}

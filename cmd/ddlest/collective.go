@@ -50,21 +50,11 @@ column names the resource that limits the slowest step.`,
 			if err != nil {
 				return err
 			}
-			if f.cluster != "" {
-				c, err := job.LookupCluster(f.cluster)
-				if err != nil {
-					return errs.Usage("--cluster: %v", err)
-				}
-				if err := f.network.applyTo(&c.Network); err != nil {
-					return err
-				}
-				if err := c.Validate(); err != nil {
-					return err
-				}
-				o.Cluster = &c
-				if !cmd.Flags().Changed("gpu") {
-					o.GPU = c.GPU
-				}
+			if o.Cluster, err = clusterFor(f.cluster, &f.network); err != nil {
+				return err
+			}
+			if o.Cluster != nil && !cmd.Flags().Changed("gpu") {
+				o.GPU = o.Cluster.GPU
 			}
 			rows, err := job.Collectives(o)
 			if err != nil {
@@ -87,7 +77,7 @@ column names the resource that limits the slowest step.`,
 	fs.IntVar(&f.group, "group", 0, "ranks in the priced group (0: the whole job)")
 	fs.IntVar(&f.stride, "stride", 0, "rank distance between the group's members (0: 1)")
 	addNetFlags(cmd, &f.network, "ramp")
-	fs.StringVar(&f.cluster, "cluster", "", "price on a cluster preset's network (ddlest clusters; its GPU reduces), the --net flags applied to it")
+	addClusterFlag(cmd, &f.cluster)
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
 	addFormatFlag(fs, &f.format)

@@ -78,3 +78,26 @@ func (f *netFlags) choice() (job.NetworkChoice, error) {
 	}
 	return n, nil
 }
+
+// addClusterFlag registers --cluster on the network commands (collective, trace collectives).
+func addClusterFlag(cmd *cobra.Command, name *string) {
+	cmd.Flags().StringVar(name, "cluster", "", "price on a cluster preset's network (`NAME`, ddlest clusters; its GPU reduces), the --net flags applied to it")
+}
+
+// clusterFor is the named cluster preset with the network flags applied (nil without a name).
+func clusterFor(name string, nf *netFlags) (*job.Cluster, error) {
+	if name == "" {
+		return nil, nil
+	}
+	c, err := job.LookupCluster(name)
+	if err != nil {
+		return nil, errs.Usage("--cluster: %v", err)
+	}
+	if err := nf.applyTo(&c.Network); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

@@ -369,11 +369,13 @@ func exportCSV(w io.Writer, tf *traces.File) error {
 func newTraceCollectivesCommand() *cobra.Command {
 	var nf netFlags
 	var f format
+	var cluster string
 	cmd := &cobra.Command{
-		Use:   "collectives FILE.parquet --net MODEL",
+		Use:   "collectives FILE.parquet --net MODEL | --cluster NAME",
 		Short: "Compare each measured collective with a network model's prediction for the same size and group",
 		Example: `  ddlest trace collectives job.parquet --net alphabeta --net-bw 200GB/s --net-latency 5us
-  ddlest trace collectives job.parquet --net superpod --format csv`,
+  ddlest trace collectives job.parquet --net superpod --format csv
+  ddlest trace collectives job.parquet --cluster dgx-a100`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			choice, err := nf.choice()
@@ -385,7 +387,11 @@ func newTraceCollectivesCommand() *cobra.Command {
 				return err
 			}
 			defer tf.Close()
-			rows, netName, err := job.CalibrateCollectives(ranks, choice)
+			c, err := clusterFor(cluster, &nf)
+			if err != nil {
+				return err
+			}
+			rows, netName, err := job.CalibrateCollectives(ranks, c, choice)
 			if err != nil {
 				return err
 			}
@@ -393,6 +399,7 @@ func newTraceCollectivesCommand() *cobra.Command {
 		},
 	}
 	addNetFlags(cmd, &nf, "alphabeta")
+	addClusterFlag(cmd, &cluster)
 	addFormatFlag(cmd.Flags(), &f)
 	return cmd
 }

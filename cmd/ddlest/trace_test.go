@@ -139,6 +139,19 @@ func TestTraceCollectives(t *testing.T) {
 	if len(recs) != 2 || recs[1][1] != "all_reduce" || recs[1][5] != "0.0001" || !strings.HasPrefix(recs[1][6], "5.24288e-05") {
 		t.Errorf("calibration %v", recs)
 	}
+	// On a cluster: its network prices (2 ranks of a DGX A100 node share NVLink, 300 GB/s each way,
+	// so the 1 MiB all-reduce is priced far below the 20 GB/s link's 52 µs).
+	stdout, errOut, code = execute("trace", "collectives", gpuTrace(t), "--cluster", "dgx-a100", "--format", "json")
+	var doc struct {
+		Network     string `json:"network"`
+		Collectives []struct {
+			Predicted float64 `json:"predicted_s"`
+		} `json:"collectives"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.Network != "superpod" || len(doc.Collectives) != 1 ||
+		!(doc.Collectives[0].Predicted > 0 && doc.Collectives[0].Predicted < 5.24288e-05) {
+		t.Fatalf("trace collectives --cluster: exit %d %s\n%s", code, errOut, stdout)
+	}
 }
 
 // Bad input to the trace commands: one line, exit 2, no output file.
