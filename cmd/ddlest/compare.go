@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/partition/moe"
+	"github.com/ddlest/ddlest/plots"
+)
+
+func newCompareCommand() *cobra.Command {
+	parent := &cobra.Command{
+		Use:   "compare",
+		Short: "One job on several networks or clusters, side by side: iteration, time to accuracy, communication, speed-up",
+		Long: `Run one job on each network model of --nets (on the job's cluster, each with its own default
+parameters) or on each cluster preset of --clusters (the job's other flags apply to each), and
+list iteration time, time to accuracy, exposed communication share and the speed-up over the
+baseline (--baseline, default the first). The numbers are those of the single commands: each
+entry of --format json is the workload command's own document.`,
+		Args: noArgs,
+	}
+	for _, w := range jobWorkloads {
+		var nets, clusters []string
+		var baseline, plotPath string
+		var f format
+		cmd := &cobra.Command{Use: w.use, Short: "compare " + w.short + " across networks or clusters", Args: noArgs,
+			Example: "  ddlest compare " + w.use + exampleModel(w) + " --nets superpod,torus,ideal"}
+		cmd.Flags().SortFlags = false
+		jf := addJobFlags(cmd, w.workload, w.model)
+		cmd.Flags().StringSliceVar(&nets, "nets", nil, "network models to compare (ddlest nets), comma-separated")
+		cmd.Flags().StringSliceVar(&clusters, "clusters", nil, "cluster presets to compare (ddlest clusters), comma-separated")
+		cmd.Flags().StringVar(&baseline, "baseline", "", "entry the speed-ups are relative to (default: the first)")
+		cmd.Flags().StringVar(&plotPath, "plot", "", "also draw the iteration breakdowns side by side to this image (.png, .svg or .pdf)")
+		addFormatFlag(cmd.Flags(), &f)
+		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+			entries, key := nets, "cluster.network.model"
+			switch {
+			case len(nets) > 0 && len(clusters) > 0:
+				return usagef("compare: give --nets or --clusters, not both")
+			case len(clusters) > 0:
+				entries, key = clusters, "cluster"
+			case len(nets) == 0:
+				return usagef("compare: give --nets a,b,… (ddlest nets) or --clusters a,b,… (ddlest clusters)")
+			}
+			var reps []*job.Report
+			for _, e := range entries {
+				j, err := jf.buildWith(key, e)
+				if err != nil {
+					return err
+				}
+				r, err := job.Run(j)
+				if err != nil {
+					return jf.flagNames(fmt.Errorf("%s: %w", e, err))
+				}
+				reps = append(reps, r)
+			}
+			base := 0
+			if baseline != "" {
+				base = -1
+				for i, e := range entries {
+					if e == baseline {
+						base = i
+					}
+				}
+				if base < 0 {
+					return usagef("--baseline %q is not compared; valid: %s", baseline, strings.Join(entries, ", "))
+				}
+			}
+			if plotPath != "" {
+				bars := make([]plots.Bar, len(reps))
+				for i, r := range reps {
+					bars[i] = plots.BreakdownBar(entries[i], r.Result)
+				}
+				p, err := plots.Breakdown(fmt.Sprintf("%s, %d GPUs", w.use, reps[0].Plan.Layout.GPUs), bars)
+				if err != nil {
+					return err
+				}
+				if err := plots.Save(p, plotPath, vg.Length(2+1.2*float64(len(bars)))*vg.Inch, 4*vg.Inch); err != nil {
+					return err
+				}
+			}
+			return renderCompare(cmd.OutOrStdout(), entries, reps, base, f)
+		}
+		parent.AddCommand(cmd)
+	}
+	return parent
+}
+
+// buildWith builds the job with one more flag value: the cluster preset (before the other flags,
+// as --cluster) or the network model (after them).
+func (f *jobFlags) buildWith(key, value string) (*job.Job, error) {
+	if key == "cluster" {
+		if err := f.fs.Set("cluster", value); err != nil {
+			return nil, err
+		}
+		return f.build()
+	}
+	j, err := f.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Set(key, value); err != nil {
+		return nil, errs.Usage("--nets %s: %v", value, err)
+	}
+	return j, nil
+}
+
+type compareDoc struct {
+	Entry   string  `json:"entry"`
+	Speedup float64 `json:"speedup"`
+	Run     any     `json:"run"`
+}
+
+func renderCompare(w io.Writer, entries []string, reps []*job.Report, base int, f format) error {
+	b := reps[base].Result.Iteration.Total
+	speedup := func(i int) float64 { return float64(b / reps[i].Result.Iteration.Total) }
+	switch f {
+	case formatJSON:
+		docs := make([]compareDoc, len(reps))
+		for i, r := range reps {
+			docs[i] = compareDoc{Entry: entries[i], Speedup: speedup(i), Run: jobJSON(r)}
+		}
+		return writeJSON(w, docs)
+	case formatCSV:
+		return writeRowsCSV(w, []string{"entry", "speedup"}, reps, func(i int) []string { return []string{entries[i], ftoa(speedup(i))} })
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "entry\tnetwork\tGPUs\titeration\tcompute\texposed comm\tbubble\tcomm share\ttime to accuracy\tMFU\tspeed-up")
+	for i, r := range reps {
+		it := r.Result.Iteration
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%v\t%v\t%v\t%s\t%v\t%s\t%.2f×\n", entries[i], r.Network, r.Plan.Layout.GPUs, it.Total, it.Compute,
+			it.ExposedComm, it.Bubble, pct(it.CommFraction), r.Result.TimeToAccuracy, pct(r.Result.MFU), speedup(i))
+	}
+	fmt.Fprintf(tw, "\nspeed-up: iteration time of %s / iteration time\n", entries[base])
+	return tw.Flush()
+}
+
+// epText is the expert-parallel degree, or "—" for a dense model.
+func epText(m moe.Spec) string {
+	if m.Experts == 0 {
+		return "—"
+	}
+	return itoa(m.EP)
+}

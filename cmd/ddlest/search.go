@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ddlest/ddlest/internal/rows"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/job"
+)
+
+func newSearchCommand() *cobra.Command {
+	parent := &cobra.Command{
+		Use:   "search",
+		Short: "The fastest parallel layouts of a model on N GPUs of a cluster, and why the others lost",
+		Long: `Enumerate every parallel layout of the job's model on --gpus GPUs — tensor, pipeline and data
+parallelism (TP × PP × DP = GPUs), micro-batch, interleaved stages, activation recomputation,
+sequence parallelism and, for MoE models, expert parallelism — drop those that do not fit in GPU
+memory, price the others on the cluster's network and list the fastest, best first, with how
+much slower each is than the best and where the difference lies (compute, pipeline bubble or
+exposed communication). --format json is a list, best first, of the workload command's own
+JSON document (job and report): each runs again with ddlest run.`,
+		Args: noArgs,
+	}
+	for _, w := range jobWorkloads {
+		if !w.searchable {
+			continue
+		}
+		var top int
+		var f format
+		cmd := &cobra.Command{Use: w.use, Short: "search the layouts of " + w.short, Args: noArgs,
+			Example: "  ddlest search " + w.use + exampleModel(w) + " --gpus 512"}
+		cmd.Flags().SortFlags = false
+		jf := addJobFlags(cmd, w.workload, w.model)
+		cmd.Flags().IntVar(&top, "top", 5, "layouts to list, best first")
+		addFormatFlag(cmd.Flags(), &f)
+		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+			if top < 1 {
+				return usagef("--top %d must be ≥ 1", top)
+			}
+			j, err := jf.build()
+			if err != nil {
+				return err
+			}
+			res, err := job.Search(j, job.SearchOptions{Top: top})
+			if err != nil {
+				return jf.flagNames(err)
+			}
+			return renderSearch(cmd.OutOrStdout(), res, f)
+		}
+		parent.AddCommand(cmd)
+	}
+	return parent
+}
+
+func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
+	switch f {
+	case formatJSON:
+		docs := make([]any, len(res.Reports))
+		for i, r := range res.Reports {
+			docs[i] = jobJSON(r)
+		}
+		return writeJSON(w, docs)
+	case formatCSV:
+		return writeRowsCSV(w, []string{"rank"}, res.Reports, func(i int) []string { return []string{itoa(i + 1)} })
+	}
+	best := res.Reports[0]
+	s := res.Summary
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "search\t%s parameters on %d GPUs: %s\n", units.Count(best.Params), s.GPUs, describeSearch(s))
+	if best.Cluster != nil {
+		fmt.Fprintf(tw, "cluster\t%s\n", describeCluster(*best.Cluster))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "rank\tGPUs = DP × TP × PP\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
+	bt := best.Result.Iteration
+	for i, r := range res.Reports {
+		c := r.Config
+		it := r.Result.Iteration
+		vs, lost := "—", "—"
+		if i > 0 {
+			vs = fmt.Sprintf("+%.1f%%", 100*float64(it.Total/bt.Total-1))
+			lost = job.LostTo(it, bt)
+		}
+		sp := "off"
+		if c.SeqParallel {
+			sp = "on"
+		}
+		fmt.Fprintf(tw, "%d\t%d = %d × %d × %d\t%d\t%d\t%s\t%s\t%s\t%v\t%s\t%s\t%v\t%s\t%v\n", i+1, c.GPUs(), c.DP, c.TP, c.PP,
+			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), it.Total, vs, lost, r.Result.TimeToAccuracy,
+			pct(r.Result.MFU), r.Result.Memory.Total)
+	}
+	return tw.Flush()
+}
+
+// writeRowsCSV writes reports as rows of the column specification, after lead columns.
+func writeRowsCSV(w io.Writer, lead []string, reps []*job.Report, leadOf func(i int) []string) error {
+	if len(reps) == 0 {
+		return nil
+	}
+	cols := job.Columns(reps[0].Workload)
+	var head []rows.Column
+	for _, l := range lead {
+		head = append(head, rows.Column{Name: l, Kind: rows.Text})
+	}
+	rw, err := rows.NewCSV(w, append(head, job.RowColumns(cols)...))
+	if err != nil {
+		return err
+	}
+	for i, r := range reps {
+		var row []job.Cell
+		for _, l := range leadOf(i) {
+			row = append(row, job.Cell{Kind: rows.Text, Text: l})
+		}
+		if err := rw.Write(append(row, job.Row(r, cols)...)); err != nil {
+			return err
+		}
+	}
+	return rw.Close()
+}
