@@ -215,39 +215,38 @@ type transformerEnv struct {
 }
 
 func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
-	roof, err := roofline.New(gpu, o.Efficiency, prec.DType())
-	if err != nil {
-		return nil, err
-	}
-	env := &transformerEnv{o: o, roof: roof, gpus: gpus,
-		run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}}
+	env := &transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}}
 	if o.Published != nil {
 		env.run.Profile = "published"
 	}
 	if strings.HasSuffix(o.Profile, ".parquet") {
+		var err error
 		if env.run.trace, err = proftrace.Load(o.Profile); err != nil {
 			return nil, err
 		}
 	}
+	var key placementKey
+	keyed := false
 	if o.Cluster != nil {
 		if err := o.Cluster.CheckJob(gpus); err != nil {
 			return nil, err
 		}
-		if k, ok := newPlacementKey(o.Cluster, o.Efficiency, prec, gpus); ok {
-			if p := placed(o.placements, k); p != nil {
+		if key, keyed = newPlacementKey(o.Cluster, o.Efficiency, prec, gpus); keyed {
+			if p := placed(o.placements, key); p != nil {
 				env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
 				return env, nil
 			}
-			if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof}); err != nil {
-				return nil, err
-			}
-			place(o.placements, placement{key: k, roof: roof, net: env.net, netCfg: env.netCfg})
-			return env, nil
 		}
 	}
-	env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: roof})
-	if err != nil {
+	var err error
+	if env.roof, err = roofline.New(gpu, o.Efficiency, prec.DType()); err != nil {
 		return nil, err
+	}
+	if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: env.roof}); err != nil {
+		return nil, err
+	}
+	if keyed {
+		place(o.placements, placement{key: key, roof: env.roof, net: env.net, netCfg: env.netCfg})
 	}
 	return env, nil
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -219,11 +220,32 @@ func (d *Decoder) structValue(n *yaml.Node, v reflect.Value, path string) error 
 	return nil
 }
 
-// Field returns the field of the struct cfg points to whose key is key.
+// Field returns the field of the struct cfg points to whose key is key. Index paths are kept
+// per (type, key): validation reads fields on the estimate's path.
 func Field(cfg any, key string) (reflect.Value, bool) {
-	v, _ := structOf(cfg)
-	return fieldByKey(v, key)
+	v, t := structOf(cfg)
+	k := fieldKey{t, key}
+	if idx, ok := fieldIndexes.Load(k); ok {
+		if idx == nil {
+			return reflect.Value{}, false
+		}
+		return v.FieldByIndex(idx.([]int)), true
+	}
+	idx, ok := fieldIndex(t, key, nil)
+	if !ok {
+		fieldIndexes.Store(k, nil)
+		return reflect.Value{}, false
+	}
+	fieldIndexes.Store(k, idx)
+	return v.FieldByIndex(idx), true
 }
+
+type fieldKey struct {
+	t   reflect.Type
+	key string
+}
+
+var fieldIndexes sync.Map // fieldKey → []int (nil: no such key)
 
 // fieldByKey finds the field of struct v whose key is key (embedded structs flattened).
 func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
