@@ -125,3 +125,56 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "points/s")
 }
+
+// TestSweepPlacements: networks placed once and reused — shared across workers for RAMP's model,
+// kept per worker for HammingMesh's routed fabric — give the rows a fresh placement gives.
+func TestSweepPlacements(t *testing.T) {
+	for _, cl := range []string{"ramp-65536", "hx4-small"} {
+		base := gpt3Job(t)
+		if err := base.Set("cluster", cl); err != nil {
+			t.Fatal(err)
+		}
+		if err := base.Set("execution.gpus", "512"); err != nil {
+			t.Fatal(err)
+		}
+		g := Grid{{"execution.tp", []string{"4", "8"}}, {"execution.pp", []string{"8", "16"}}, {"execution.recompute", []string{"selective", "full"}}}
+		one, _ := sweepRows(t, base, g, 1)
+		three, sum := sweepRows(t, base, g, 3)
+		if sum.OK == 0 {
+			t.Fatalf("%s: no point ran", cl)
+		}
+		total := -1
+		for i, c := range Columns("megatron") {
+			if c.Name == "total_s" {
+				total = len(g) + 1 + i // the grid's values, the status, then the columns
+			}
+		}
+		for i := range one {
+			if one[i] != three[i] {
+				t.Fatalf("%s row %d: 1 worker %s, 3 workers %s", cl, i, one[i], three[i])
+			}
+			f := strings.Split(one[i], ",")
+			if f[len(g)] != "ok" {
+				continue
+			}
+			// The point alone, on a network placed for it (the process-wide placements
+			// forgotten).
+			j := base.Clone()
+			for k, a := range g {
+				if err := j.Set(a.Key, f[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			shared.Lock()
+			shared.m = nil
+			shared.Unlock()
+			rep, err := Run(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := (Cell{Kind: Float, Num: float64(rep.Result.Iteration.Total)}).String(); got != f[total] {
+				t.Errorf("%s row %d: sweep total_s %s, alone %s", cl, i, f[total], got)
+			}
+		}
+	}
+}

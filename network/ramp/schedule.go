@@ -190,6 +190,10 @@ type model struct {
 
 func (*model) Name() string { return Name }
 
+// Shareable: the model does not change after construction (its memo is synchronised, RAMP-x's
+// schedules are computed from the configuration): network.Shareable.
+func (*model) Shareable() {}
+
 // Price runs RAMP-x, or a full-capacity ring / recursive halving-doubling over the all-to-all
 // fabric (§6.3.1), or the cheapest of the three for Best.
 func (m *model) Price(col network.Collective) (network.Cost, error) {
