@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -98,7 +99,13 @@ func Search(j *Job, o SearchOptions) (*SearchResult, error) {
 	}
 	s, ok := w.(searcher)
 	if !ok {
-		return nil, errs.Usage("workload %s has no layout search; searchable: %s", j.Workload, "megatron")
+		var names []string
+		for _, x := range Workloads().All() {
+			if _, ok := x.(searcher); ok {
+				names = append(names, x.Name())
+			}
+		}
+		return nil, errs.Usage("workload %s has no layout search; searchable: %s", j.Workload, strings.Join(names, ", "))
 	}
 	if err := j.Validate(); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -206,5 +207,17 @@ func TestCheckMemoryMatchesPlan(t *testing.T) {
 			return true
 		})
 		t.Logf("%s: %d layouts, %d of the sample do not fit", name, n, bad)
+	}
+}
+
+// TestSearchNotSearchable: a workload without a layout search says which have one.
+func TestSearchNotSearchable(t *testing.T) {
+	j, err := New("dp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Search(j, SearchOptions{GPUs: 8})
+	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "searchable: megatron") {
+		t.Errorf("err = %v", err)
 	}
 }
