@@ -24,7 +24,8 @@ parameters) or on each cluster preset of --clusters (the job's other flags apply
 list iteration time, time to accuracy, exposed communication share and the speed-up over the
 baseline (--baseline, default the first). The numbers are those of the single commands: each
 entry of --format json is the workload command's own document.`,
-		Args: noArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: needsWorkload,
 	}
 	for _, w := range jobWorkloads {
 		var nets, clusters []string

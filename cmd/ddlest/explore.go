@@ -1,5 +1,12 @@
 package main
 
+import (
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/spf13/cobra"
+)
+
 // jobWorkload is a command built on a job: the workload and the model preset it starts from.
 type jobWorkload struct {
 	use, workload, model, short string
@@ -24,4 +31,19 @@ func exampleModel(w jobWorkload) string {
 		return " --model gpt3-175b"
 	}
 	return ""
+}
+
+// needsWorkload is the run of a command whose subcommands are workloads (search, compare): a
+// usage error naming them.
+func needsWorkload(cmd *cobra.Command, args []string) error {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	if len(args) == 0 {
+		return errs.Usage("%s needs a workload: %s", cmd.CommandPath(), strings.Join(names, ", "))
+	}
+	return errs.Usage("%s: no workload %q; valid: %s", cmd.CommandPath(), args[0], strings.Join(names, ", "))
 }

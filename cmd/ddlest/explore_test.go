@@ -256,6 +256,8 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"run", badTP}, 2, []string{"tp.yaml", "execution.tp 5 does not divide the 96 heads"}},
 		{[]string{"sweep", "megatron", "--grid", "tp=1", "--out", "x.tsv"}, 2, []string{"x.tsv", ".csv or .parquet"}},
 		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
+		{[]string{"search", "dp"}, 2, []string{`"dp"`, "megatron"}},
+		{[]string{"compare"}, 2, []string{"needs a workload", "dlrm"}},
 		{[]string{"collective", "--cluster", "dgx-z"}, 2, []string{"dgx-z", "dgx-a100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
 		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},

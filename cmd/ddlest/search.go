@@ -23,7 +23,8 @@ memory, price the others on the cluster's network and list the fastest, best fir
 much slower each is than the best and where the difference lies (compute, pipeline bubble or
 exposed communication). --format json is a list, best first, of the workload command's own
 JSON document (job and report): each runs again with ddlest run.`,
-		Args: noArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: needsWorkload,
 	}
 	for _, w := range jobWorkloads {
 		if !w.searchable {
