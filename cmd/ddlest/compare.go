@@ -25,7 +25,7 @@ list iteration time, time to accuracy, exposed communication share and the speed
 baseline (--baseline, default the first). The numbers are those of the single commands: each
 entry of --format json is the workload command's own document.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: needsWorkload,
+		RunE: needs("workload"),
 	}
 	for _, w := range jobWorkloads {
 		var nets, clusters []string

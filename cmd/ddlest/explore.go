@@ -33,17 +33,19 @@ func exampleModel(w jobWorkload) string {
 	return ""
 }
 
-// needsWorkload is the run of a command whose subcommands are workloads (search, compare): a
-// usage error naming them.
-func needsWorkload(cmd *cobra.Command, args []string) error {
-	var names []string
-	for _, c := range cmd.Commands() {
-		if c.IsAvailableCommand() {
-			names = append(names, c.Name())
+// needs is the run of a command that only groups subcommands (search and compare: workloads;
+// trace: its tools): a usage error naming them, instead of cobra's help on exit 0.
+func needs(what string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
 		}
+		if len(args) == 0 {
+			return errs.Usage("%s needs a %s: %s", cmd.CommandPath(), what, strings.Join(names, ", "))
+		}
+		return errs.Usage("%s: no %s %q; valid: %s", cmd.CommandPath(), what, args[0], strings.Join(names, ", "))
 	}
-	if len(args) == 0 {
-		return errs.Usage("%s needs a workload: %s", cmd.CommandPath(), strings.Join(names, ", "))
-	}
-	return errs.Usage("%s: no workload %q; valid: %s", cmd.CommandPath(), args[0], strings.Join(names, ", "))
 }

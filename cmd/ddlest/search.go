@@ -24,7 +24,7 @@ much slower each is than the best and where the difference lies (compute, pipeli
 exposed communication). --format json is a list, best first, of the workload command's own
 JSON document (job and report): each runs again with ddlest run.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: needsWorkload,
+		RunE: needs("workload"),
 	}
 	for _, w := range jobWorkloads {
 		if !w.searchable {

@@ -27,6 +27,8 @@ func newTraceCommand() *cobra.Command {
 (Kineto Chrome-trace JSON, or the legacy autograd-profiler JSON array; plain or gzip), one file
 per rank, into one parquet file (schema: see 'go doc ./traces'). Workload commands take that file
 as --profile FILE.parquet.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: needs("subcommand"),
 	}
 	cmd.AddCommand(newTraceImportCommand(), newTraceShowCommand(), newTraceExportCommand(), newTraceCollectivesCommand())
 	return cmd
