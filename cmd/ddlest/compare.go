@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -49,6 +50,11 @@ entry of --format json is the workload command's own document.`,
 				entries, key = clusters, "cluster"
 			case len(nets) == 0:
 				return usagef("compare: give --nets a,b,… (ddlest nets) or --clusters a,b,… (ddlest clusters)")
+			}
+			for i, e := range entries {
+				if slices.Contains(entries[:i], e) {
+					return usagef("compare: %s is listed twice", e)
+				}
 			}
 			var reps []*job.Report
 			for _, e := range entries {

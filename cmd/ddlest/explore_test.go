@@ -258,6 +258,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"compare", "gpt3"}, 2, []string{"--nets", "--clusters"}},
 		{[]string{"search", "dp"}, 2, []string{`"dp"`, "megatron"}},
 		{[]string{"compare"}, 2, []string{"needs a workload", "dlrm"}},
+		{[]string{"compare", "gpt3", "--nets", "ideal,torus,ideal"}, 2, []string{"ideal is listed twice"}},
 		{[]string{"trace", "inspect"}, 2, []string{`"inspect"`, "import, show"}},
 		{[]string{"collective", "--cluster", "dgx-z"}, 2, []string{"dgx-z", "dgx-a100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
