@@ -1,6 +1,7 @@
 package job
 
 import (
+	"encoding/json"
 	"os"
 	"reflect"
 	"slices"
@@ -292,15 +293,31 @@ func Models() (*registry.Registry[ModelPresetEntry], error) {
 
 // ModelNames lists the model presets of a workload.
 func ModelNames(workload string) []string {
-	r, err := Models()
-	if err != nil {
-		return nil
-	}
+	modelIndexOnce.Do(func() {
+		// Names and workloads only, in the registry's order (every command's --model help lists
+		// them; decoding the presets waits for a command that uses one).
+		var list []struct {
+			Name     string `json:"name"`
+			Workload string `json:"workload"`
+		}
+		_ = json.Unmarshal(configs.Models, &list) // Models() reports errors in the file
+		for _, p := range list {
+			modelIndex = append(modelIndex, [2]string{p.Name, p.Workload})
+		}
+		for _, p := range append(zooPresets(), dlrmPresets()...) {
+			modelIndex = append(modelIndex, [2]string{p.Name, p.Workload})
+		}
+	})
 	var out []string
-	for _, p := range r.All() {
-		if p.Workload == workload {
-			out = append(out, p.Name)
+	for _, p := range modelIndex {
+		if p[1] == workload {
+			out = append(out, p[0])
 		}
 	}
 	return out
 }
+
+var (
+	modelIndexOnce sync.Once
+	modelIndex     [][2]string // name, workload
+)

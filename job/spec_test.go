@@ -206,3 +206,23 @@ func TestClusterTooSmall(t *testing.T) {
 		t.Errorf("3,072 GPUs on the 1,024 of hx4-small: %v (exit %d)", err, errs.ExitCode(err))
 	}
 }
+
+// TestModelNamesIndex: the light index the flags' help reads lists what the decoded presets hold,
+// in order.
+func TestModelNamesIndex(t *testing.T) {
+	r, err := Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range Workloads().Names() {
+		var want []string
+		for _, p := range r.All() {
+			if p.Workload == w {
+				want = append(want, p.Name)
+			}
+		}
+		if got := ModelNames(w); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: index %v, presets %v", w, got, want)
+		}
+	}
+}
