@@ -2,6 +2,7 @@ package job
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -50,38 +51,114 @@ type ClusterPreset struct {
 	Sources     map[string]string `json:"sources"`
 }
 
-var (
-	clustersOnce sync.Once
-	clusters     *registry.Registry[ClusterPreset]
-	clustersErr  error
-)
+// The cluster presets are parsed once into their nodes (fast) and each is decoded, strictly, and
+// validated when first used: a command uses one or two of them.
+var clusterIdx struct {
+	once  sync.Once
+	nodes *registry.Registry[*yaml.Node] // preset name → its entry
+	err   error
 
-// Clusters returns the cluster presets, decoded strictly and validated once.
-func Clusters() (*registry.Registry[ClusterPreset], error) {
-	clustersOnce.Do(func() {
-		var list []ClusterPreset
-		if clustersErr = params.Decode(configs.Clusters, "configs/clusters.json", &list); clustersErr != nil {
+	mu      sync.Mutex
+	decoded map[string]*ClusterPreset
+}
+
+const clustersFile = "configs/clusters.json"
+
+func clusterNodes() (*registry.Registry[*yaml.Node], error) {
+	c := &clusterIdx
+	c.once.Do(func() {
+		var list []yaml.Node
+		if c.err = params.Decode(configs.Clusters, clustersFile, &list); c.err != nil {
 			return
 		}
-		clusters = registry.New[ClusterPreset]("cluster preset")
-		for _, p := range list {
-			p.Cluster.Preset = p.Name
-			if clustersErr = p.Cluster.Validate(); clustersErr != nil {
+		c.nodes = registry.New[*yaml.Node]("cluster preset")
+		d := &params.Decoder{Name: clustersFile}
+		for i := range list {
+			n := &list[i]
+			name, ok := scalarAt(n, "name")
+			if !ok {
+				c.err = d.Errorf(n, "a cluster preset without a name")
 				return
 			}
-			clusters.Add(p.Name, p)
+			c.nodes.Add(name, n)
 		}
+		c.decoded = map[string]*ClusterPreset{}
 	})
-	return clusters, clustersErr
+	return c.nodes, c.err
+}
+
+// scalarAt reads the scalar at a path of mapping keys (false when absent).
+func scalarAt(n *yaml.Node, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return "", false
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return "", false
+		}
+		n = next
+	}
+	return n.Value, n.Kind == yaml.ScalarNode
+}
+
+// clusterPreset decodes and validates one preset (once).
+func clusterPreset(name string) (*ClusterPreset, error) {
+	nodes, err := clusterNodes()
+	if err != nil {
+		return nil, err
+	}
+	n, err := nodes.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	c := &clusterIdx
+	c.mu.Lock()
+	p, ok := c.decoded[name]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p = &ClusterPreset{}
+	d := &params.Decoder{Name: clustersFile}
+	if err := d.Decode(n, p, ""); err != nil {
+		return nil, err
+	}
+	p.Cluster.Preset = p.Name
+	if err := p.Cluster.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", clustersFile, name, err)
+	}
+	c.mu.Lock()
+	c.decoded[name] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+// Clusters returns every cluster preset, decoded strictly and validated.
+func Clusters() (*registry.Registry[ClusterPreset], error) {
+	nodes, err := clusterNodes()
+	if err != nil {
+		return nil, err
+	}
+	r := registry.New[ClusterPreset]("cluster preset")
+	for _, name := range nodes.Names() {
+		p, err := clusterPreset(name)
+		if err != nil {
+			return nil, err
+		}
+		r.Add(name, *p)
+	}
+	return r, nil
 }
 
 // LookupCluster returns a preset's cluster.
 func LookupCluster(name string) (Cluster, error) {
-	r, err := Clusters()
-	if err != nil {
-		return Cluster{}, err
-	}
-	p, err := r.Lookup(name)
+	p, err := clusterPreset(name)
 	if err != nil {
 		return Cluster{}, err
 	}
@@ -90,13 +167,14 @@ func LookupCluster(name string) (Cluster, error) {
 
 // ClusterForGPU returns the first cluster preset built of gpu, or false.
 func ClusterForGPU(gpu string) (string, bool) {
-	r, err := Clusters()
+	nodes, err := clusterNodes()
 	if err != nil {
 		return "", false
 	}
-	for _, p := range r.All() {
-		if p.Cluster.GPU == gpu {
-			return p.Name, true
+	for _, name := range nodes.Names() {
+		n, _ := nodes.Lookup(name)
+		if g, _ := scalarAt(n, "cluster", "gpu"); g == gpu {
+			return name, true
 		}
 	}
 	return "", false
@@ -105,13 +183,15 @@ func ClusterForGPU(gpu string) (string, bool) {
 // ClusterForNetwork returns the first cluster preset built on a network model with its own
 // defaults (no network preset): the seed paper's system of that network (ramp → ramp-65536).
 func ClusterForNetwork(model string) (string, bool) {
-	r, err := Clusters()
+	nodes, err := clusterNodes()
 	if err != nil {
 		return "", false
 	}
-	for _, p := range r.All() {
-		if p.Cluster.Network.Model == model && p.Cluster.Network.Preset == "" {
-			return p.Name, true
+	for _, name := range nodes.Names() {
+		n, _ := nodes.Lookup(name)
+		m, _ := scalarAt(n, "cluster", "network", "model")
+		if _, preset := scalarAt(n, "cluster", "network", "preset"); m == model && !preset {
+			return name, true
 		}
 	}
 	return "", false
