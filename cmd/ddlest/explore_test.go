@@ -291,6 +291,9 @@ func TestRAMPLayoutDefault(t *testing.T) {
 		mp, dp, gpus, gb float64
 	}{{"2.2", 4, 32, 128, 4896}, {"1.8", 32, 64, 2048, 10880}, {"1.5", 512, 128, 65536, 14080}} {
 		doc := runJSON(t, "megatron", "--loss", row.loss, "--net", "ramp").(map[string]any)
+		if named := runJSON(t, "megatron", "--loss", row.loss, "--net", "ramp", "--layout", "ramp").(map[string]any); !reflect.DeepEqual(named["report"], doc["report"]) {
+			t.Errorf("CE %s: --layout ramp differs from the RAMP cluster's default layout", row.loss)
+		}
 		rep := doc["report"].(map[string]any)
 		par := rep["parallel"].(map[string]any)
 		gb := rep["training"].(map[string]any)["global_batch"].(float64)
