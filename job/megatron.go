@@ -231,11 +231,14 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 		if err := o.Cluster.CheckJob(gpus); err != nil {
 			return nil, err
 		}
-		if key, keyed = newPlacementKey(o.Cluster, o.Efficiency, prec, gpus); keyed {
-			if p := placed(o.placements, key); p != nil {
-				env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
-				return env, nil
-			}
+		key, keyed = newPlacementKey(o.Cluster, o.Efficiency, prec, gpus)
+	} else {
+		key, keyed = choiceKey(o.Network, gpu.Name, o.Efficiency, prec, gpus)
+	}
+	if keyed {
+		if p := placed(o.placements, key); p != nil {
+			env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
+			return env, nil
 		}
 	}
 	var err error
@@ -305,10 +308,20 @@ type placement struct {
 // placementKey is what a placed network and its roofline depend on.
 type placementKey struct {
 	model, gpu  string
-	params      any // the network parameters' struct value
+	params      any    // the network parameters' struct value (a cluster's network)
+	choice      string // a bare network choice: model, preset and key=value parameters
 	eff         roofline.Efficiency
 	prec        partition.Precision
 	gpus, nodes int
+}
+
+// choiceKey is the key of a bare network choice (no cluster), unless it reads a file (whose
+// content may change between jobs).
+func choiceKey(n NetworkChoice, gpu string, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+	if n.ConfigFile != "" {
+		return placementKey{}, false
+	}
+	return placementKey{model: n.Name, gpu: gpu, choice: n.Preset + "\x00" + strings.Join(n.Params, "\x00"), eff: eff, prec: prec, gpus: gpus}, true
 }
 
 // newPlacementKey is the key of a cluster's network for a job, when its parameters can be

@@ -63,6 +63,9 @@ type model struct {
 
 func (*model) Name() string { return Name }
 
+// Shareable: immutable after construction, synchronised memo (network.Shareable).
+func (*model) Shareable() {}
+
 func (m *model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err

@@ -28,6 +28,9 @@ type model struct{ env network.Env }
 
 func (model) Name() string { return Name }
 
+// Shareable: the model holds only the job's environment (network.Shareable).
+func (model) Shareable() {}
+
 func (m model) Price(c network.Collective) (network.Cost, error) {
 	if err := network.CheckGroup(c, m.env); err != nil {
 		return network.Cost{}, err
