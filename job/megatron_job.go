@@ -1,6 +1,8 @@
 package job
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ddlest/ddlest/internal/enum"
@@ -279,4 +281,25 @@ func modelPreset(name string) (megatron.Config, float64, string, error) {
 		e = megatronWorkload{}.NewExecution().(*TransformerExecution)
 	}
 	return m.config(e), e.Tokens, p.Source, nil
+}
+
+// table9Presets are RAMP Table 9's ten rows as model presets (scaling.Table9 is their one home):
+// the target loss, whose shape the law takes from the row, and the paper's execution — its own
+// layout rule, no embedding table or LM head ("random embedding vectors as input to the
+// transformer block", RAMP §7.3), fp16 mixed precision, Adam, full recomputation (§7.3).
+func table9Presets() []ModelPresetEntry {
+	var out []ModelPresetEntry
+	w := megatronWorkload{}
+	for _, r := range scaling.Table9 {
+		m := w.NewModel().(*TransformerModel)
+		m.TargetLoss, m.Vocab = r.Loss, 0
+		e := w.NewExecution().(*TransformerExecution)
+		e.Layout, e.Recompute, e.Precision, e.Optimizer = LayoutRAMP, megatron.RecomputeFull, megatron.MixedFP16, megatron.Adam
+		name := "ramp-ce" + strconv.FormatFloat(r.Loss, 'g', -1, 64)
+		out = append(out, ModelPresetEntry{Name: name, Workload: w.Name(),
+			Description: fmt.Sprintf("RAMP Table 9 row CE %g: %d layers, d_model %d, local batch %d, the paper's layout rule", r.Loss, r.Layers, r.DModel, r.LocalBatch),
+			Source:      "[P] RAMP Table 9 (shape, local batch) and §7.2.1–§7.3 (layout, no embedding, fp16, Adam, full recomputation)",
+			model:       m, execution: e})
+	}
+	return out
 }

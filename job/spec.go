@@ -284,7 +284,7 @@ func Models() (*registry.Registry[ModelPresetEntry], error) {
 			}
 			models.Add(p.Name, p)
 		}
-		for _, p := range append(zooPresets(), dlrmPresets()...) {
+		for _, p := range append(append(table9Presets(), zooPresets()...), dlrmPresets()...) {
 			models.Add(p.Name, p)
 		}
 	})
@@ -304,7 +304,7 @@ func ModelNames(workload string) []string {
 		for _, p := range list {
 			modelIndex = append(modelIndex, [2]string{p.Name, p.Workload})
 		}
-		for _, p := range append(zooPresets(), dlrmPresets()...) {
+		for _, p := range append(append(table9Presets(), zooPresets()...), dlrmPresets()...) {
 			modelIndex = append(modelIndex, [2]string{p.Name, p.Workload})
 		}
 	})

@@ -304,6 +304,13 @@ func TestRAMPLayoutDefault(t *testing.T) {
 		if _, searched := rep["search"]; searched {
 			t.Errorf("CE %s on ramp: searched; the RAMP cluster's layout is the paper's rule", row.loss)
 		}
+		// The Table 9 row as a model preset: the same layout, without the embedding (§7.3).
+		pre := runJSON(t, "megatron", "--model", "ramp-ce"+row.loss, "--net", "ramp").(map[string]any)["report"].(map[string]any)
+		pp := pre["parallel"].(map[string]any)
+		if pp["tp"] != row.mp || pp["dp"] != row.dp || pre["model"].(map[string]any)["vocab"].(float64) != 0 {
+			t.Errorf("model preset ramp-ce%s: TP %v DP %v vocab %v; RAMP Table 9: %g %g, no embedding", row.loss, pp["tp"], pp["dp"],
+				pre["model"].(map[string]any)["vocab"], row.mp, row.dp)
+		}
 	}
 	rep := runJSON(t, "megatron", "--loss", "1.8").(map[string]any)["report"].(map[string]any)
 	if _, searched := rep["search"]; !searched {
