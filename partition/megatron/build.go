@@ -109,7 +109,7 @@ func Build(c Config) (*partition.Plan, error) {
 	// give each its own index and memory (activations in flight differ by stage).
 	var mid *partition.Stage
 	var midFLOP units.FLOP
-	var midPerMB, midWS units.Bytes
+	var midFoot footprint
 	// At most three stages differ (first, middle, last): their blocks, optimizer ops and
 	// gradient reductions come from three slabs, one allocation each.
 	distinct := min(p, 3)
@@ -122,7 +122,7 @@ func Build(c Config) (*partition.Plan, error) {
 			// (stageMemory's arithmetic without recounting them).
 			st := *mid
 			st.Index = i
-			st.Memory = mid.Memory.WithActivations(midPerMB*units.Bytes(inFlight(p, c.Interleave, i, mbs)) + midWS)
+			st.Memory = midFoot.at(c, i)
 			plan.ModelFLOP += midFLOP
 			plan.Stages[i] = st
 			continue
@@ -164,11 +164,11 @@ func Build(c Config) (*partition.Plan, error) {
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
 		}
-		st.Memory = stageMemory(g, c, i)
+		foot := stageFootprint(g, c, i)
+		st.Memory = foot.at(c, i)
 		plan.Stages[i] = st
 		if i > 0 && i < p-1 {
-			mid, midFLOP = &plan.Stages[i], flop
-			midPerMB, midWS = stageActivations(g, c, i)
+			mid, midFLOP, midFoot = &plan.Stages[i], flop, foot
 		}
 	}
 	if p > 1 {
@@ -285,7 +285,24 @@ func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 // (ZeRO §3.1 accounting), the activations kept for each micro-batch in flight, and the
 // recomputation workspace.
 func stageMemory(g geom, c Config, i int) partition.Memory {
-	m := partition.StaticMemory(stageParams(g, c, i), c.Optimizer, c.Precision, c.Capacity)
-	perMB, workspace := stageActivations(g, c, i)
-	return m.WithActivations(perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + workspace)
+	return stageFootprint(g, c, i).at(c, i)
+}
+
+// footprint is a stage's memory before activations and what its activations are made of. The
+// stages between the first and the last share it; they differ only in micro-batches in flight.
+type footprint struct {
+	static           partition.Memory
+	perMB, workspace units.Bytes
+}
+
+func stageFootprint(g geom, c Config, i int) footprint {
+	f := footprint{static: partition.StaticMemory(stageParams(g, c, i), c.Optimizer, c.Precision, c.Capacity)}
+	f.perMB, f.workspace = stageActivations(g, c, i)
+	return f
+}
+
+// at is the footprint of stage i: the activations of each micro-batch it holds in flight, and
+// the recomputation workspace.
+func (f footprint) at(c Config, i int) partition.Memory {
+	return f.static.WithActivations(f.perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + f.workspace)
 }

@@ -1,7 +1,6 @@
 package megatron
 
 import (
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -164,14 +163,13 @@ func CheckMemory(c Config) error {
 	}
 	note(0, first)
 	if p > 2 {
-		mid := stageMemory(g, c, 1)
-		perMB, ws := stageActivations(g, c, 1)
-		static := mid.Total - mid.Activations
+		mid := stageFootprint(g, c, 1)
 		for i := 1; i < p-1; i++ {
-			if static+perMB*units.Bytes(inFlight(p, c.Interleave, i, c.MicroBatches()))+ws <= mid.Capacity {
+			m := mid.at(c, i)
+			if m.Total <= m.Capacity {
 				break // in flight only falls with the stage index
 			}
-			note(i, stageMemory(g, c, i))
+			note(i, m)
 		}
 	}
 	if p > 1 {
