@@ -60,27 +60,43 @@ type SearchResult struct {
 	Summary SearchSummary
 }
 
-// LostTo classifies why a layout's iteration is longer than the best's: the component whose
-// excess is largest.
-func LostTo(it, best estimator.Iteration) string {
-	d := [3]units.Seconds{it.Compute - best.Compute, it.Bubble - best.Bubble, it.ExposedComm - best.ExposedComm}
-	names := [3]string{"compute", "bubble", "communication"}
-	k := 0
-	for i := range d {
-		if d[i] > d[k] {
-			k = i
+// Reason is why a layout that fits lost to the best: the component of its iteration whose excess
+// over the best's is largest.
+type Reason int
+
+const (
+	// LostCompute: recomputation, smaller GEMMs.
+	LostCompute Reason = iota
+	// LostBubble: the pipeline's fill and drain.
+	LostBubble
+	// LostCommunication: exposed collectives.
+	LostCommunication
+)
+
+var reasonNames = [...]string{"compute", "bubble", "communication"}
+
+func (r Reason) String() string { return reasonNames[r] }
+
+// LostTo classifies why a layout's iteration is longer than the best's.
+func LostTo(it, best estimator.Iteration) Reason {
+	d := [...]units.Seconds{LostCompute: it.Compute - best.Compute, LostBubble: it.Bubble - best.Bubble,
+		LostCommunication: it.ExposedComm - best.ExposedComm}
+	k := LostCompute
+	for r := range d {
+		if d[r] > d[k] {
+			k = Reason(r)
 		}
 	}
-	return names[k]
+	return k
 }
 
-func (l *Lost) add(reason string) {
-	switch reason {
-	case "compute":
+func (l *Lost) add(r Reason) {
+	switch r {
+	case LostCompute:
 		l.Compute++
-	case "bubble":
+	case LostBubble:
 		l.Bubble++
-	default:
+	case LostCommunication:
 		l.Communication++
 	}
 }
@@ -182,12 +198,7 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 		gpus = cfg.GPUs()
 	}
 	sum := SearchSummary{GPUs: gpus}
-	if o.Cluster != nil {
-		if err := o.Cluster.CheckJob(gpus); err != nil {
-			return nil, sum, nil, err
-		}
-	}
-	env, err := newTransformerEnv(o, base.GPU, cfg.Precision, gpus)
+	env, err := newTransformerEnv(o, base.GPU, cfg.Precision, gpus) // checks the job fits the cluster
 	if err != nil {
 		return nil, sum, nil, err
 	}
@@ -227,8 +238,8 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 		sum.Shortfall = shortfall.Total - shortfall.Capacity
 	}
 	sum.Feasible = len(cands)
-	what := fmt.Sprintf("%d layers, hidden %d, %d heads, global batch %d", cfg.Layers, cfg.Hidden, cfg.Heads, cfg.GlobalBatch)
 	if sum.Enumerated == 0 {
+		what := fmt.Sprintf("%d layers, hidden %d, %d heads, global batch %d", cfg.Layers, cfg.Hidden, cfg.Heads, cfg.GlobalBatch)
 		return nil, sum, nil, errs.Infeasible(what, "no parallel layout of %d GPUs: TP must divide the heads, PP the layers and DP = GPUs/(TP·PP) the global batch", gpus)
 	}
 	if len(cands) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/partition/megatron"
 )
@@ -219,5 +220,22 @@ func TestSearchNotSearchable(t *testing.T) {
 	_, err = Search(j, SearchOptions{GPUs: 8})
 	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "searchable: megatron") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestLostTo: the reason is the component with the largest excess over the best (hand cases).
+func TestLostTo(t *testing.T) {
+	best := estimator.Iteration{Compute: 10, Bubble: 1, ExposedComm: 1}
+	for _, c := range []struct {
+		it   estimator.Iteration
+		want Reason
+	}{
+		{estimator.Iteration{Compute: 10.5, Bubble: 3, ExposedComm: 1.2}, LostBubble},   // +0.5, +2, +0.2
+		{estimator.Iteration{Compute: 12, Bubble: 0.5, ExposedComm: 2.5}, LostCompute},  // +2, −0.5, +1.5
+		{estimator.Iteration{Compute: 9, Bubble: 1, ExposedComm: 4}, LostCommunication}, // −1, 0, +3
+	} {
+		if got := LostTo(c.it, best); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.it, got, c.want)
+		}
 	}
 }

@@ -48,20 +48,14 @@ func (g Grid) Points() int {
 	return n
 }
 
-// values fills the values of point i (row-major, first axis slowest).
-func (g Grid) values(i int, out []string) {
+// digits calls f with the index of point i's value on every axis (row-major: the first axis
+// varies slowest).
+func (g Grid) digits(i int, f func(axis, value int)) {
 	for k := len(g) - 1; k >= 0; k-- {
 		n := len(g[k].Values)
-		out[k] = g[k].Values[i%n]
+		f(k, i%n)
 		i /= n
 	}
-}
-
-// Check applies every value of every axis to a copy of base, so that an unknown key or a value
-// of the wrong type or unit is refused before the sweep starts.
-func (g Grid) Check(base *Job) error {
-	_, err := g.compile(base)
-	return err
 }
 
 // compiledGrid holds each axis's leaf setter and parsed values, so that a point costs a copy of
@@ -261,7 +255,7 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 					}
 					p := &batch[i]
 					*p = Point{Index: start + i, Values: make([]string, len(g))}
-					g.values(start+i, p.Values)
+					g.digits(start+i, func(k, v int) { p.Values[k] = g[k].Values[v] })
 					if err := runPoint(base, g, cg, p, cache); err != nil {
 						mu.Lock()
 						fatal = err
@@ -311,12 +305,7 @@ func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, cache *placements) 
 			}
 		}
 	} else {
-		i := p.Index
-		for k := len(g) - 1; k >= 0; k-- {
-			n := len(g[k].Values)
-			cg.setters[k].Apply(j, cg.values[k][i%n])
-			i /= n
-		}
+		g.digits(p.Index, func(k, v int) { cg.setters[k].Apply(j, cg.values[k][v]) })
 	}
 	rep, err := Run(j)
 	if err != nil {
@@ -345,5 +334,5 @@ func (g Grid) Keys() []string {
 	for i, a := range g {
 		out[i] = a.Key
 	}
-	return slices.Clip(out)
+	return out
 }

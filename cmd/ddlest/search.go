@@ -84,7 +84,7 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 		vs, lost := "—", "—"
 		if i > 0 {
 			vs = fmt.Sprintf("+%.1f%%", 100*float64(it.Total/bt.Total-1))
-			lost = job.LostTo(it, bt)
+			lost = job.LostTo(it, bt).String()
 		}
 		sp := "off"
 		if c.SeqParallel {

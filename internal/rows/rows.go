@@ -54,22 +54,6 @@ func (c Cell) String() string {
 	return c.Text
 }
 
-// Value is the cell as a JSON value (int64, float64, bool, string, or nil).
-func (c Cell) Value() any {
-	if c.Null {
-		return nil
-	}
-	switch c.Kind {
-	case Int:
-		return int64(c.Num)
-	case Float:
-		return c.Num
-	case Bool:
-		return c.Num != 0
-	}
-	return c.Text
-}
-
 // Column names a column and the kind of its cells.
 type Column struct {
 	Name string
