@@ -12,9 +12,8 @@ import (
 // blocks of recent geometries; blocks are never modified after they are built, so plans share
 // them. The cache is bounded (cleared when full) and safe for concurrent builds.
 type blockKey struct {
-	g        geom // without its graph and MoE scratch
-	ownHead  bool
-	hasVocab bool
+	g       geom // without its graph and MoE scratch
+	ownHead bool
 }
 
 type cachedBlocks struct {
@@ -31,7 +30,7 @@ var blockCache = struct {
 
 // blocks returns the layer, embedding and head blocks of geometry g, built once.
 func blocks(g geom, ownHead bool) *cachedBlocks {
-	k := blockKey{g: g, ownHead: ownHead, hasVocab: g.vocab > 0}
+	k := blockKey{g: g, ownHead: ownHead}
 	k.g.gr, k.g.moeAct = nil, nil
 	blockCache.RLock()
 	b, ok := blockCache.m[k]
