@@ -167,30 +167,30 @@ func LookupCluster(name string) (Cluster, error) {
 
 // ClusterForGPU returns the first cluster preset built of gpu, or false.
 func ClusterForGPU(gpu string) (string, bool) {
-	nodes, err := clusterNodes()
-	if err != nil {
-		return "", false
-	}
-	for _, name := range nodes.Names() {
-		n, _ := nodes.Lookup(name)
-		if g, _ := scalarAt(n, "cluster", "gpu"); g == gpu {
-			return name, true
-		}
-	}
-	return "", false
+	return firstCluster(func(n *yaml.Node) bool {
+		g, _ := scalarAt(n, "cluster", "gpu")
+		return g == gpu
+	})
 }
 
 // ClusterForNetwork returns the first cluster preset built on a network model with its own
 // defaults (no network preset): the seed paper's system of that network (ramp → ramp-65536).
 func ClusterForNetwork(model string) (string, bool) {
+	return firstCluster(func(n *yaml.Node) bool {
+		m, _ := scalarAt(n, "cluster", "network", "model")
+		_, preset := scalarAt(n, "cluster", "network", "preset")
+		return m == model && !preset
+	})
+}
+
+// firstCluster is the first preset whose entry matches, read from the nodes without decoding.
+func firstCluster(match func(*yaml.Node) bool) (string, bool) {
 	nodes, err := clusterNodes()
 	if err != nil {
 		return "", false
 	}
 	for _, name := range nodes.Names() {
-		n, _ := nodes.Lookup(name)
-		m, _ := scalarAt(n, "cluster", "network", "model")
-		if _, preset := scalarAt(n, "cluster", "network", "preset"); m == model && !preset {
+		if n, _ := nodes.Lookup(name); match(n) {
 			return name, true
 		}
 	}
