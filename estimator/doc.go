@@ -27,6 +27,15 @@
 //	               exposed (all of it without overlap). A stage
 //	               i > 0 ends its backward pass i backward steps before stage 0, which hides that
 //	               much of its tail.
+//	contention     on a network whose collectives share links (network.Overlapping: the routed
+//	               fabrics), the buckets share them, from the first bucket's issue t₀ on, with the
+//	               backward and recomputation collectives of the block repetitions still to run
+//	               and the pipeline's backward sends (one per chunk). The window's traffic cannot
+//	               drain faster than its busiest shared link allows, so the gradients end at
+//	               max(stream end, t₀ + max_i n_i·H2T_i' + Σ_i n_i·(Total_i − H2T_i)) over the
+//	               bucket sizes i (n_i calls, H2T_i' from PriceConcurrent). The backward pass
+//	               keeps its time; the delay is charged to the gradients. On disjoint links,
+//	               or with idle link time between buckets, nothing changes.
 //	per-iteration  collectives after the backward pass (tied-embedding gradients between the
 //	               first and last stage), exposed, counted with the pipeline communication
 //	optimizer      the stage's update ops

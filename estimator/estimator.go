@@ -237,6 +237,8 @@ type estimate struct {
 	costsArr  [16]network.Cost
 	repBwdArr [8]units.Seconds
 	syncsArr  [4]gradientSync
+	window    []int                // scratch: per block, its repetitions in the gradients' window
+	window2   []network.Concurrent // scratch: the window's collectives (contention)
 	stages    []stageTimes
 	collBufs  [][]CollectiveTime // per priced stage, its collectives
 }
@@ -483,6 +485,14 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		commEnd = units.Max(commEnd, ready) + cost
 		s.next++
 	}
+	// The window in which buckets share links with the backward pass: from the first bucket's
+	// issue (start ≥ 0) on, the block repetitions still to run (window[bi] of block bi).
+	start := units.Seconds(-1)
+	window := e.window[:0]
+	for range st.Blocks {
+		window = append(window, 0)
+	}
+	e.window = window
 	for bi := len(st.Blocks) - 1; bi >= 0; bi-- {
 		b := &st.Blocks[bi]
 		var s *sync
@@ -490,12 +500,18 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			s = &syncs[b.Sync]
 		}
 		for r := 0; r < b.Repeat; r++ {
+			if start >= 0 {
+				window[bi]++
+			}
 			now += repBwd[bi]
 			if s == nil {
 				continue
 			}
 			s.filled += b.Params * s.perParam
 			for s.next < s.full && s.filled >= float64(s.next+1)*float64(s.bucket)*(1-1e-12) {
+				if start < 0 {
+					start = now
+				}
 				issue(s, now)
 			}
 		}
@@ -504,6 +520,15 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		s := &syncs[i]
 		for s.next < s.full+boolInt(s.rest > 0) {
 			issue(s, now)
+		}
+	}
+	if ov, ok := e.in.Network.(network.Overlapping); ok && start >= 0 {
+		end, total, err := e.contention(ov, st, syncs, start, commEnd)
+		if err != nil {
+			return 0, nil, err
+		}
+		if end > commEnd {
+			commEnd, commTotal = end, total
 		}
 	}
 	exposed := units.Max(0, commEnd-now)
@@ -532,6 +557,72 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		}
 	}
 	return exposed, colls, nil
+}
+
+// contention prices the window of a stage's overlapped gradient reductions on a network whose
+// collectives share links (network.Overlapping): from the first bucket's issue at start, every
+// bucket, the backward and recomputation collectives of the block repetitions still to run
+// (window) and the pipeline's backward sends (one per chunk) move their bytes over the same
+// links. The buckets cannot end before their busiest shared link has drained the window's bytes:
+//
+//	end = start + max_i n_i·H2T_i' + Σ_i n_i·(Total_i − H2T_i)      (i: the buckets of each size)
+//
+// with n_i·H2T_i' from PriceConcurrent. Where that ends after the uncontended commEnd, the
+// contended bucket costs replace the syncs' own (for the report); total is their summed time. The backward pass keeps its time: the delay is charged to
+// the gradients, which end the window (on disjoint links end ≤ the uncontended end).
+func (e *estimate) contention(ov network.Overlapping, st *partition.Stage, syncs []gradientSync, start, commEnd units.Seconds) (end, total units.Seconds, err error) {
+	cs := e.window2[:0]
+	for _, s := range syncs {
+		if s.full > 0 {
+			cs = append(cs, network.Concurrent{Collective: network.Collective{Op: s.g.Op, Bytes: s.bucket, Group: s.g.Group, DType: s.g.DType}, Calls: s.full})
+		}
+		if s.rest > 0 {
+			cs = append(cs, network.Concurrent{Collective: network.Collective{Op: s.g.Op, Bytes: s.rest, Group: s.g.Group, DType: s.g.DType}, Calls: 1})
+		}
+	}
+	buckets := len(cs)
+	for bi := range st.Blocks {
+		if e.window[bi] == 0 {
+			continue
+		}
+		for _, c := range st.Blocks[bi].Collectives {
+			if c.Phase != partition.Forward && c.Group.Size > 1 {
+				cs = append(cs, network.Concurrent{Collective: c.Collective, Calls: c.Count * e.window[bi]})
+			}
+		}
+	}
+	if p := e.in.Plan.P2P; p != nil && p.Group.Size > 1 {
+		cs = append(cs, network.Concurrent{Collective: p.Collective, Calls: max(1, e.in.Plan.Layout.Interleave)})
+	}
+	e.window2 = cs
+	if len(cs) == buckets {
+		return 0, 0, nil // the buckets alone run one after another: nothing else shares their links
+	}
+	costs, err := ov.PriceConcurrent(cs)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pricing the gradient reductions with the backward pass's traffic on %s: %w", e.in.Network.Name(), err)
+	}
+	var drain, rest units.Seconds
+	for i, c := range cs[:buckets] {
+		n := units.Seconds(c.Calls)
+		drain = units.Max(drain, n*costs[i].H2T)
+		rest += n * (costs[i].Total - costs[i].H2T)
+		total += n * costs[i].Total
+	}
+	end = start + drain + rest
+	if end > commEnd {
+		k := 0
+		for i := range syncs {
+			s := &syncs[i]
+			if s.full > 0 {
+				s.fullCost, k = costs[k], k+1
+			}
+			if s.rest > 0 {
+				s.restCost, k = costs[k], k+1
+			}
+		}
+	}
+	return end, total, nil
 }
 
 func boolInt(b bool) int {

@@ -124,6 +124,65 @@ func TestGradientBucketOverlap(t *testing.T) {
 	}
 }
 
+// linkNet is byteNet whose collectives all cross one link of 1 B/s (network.Overlapping): in a
+// window, n_i calls of collective i take max(n_i·bytes_i, Σ_j n_j·bytes_j) of transfer. With
+// apart set, every collective has links of its own and keeps its cost.
+type linkNet struct {
+	byteNet
+	apart bool
+}
+
+func (n linkNet) PriceConcurrent(cs []network.Concurrent) ([]network.Cost, error) {
+	var all float64
+	for _, c := range cs {
+		all += float64(max(1, c.Calls)) * float64(c.Bytes)
+	}
+	out := make([]network.Cost, len(cs))
+	for i, c := range cs {
+		out[i], _ = n.Price(c.Collective)
+		if !n.apart {
+			t := units.Seconds(math.Max(float64(c.Bytes), all/float64(max(1, c.Calls))))
+			out[i].H2T, out[i].Total, out[i].Bottleneck = t, t, "link"
+		}
+	}
+	return out, nil
+}
+
+// Gradient buckets that share a link with the backward pass's tensor-parallel traffic, by hand:
+// 4 layers of 1 s backward compute and a critical 1 B all-reduce (1 s) each, 150 parameters and
+// 1.5 B of gradients per layer in 1.5 B buckets. Backward repetitions end at 2, 4, 6, 8 s and
+// alone the buckets run [2, 3.5], [4, 5.5], [6, 7.5], [8, 9.5]: 1.5 s exposed. Sharing the link
+// from the first bucket at 2 s on, the window carries 3 all-reduces (3 B) and 4 buckets (6 B):
+// the buckets cannot end before 2 + 9 = 11 s, 3 s after the backward pass. On links of their
+// own nothing changes.
+func TestGradientContention(t *testing.T) {
+	layer := partition.Block{Name: "layer", Repeat: 4, Params: 150,
+		Ops: []partition.Op{op("b", partition.Backward, 1)},
+		Collectives: []partition.Collective{{Name: "tp", Collective: network.Collective{Op: network.AllReduce, Bytes: 1,
+			Group: network.Group{Size: 2, Stride: 1}}, Dim: partition.DimTP, Phase: partition.Backward, Count: 1}}}
+	p := &partition.Plan{
+		Layout: partition.Layout{GPUs: 4, DP: 2, TP: 2, PP: 1, Interleave: 1, GlobalBatch: 2, MicroBatch: 1, MicroBatches: 1},
+		Stages: []partition.Stage{{Blocks: []partition.Block{layer}, Params: 600,
+			Grads: []partition.GradSync{{Collective: network.Collective{Op: network.AllReduce, Bytes: 6, Group: network.Group{Size: 2, Stride: 2}},
+				BucketBytes: 1.5, Overlap: true}}}},
+	}
+	for _, c := range []struct {
+		net  network.Model
+		want float64
+	}{{byteNet{}, 1.5}, {linkNet{apart: true}, 1.5}, {linkNet{}, 3}} {
+		r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: c.net})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(float64(r.Breakdown.DP), c.want) {
+			t.Errorf("%T %+v: DP exposure %v, want %g s", c.net, c.net, r.Breakdown.DP, c.want)
+		}
+		if dp := r.Collectives[len(r.Collectives)-1]; c.want == 3 && (dp.Cost.Bottleneck != "link" || !near(float64(dp.Cost.Total), 9.0/4)) {
+			t.Errorf("contended bucket %+v, want 9/4 s per call on the shared link", dp)
+		}
+	}
+}
+
 // Two gradient reductions on one stream (a CosmoFlow- or MoE-like stage): blocks, in forward
 // order, A (sync 0, 2 s backward), B (no sync, 1 s), C (sync 1, 1 s), each 100 parameters.
 // byteNet prices 1 s per byte. Sync 0 holds 1 B in one bucket, sync 1 2 B in one bucket.

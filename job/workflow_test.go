@@ -94,6 +94,9 @@ func BenchmarkJobEstimate(b *testing.B) {
 		{"loss1.8-ramp-65536", [][2]string{{"cluster", "ramp-65536"}, {"target_loss", "1.8"}, {"layout", "ramp"}}},
 		{"loss1.8-dgx-a100", [][2]string{{"target_loss", "1.8"}, {"layout", "ramp"}}},
 		{"gpt3-175b-dgx-a100", [][2]string{{"model", "gpt3-175b"}, {"tp", "8"}, {"pp", "8"}, {"dp", "24"}, {"interleave", "2"}, {"seq_parallel", "true"}}},
+		// A routed fabric whose data-parallel buckets share links with the tensor-parallel
+		// all-reduces of the backward pass (estimator: contention).
+		{"gpt3-13b-torus-small", [][2]string{{"cluster", "torus-small"}, {"model", "gpt3-13b"}, {"tp", "4"}, {"pp", "1"}, {"dp", "256"}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			j, err := New("megatron")

@@ -159,13 +159,20 @@ type Shareable interface {
 	Shareable()
 }
 
-// Overlapping is an optional capability of a Model: pricing collectives that run at the same
-// time on the job (a data-parallel bucket during tensor-parallel and pipeline traffic) and share
-// links. Each cost is the collective's alone, slowed where the links it uses must also carry the
-// others' bytes: its transfer time is at least the time those links take to drain everything
-// routed over them.
+// Overlapping is an optional capability of a Model: pricing collectives that run during the same
+// window of time on the job (data-parallel buckets during a backward pass's tensor-parallel and
+// pipeline traffic) and share links. Each cost is one call's, the collective's alone, slowed where
+// the links it uses must also carry the others' bytes: its Calls together take at least the time
+// those links need to drain everything the window routes over them.
 type Overlapping interface {
-	PriceConcurrent(cs []Collective) ([]Cost, error)
+	PriceConcurrent(cs []Concurrent) ([]Cost, error)
+}
+
+// Concurrent is a collective called Calls times (0 counts as 1) within a window shared with
+// other collectives (Overlapping).
+type Concurrent struct {
+	Collective
+	Calls int
 }
 
 // Reducer prices a local n-to-1 reduction of fanIn buffers of the given bytes each on the node

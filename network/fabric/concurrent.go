@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
@@ -8,92 +11,142 @@ import (
 
 var _ network.Overlapping = (*Model)(nil)
 
-// PriceConcurrent prices collectives that run at the same time on the job (network.Overlapping).
-// Each runs the algorithm it would pick alone; its rounds are routed and every link's bytes
-// summed over the whole collective, V_i(l). Collective i cannot finish its transfers before the
-// links it uses have drained what all of them send there:
+// PriceConcurrent prices collectives that run during one window of time on the job
+// (network.Overlapping). Each runs the algorithm it would pick alone; its rounds are routed and
+// every link's bytes summed over the whole collective, V_i(l), and over its n_i calls. Collective
+// i cannot finish its calls' transfers before the links it uses have drained what all of them
+// send there:
 //
-//	H2T_i' = max(H2T_i, max_{l : V_i(l) > 0} Σ_j V_j(l) / rate(l))
+//	n_i·H2T_i' = max(n_i·H2T_i, max_{l : V_i(l) > 0} Σ_j n_j·V_j(l) / rate(l))
 //
 // (fluid sharing: the collectives' transfers interleave perfectly on a shared link; latency,
-// reduction and reconfiguration as alone; NIC caps are not shared). Collectives on disjoint
-// links keep their costs; the bottleneck becomes the shared link where it binds.
-func (m *Model) PriceConcurrent(cs []network.Collective) ([]network.Cost, error) {
+// reduction and reconfiguration as alone; NIC caps are not shared). The costs are per call.
+// Collectives on disjoint links keep their costs; the bottleneck becomes the shared link where it
+// binds.
+func (m *Model) PriceConcurrent(cs []network.Concurrent) ([]network.Cost, error) {
 	costs := make([]network.Cost, len(cs))
-	algs := make([]collective.Algorithm, len(cs))
 	for i, c := range cs {
-		cost, a, err := m.chosen(c)
+		cost, err := m.Price(c.Collective)
 		if err != nil {
 			return nil, err
 		}
-		costs[i], algs[i] = cost, a
+		costs[i] = cost
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := m.g.router(m.opt.Routing, m.opt.Seed)
-	defer m.g.release(r)
-	vols := make([][]float64, len(cs))
-	total := make([]float64, len(r.load))
-	for i, c := range cs {
-		if algs[i] == nil {
-			continue
-		}
-		v := make([]float64, len(r.load))
-		if err := m.volumes(r, algs[i], c, v); err != nil {
-			return nil, err
-		}
-		for k, x := range v {
-			total[k] += x
-		}
-		vols[i] = v
-	}
-	for i, v := range vols {
-		drain, at := 0.0, -1
-		for k, x := range v {
-			if x > 0 {
-				if rate, _ := r.slot(int32(k)); total[k]/rate > drain {
-					drain, at = total[k]/rate, k
+	key := windowKey{window: m.windowKey(cs, costs), gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
+	m.mu.Unlock()
+	drains, ok := m.g.windows.get(key)
+	if !ok {
+		algs := make([]collective.Algorithm, len(cs))
+		for i, c := range cs {
+			if c.Group.Size > 1 {
+				if _, err := m.choose(c.Collective, &algs[i]); err != nil {
+					return nil, err
 				}
 			}
 		}
-		if c := &costs[i]; at >= 0 && drain > float64(c.H2T)*(1+1e-12) {
-			c.Total += units.Seconds(drain) - c.H2T
-			c.H2T = units.Seconds(drain)
-			_, class := r.slot(int32(at))
-			c.Bottleneck = m.g.classes[class]
+		m.mu.Lock()
+		var err error
+		drains, err = m.drains(cs, algs)
+		m.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		m.g.windows.put(key, drains)
+	}
+	for i, d := range drains {
+		if cost := &costs[i]; d.at && d.perCall > float64(cost.H2T)*(1+1e-12) {
+			cost.Total += units.Seconds(d.perCall) - cost.H2T
+			cost.H2T = units.Seconds(d.perCall)
+			cost.Bottleneck = m.g.classes[d.class]
 		}
 	}
 	return costs, nil
 }
 
-// chosen prices c alone and returns the algorithm that won (nil for a group of one).
-func (m *Model) chosen(c network.Collective) (network.Cost, collective.Algorithm, error) {
-	if err := network.CheckGroup(c, m.env); err != nil {
-		return network.Cost{}, nil, err
+// windowKey encodes a window's collectives, calls and algorithms (the names their prices alone
+// carry): what the routed part of its price depends on besides the job.
+func (m *Model) windowKey(cs []network.Concurrent, alone []network.Cost) string {
+	b := m.key[:0]
+	for i, c := range cs {
+		g := c.Group
+		for _, x := range [...]int{int(c.Op), int(c.DType), max(1, c.Calls), g.Size, g.Stride, g.Concurrent, g.Every, g.Block} {
+			b = binary.AppendUvarint(b, uint64(x))
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(c.Bytes)))
+		b = append(b, alone[i].Algorithm...)
+		b = append(b, 0)
 	}
-	if c.Group.Size <= 1 {
-		return network.Cost{Algorithm: "none"}, nil, nil
-	}
-	var a collective.Algorithm
-	cost, err := m.choose(c, &a)
-	return cost, a, err
+	m.key = b
+	return string(b)
 }
 
-// volumes routes algorithm a's rounds of c and adds every link slot's bytes to vol.
-func (m *Model) volumes(r *router, a collective.Algorithm, c network.Collective, vol []float64) error {
+// drains routes a window's collectives (their chosen algorithms algs; nil for a group of one)
+// and returns each one's drain time per call.
+func (m *Model) drains(cs []network.Concurrent, algs []collective.Algorithm) ([]drain, error) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	if len(m.total) != len(r.load) {
+		m.total = make([]float64, len(r.load))
+	}
+	total := m.total
+	// Each collective's loaded slots, one after another in vols (from[i] … from[i+1]).
+	vols, from := m.vols[:0], make([]int, len(cs)+1)
+	for i, c := range cs {
+		from[i] = len(vols)
+		if algs[i] == nil {
+			continue
+		}
+		var err error
+		if vols, err = m.volumes(r, algs[i], c.Collective, float64(max(1, c.Calls)), vols); err != nil {
+			clear(total)
+			return nil, err
+		}
+		for _, v := range vols[from[i]:] {
+			total[v.slot] += v.bytes
+		}
+	}
+	from[len(cs)] = len(vols)
+	out := make([]drain, len(cs))
+	for i, c := range cs {
+		d := &out[i]
+		for _, v := range vols[from[i]:from[i+1]] {
+			if rate, class := r.slot(v.slot); total[v.slot]/rate > d.perCall {
+				d.perCall, d.class, d.at = total[v.slot]/rate, class, true
+			}
+		}
+		d.perCall /= float64(max(1, c.Calls))
+	}
+	for _, v := range vols {
+		total[v.slot] = 0
+	}
+	m.vols = vols[:0]
+	return out, nil
+}
+
+// slotVolume is the bytes a window's collective puts on one link slot.
+type slotVolume struct {
+	slot  int32
+	bytes float64
+}
+
+// volumes routes algorithm a's rounds of c and appends every loaded link slot's bytes, times
+// calls, to vols (a slot loaded by several rounds appears once per round).
+func (m *Model) volumes(r *router, a collective.Algorithm, c network.Collective, calls float64, vols []slotVolume) ([]slotVolume, error) {
 	fa, ok := a.(collective.Flowing)
 	if !ok {
-		return collective.Decline("%s has no flow form", a.Name())
+		return vols, collective.Decline("%s has no flow form", a.Name())
 	}
 	m.view.g = c.Group
 	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
 	if err := fa.Rounds(c.Op, c.Bytes, &m.view, &m.flows); err != nil {
-		return err
+		return vols, err
 	}
-	return m.eachRound(func(rd *collective.Round, pt collective.Pattern, n int) error {
+	err := m.eachRound(func(rd *collective.Round, pt collective.Pattern, n int) error {
 		sym, err := m.load(r, pt, c.Group)
-		r.spill(vol, sym, float64(rd.Bytes)*float64(n))
+		vols = r.spill(vols, sym, float64(rd.Bytes)*float64(n)*calls)
 		r.finish(sym)
 		return err
 	})
+	return vols, err
 }

@@ -39,8 +39,9 @@
 // representative each under the fabric's symmetry), never flow by flow. Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
-// model. Collectives that overlap in time (PriceConcurrent) sum their bytes per link, and each
-// lasts at least until the links it uses have drained all of it.
+// model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in
+// the window) sum their bytes per link, and each collective's calls last at least until the
+// links they use have drained all of it.
 //
 // The level schedules of network/collective are the exact fast path on non-blocking fabrics: a
 // test builds the SuperPod and α–β fabrics and checks that the flow pricer equals the level

@@ -52,6 +52,8 @@ type Graph struct {
 	// the models of every job placed on the graph.
 	loads *cache[loadKey, Load]
 	grids *cache[gridKey, gridEntry]
+	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
+	windows *cache[windowKey, []drain]
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
@@ -211,6 +213,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	g.phys = int(phys)
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	g.windows = newCache[windowKey, []drain](1 << 12)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
 	} else {
@@ -311,6 +314,7 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
 	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	h.windows = newCache[windowKey, []drain](1 << 12)
 	return &h
 }
 
@@ -335,6 +339,24 @@ type loadKey struct {
 	routing Routing
 	seed    uint64
 	place   uint64
+}
+
+// windowKey names a window of concurrent collectives on a placed job: the collectives, their
+// calls and chosen algorithms (encoded by Model.windowKey), and the job as loadKey names it.
+type windowKey struct {
+	window  string
+	gpus    int
+	routing Routing
+	seed    uint64
+	place   uint64
+}
+
+// drain is what a window leaves one of its collectives: the time per call its links need to
+// drain the window's bytes, and the class of the link that sets it (at < 0: it sends nothing).
+type drain struct {
+	perCall float64
+	class   uint16
+	at      bool
 }
 
 // gridKey names a group's arrangement on the grid: its shape, the job size and the placement
@@ -383,4 +405,5 @@ func (c *cache[K, V]) forget() {
 func (g *Graph) Forget() {
 	g.loads.forget()
 	g.grids.forget()
+	g.windows.forget()
 }

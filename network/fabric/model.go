@@ -51,6 +51,11 @@ type Model struct {
 	routes map[routeKey]Load
 	grids  map[network.Group]gridEntry
 	memo   network.Memo
+	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
+	// window's key.
+	total []float64
+	vols  []slotVolume
+	key   []byte
 }
 
 type routeKey struct {

@@ -282,19 +282,22 @@ func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 	r.mass[v] += share
 }
 
-// spill adds each link slot's load, times scale, to vol (before finish clears the loads); with a
-// symmetry, every link of an orbit gets its share of the orbit's load.
-func (r *router) spill(vol []float64, sym *Symmetry, scale float64) {
+// spill appends each loaded link slot's load, times scale, to vols (before finish clears the
+// loads); with a symmetry, every link of an orbit gets its share of the orbit's load.
+func (r *router) spill(vols []slotVolume, sym *Symmetry, scale float64) []slotVolume {
 	if sym == nil {
 		for _, k := range r.usedIdx {
-			vol[k] += r.load[k] * scale
+			vols = append(vols, slotVolume{k, r.load[k] * scale})
 		}
-		return
+		return vols
 	}
 	orbit := r.orbits(sym)
 	for k := range sym.LinkOrbit {
-		vol[k] += orbitLoad(orbit, sym, int32(k)) * scale
+		if x := orbitLoad(orbit, sym, int32(k)); x > 0 {
+			vols = append(vols, slotVolume{int32(k), x * scale})
+		}
 	}
+	return vols
 }
 
 // orbits sums the loads of the representatives' routes per link orbit.

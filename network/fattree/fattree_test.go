@@ -143,7 +143,9 @@ func TestBadInput(t *testing.T) {
 // 200 GB/s links): a ring all-reduce of S over ranks 0–3 puts 2·3·S/4 = 1.5·S on each endpoint
 // link, one over ranks {0, 4} (two leaves) 2·S/2 = S. Alone they take 1.5·S/B and S/B of
 // transfer; together rank 0's uplink must carry 2.5·S, so both take 2.5·S/B. Two copies of the
-// first take 3·S/B each; one collective alone is priced as by Price.
+// first take 3·S/B each; one collective alone is priced as by Price. Called twice in the window,
+// the leaf ring and one cross-leaf call load rank 0's uplink with 2·1.5·S + S = 4·S: the two leaf
+// calls take 4·S/B together (2·S/B each), the cross-leaf call 4·S/B.
 func TestPriceConcurrent(t *testing.T) {
 	c := config(16, 1)
 	c.Radix, c.Strategy = 8, "ring"
@@ -157,16 +159,20 @@ func TestPriceConcurrent(t *testing.T) {
 	ov := m.(network.Overlapping)
 	near := func(got units.Seconds, want float64) bool { return math.Abs(float64(got)/want-1) < 1e-9 }
 	alone, _ := m.Price(leaf)
-	one, err := ov.PriceConcurrent([]network.Collective{leaf})
+	one, err := ov.PriceConcurrent([]network.Concurrent{{Collective: leaf}})
 	if err != nil || one[0] != alone || !near(alone.H2T, 1.5*S/B) {
 		t.Errorf("alone: %+v, concurrent with nothing %+v (%v); transfer by hand %.6g s", alone, one, err, 1.5*S/B)
 	}
-	both, err := ov.PriceConcurrent([]network.Collective{leaf, across})
+	both, err := ov.PriceConcurrent([]network.Concurrent{{Collective: leaf}, {Collective: across, Calls: 1}})
 	if err != nil || !near(both[0].H2T, 2.5*S/B) || !near(both[1].H2T, 2.5*S/B) || !near(both[0].Total-both[0].H2T, float64(alone.Total-alone.H2T)) {
 		t.Errorf("leaf ring with the cross-leaf ring: %+v (%v); want transfers of %.6g s", both, err, 2.5*S/B)
 	}
-	twice, _ := ov.PriceConcurrent([]network.Collective{leaf, leaf})
+	twice, _ := ov.PriceConcurrent([]network.Concurrent{{Collective: leaf}, {Collective: leaf}})
 	if !near(twice[0].H2T, 3*S/B) || twice[0] != twice[1] {
 		t.Errorf("two copies: %+v; want %.6g s each", twice, 3*S/B)
+	}
+	calls, err := ov.PriceConcurrent([]network.Concurrent{{Collective: leaf, Calls: 2}, {Collective: across, Calls: 1}})
+	if err != nil || !near(calls[0].H2T, 2*S/B) || !near(calls[1].H2T, 4*S/B) || calls[1].Bottleneck == "" {
+		t.Errorf("two leaf calls with one cross-leaf call: %+v (%v); want %.6g and %.6g s per call", calls, err, 2*S/B, 4*S/B)
 	}
 }

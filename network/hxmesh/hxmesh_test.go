@@ -132,7 +132,7 @@ func TestSymmetry(t *testing.T) {
 		}
 		// Two such all-to-alls at once spread the symmetric loads over every link of an orbit:
 		// each takes twice the transfer time, as with every destination routed.
-		two := []network.Collective{col, col}
+		two := []network.Concurrent{{Collective: col}, {Collective: col}}
 		as, err1 := sym.(network.Overlapping).PriceConcurrent(two)
 		bs, err2 := plain.PriceConcurrent(two)
 		if err1 != nil || err2 != nil || math.Abs(float64(as[0].H2T-bs[0].H2T)) > 1e-9*float64(bs[0].H2T) ||
