@@ -52,6 +52,9 @@ type Iteration struct {
 type Breakdown struct {
 	Forward, Recompute, Backward, Optimizer units.Seconds
 	TP, PP, DP                              units.Seconds
+	// DPShared is the part of DP that links shared with the backward pass's traffic add
+	// (contention, doc.go; 0 on level models).
+	DPShared units.Seconds
 }
 
 // StageTime is one pipeline stage's work per micro-batch: compute by phase and the exposed
@@ -152,7 +155,10 @@ func Estimate(in Input) (Result, error) {
 		// A later stage finishes its last backward pass about i backward steps before stage 0
 		// does (1F1B cool-down), so its gradient tail can hide behind that much time.
 		exposed := st.dpExposed - units.Seconds(i)*(st.bwd+st.recompute)
-		r.Breakdown.DP = units.Max(r.Breakdown.DP, exposed)
+		if exposed > r.Breakdown.DP {
+			r.Breakdown.DP = exposed
+			r.Breakdown.DPShared = min(st.dpShared, exposed)
+		}
 		perIter = units.Max(perIter, st.perIterComm)
 	}
 	r.Breakdown.PP = perIter // the embedding-group all-reduce between the first and last stage
@@ -296,6 +302,7 @@ type stageTimes struct {
 	commFwd, commBwd    units.Seconds // its forward and backward (and recomputation) parts
 	optimizer           units.Seconds
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
+	dpShared            units.Seconds // of which links shared with the backward pass add
 	perIterComm         units.Seconds
 	hwFLOP              float64     // GEMM FLOP per micro-batch, recomputation included
 	dtype               dtype.DType // of the GEMMs, for MFU
@@ -406,11 +413,11 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
 			Group: c.Group.Size, Stride: c.Group.Stride, Count: c.Count, Cost: cost, Time: d, Exposed: d})
 	}
-	dp, colls, err := e.gradients(st, repBwd, t.colls)
+	dp, shared, colls, err := e.gradients(st, repBwd, t.colls)
 	if err != nil {
 		return t, err
 	}
-	t.dpExposed = dp
+	t.dpExposed, t.dpShared = dp, shared
 	t.colls = colls
 	return t, nil
 }
@@ -433,7 +440,7 @@ func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
 // GradSync their block points at, and full buckets are reduced one after another on a single
 // communication stream shared by all of the stage's GradSyncs. Remainders, and every bucket of a
 // GradSync without overlap, go after the backward pass. What runs past its end is exposed.
-func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls []CollectiveTime) (units.Seconds, []CollectiveTime, error) {
+func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls []CollectiveTime) (exposed, shared units.Seconds, _ []CollectiveTime, _ error) {
 	type sync = gradientSync
 	syncs := e.syncs[:0]
 	for range st.Grads {
@@ -455,11 +462,11 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		}
 		var err error
 		if s.fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.bucket, Group: g.Group, DType: g.DType}); err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		if s.rest > 0 {
 			if s.restCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.rest, Group: g.Group, DType: g.DType}); err != nil {
-				return 0, nil, err
+				return 0, 0, nil, err
 			}
 		}
 		s.total = units.Seconds(s.full)*s.fullCost.Total + s.restCost.Total
@@ -522,16 +529,19 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			issue(s, now)
 		}
 	}
+	exposed = units.Max(0, commEnd-now)
 	if ov, ok := e.in.Network.(network.Overlapping); ok && start >= 0 {
 		end, total, err := e.contention(ov, st, syncs, start, commEnd)
 		if err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		if end > commEnd {
+			alone := exposed
 			commEnd, commTotal = end, total
+			exposed = units.Max(0, commEnd-now)
+			shared = exposed - alone
 		}
 	}
-	exposed := units.Max(0, commEnd-now)
 	share := func(part units.Seconds) units.Seconds {
 		if commTotal == 0 {
 			return 0
@@ -556,7 +566,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 				Time: s.restCost.Total, Exposed: share(s.restCost.Total)})
 		}
 	}
-	return exposed, colls, nil
+	return exposed, shared, colls, nil
 }
 
 // contention prices the window of a stage's overlapped gradient reductions on a network whose

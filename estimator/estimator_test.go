@@ -174,8 +174,8 @@ func TestGradientContention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !near(float64(r.Breakdown.DP), c.want) {
-			t.Errorf("%T %+v: DP exposure %v, want %g s", c.net, c.net, r.Breakdown.DP, c.want)
+		if !near(float64(r.Breakdown.DP), c.want) || !near(float64(r.Breakdown.DPShared), c.want-1.5) {
+			t.Errorf("%T %+v: DP exposure %v (%v from shared links), want %g s (%g)", c.net, c.net, r.Breakdown.DP, r.Breakdown.DPShared, c.want, c.want-1.5)
 		}
 		if dp := r.Collectives[len(r.Collectives)-1]; c.want == 3 && (dp.Cost.Bottleneck != "link" || !near(float64(dp.Cost.Total), 9.0/4)) {
 			t.Errorf("contended bucket %+v, want 9/4 s per call on the shared link", dp)

@@ -57,7 +57,8 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
 			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
 			TPCommS: float64(res.Breakdown.TP), PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
-			Stage: res.Stage,
+			DPSharedS: float64(res.Breakdown.DPShared),
+			Stage:     res.Stage,
 		},
 		Collectives: []collectiveDoc{},
 		Throughput: throughputDoc{TokensPerS: res.TokensPerS, SamplesPerS: res.SamplesPerS,
@@ -138,7 +139,9 @@ type breakdownDoc struct {
 	TPCommS    float64 `json:"tp_comm_s"`
 	PPCommS    float64 `json:"pp_comm_s"`
 	DPCommS    float64 `json:"dp_comm_s"`
-	Stage      int     `json:"critical_stage"`
+	// DPSharedS is the part of DPCommS that links shared with the backward pass add.
+	DPSharedS float64 `json:"dp_shared_links_s,omitempty"`
+	Stage     int     `json:"critical_stage"`
 }
 
 type collectiveDoc struct {
@@ -339,7 +342,11 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))
 	bd := res.Breakdown
 	row("  compute", fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer))
-	row("  exposed comm", fmt.Sprintf("tensor/model parallel %v, pipeline %v, data parallel %v", bd.TP, bd.PP, bd.DP))
+	dp := bd.DP.String()
+	if bd.DPShared > 0 {
+		dp += fmt.Sprintf(" (%v of it from links shared with the backward pass)", bd.DPShared)
+	}
+	row("  exposed comm", fmt.Sprintf("tensor/model parallel %v, pipeline %v, data parallel %s", bd.TP, bd.PP, dp))
 	row("time to accuracy", res.TimeToAccuracy.String())
 	tput := fmt.Sprintf("%s samples/s", units.Count(res.SamplesPerS))
 	if res.TokensPerS > 0 {
