@@ -356,6 +356,19 @@ func (n *Network) resolve() error {
 	return nil
 }
 
+// Choice is the network as a choice of model and key=value parameters (every one of Params,
+// which the parameters' formatting reads back exactly): what the network commands price.
+func (n Network) Choice() (NetworkChoice, error) {
+	if err := n.resolve(); err != nil {
+		return NetworkChoice{}, err
+	}
+	c := NetworkChoice{Name: n.Model}
+	for _, p := range params.List(n.Params) {
+		c.Params = append(c.Params, p.Key+"="+p.Value)
+	}
+	return c, nil
+}
+
 // Resolve makes Params the configuration of Model (see resolve).
 func (n *Network) Resolve() error { return n.resolve() }
 

@@ -21,6 +21,7 @@ func newCostCommand() *cobra.Command {
 		nf       netFlags
 		capacity float64
 		table    string
+		cluster  string
 		f        format
 	)
 	cmd := &cobra.Command{
@@ -37,6 +38,7 @@ with latency is shown too).
 		Example: `  ddlest cost --net ramp
   ddlest cost --net superpod --capacity-tbps 12.8 --format json
   ddlest cost --net-preset hx4-large
+  ddlest cost --cluster torus-small
   ddlest cost --table hammingmesh`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -54,6 +56,13 @@ with latency is shown too).
 			choice, err := nf.choice()
 			if err != nil {
 				return err
+			}
+			if c, err := clusterFor(cluster, &nf); err != nil {
+				return err
+			} else if c != nil {
+				if choice, err = c.Network.Choice(); err != nil {
+					return err
+				}
 			}
 			spec, cfg, err := choice.Config()
 			if err != nil {
@@ -87,6 +96,7 @@ with latency is shown too).
 		},
 	}
 	addNetFlags(cmd, &nf, "ramp")
+	addClusterFlag(cmd, &cluster)
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
 	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(job.Tables(), ", "))
 	addFormatFlag(cmd.Flags(), &f)

@@ -337,6 +337,19 @@ func TestCollectiveOnCluster(t *testing.T) {
 	}
 }
 
+// TestCostOnCluster prices a cluster preset's network: hx4-small's bill is HammingMesh App. A-C's
+// per-plane 16 switches, 512 DAC and 512 AoC at $14,280 / $272 / $603 over 4 planes =
+// $2,705,920 (reference hammingmesh.md §3.3); an unknown cluster is one line, exit 2.
+func TestCostOnCluster(t *testing.T) {
+	doc := runJSON(t, "cost", "--cluster", "hx4-small").(map[string]any)
+	if got := doc["cost_usd"].(float64); got != 4*(16*14280+512*272+512*603) {
+		t.Errorf("cost --cluster hx4-small: $%.0f, want $2,705,920", got)
+	}
+	if _, errOut, code := execute("cost", "--cluster", "nope"); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "torus-large") {
+		t.Errorf("unknown cluster: exit %d, %q; want one line listing the presets, exit 2", code, errOut)
+	}
+}
+
 // TestREADMEExamples runs every `ddlest …` line of the README's shell blocks: the documented
 // commands work (exit 0). Files they write go to a temporary folder; `> F` writes standard output
 // there for the next lines that read F.
