@@ -1,22 +1,30 @@
 package job
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/profile/roofline"
 )
 
-// SearchOptions asks for the fastest parallel layouts of a job's model on a number of GPUs.
+// SearchOptions asks for the best parallel layouts of a job's model on a number of GPUs.
 type SearchOptions struct {
 	// GPUs is the job size (0: the job's — TP·PP·DP or execution.gpus, or in auto mode the GPUs
 	// RAMP's rule sizes for the target).
 	GPUs int
+	// Sizes, when set, searches each of these job sizes instead of GPUs and ranks their layouts
+	// together.
+	Sizes []int
+	// Rank orders the layouts (default: iteration time).
+	Rank Rank
 	// Top is how many layouts to return, best first (0: 1).
 	Top int
 	// Space restricts the layouts (nil lists: every valid value); its GPUs is set from GPUs.
@@ -33,6 +41,54 @@ type Candidate struct {
 	Iteration estimator.Iteration
 }
 
+// Rank is what a search orders layouts by: per iteration (the global batch), its time, the
+// GPU time it occupies, or the energy its GPUs draw at their maximum power.
+type Rank int
+
+const (
+	// RankTime: the iteration's time.
+	RankTime Rank = iota
+	// RankGPUHours: GPUs × iteration time, what a cluster bill is proportional to.
+	RankGPUHours
+	// RankEnergy: GPUs × maximum power (TDP, configs/gpus.json) × iteration time: an upper bound
+	// of the GPUs' energy (the network's is not counted).
+	RankEnergy
+)
+
+var rankNames = []string{"time", "gpu-hours", "energy"}
+
+func (r Rank) String() string { return rankNames[r] }
+
+// Ranks lists the rank names.
+func Ranks() []string { return rankNames }
+
+// ParseRank reads a rank name.
+func ParseRank(s string) (Rank, error) { return enum.Parse[Rank]("rank", s, rankNames) }
+
+// Scale is what turns an iteration's seconds into the rank's measure on gpus GPUs of this kind:
+// 1 (s), gpus/3600 (GPU-hours) or gpus × TDP (J).
+func (r Rank) Scale(gpus int, gpu roofline.GPU) float64 {
+	switch r {
+	case RankGPUHours:
+		return float64(gpus) / 3600
+	case RankEnergy:
+		return float64(gpus) * gpu.TDPW
+	}
+	return 1
+}
+
+// Measure is the rank's measure of a report's iteration (s, GPU-hours or J).
+func (r Rank) Measure(rep *Report) float64 {
+	return r.scale(rep) * float64(rep.Result.Iteration.Total)
+}
+
+// LostOn is why rep ranks after best: LostTo on their iterations in the rank's measure.
+func (r Rank) LostOn(rep, best *Report) Reason {
+	return LostTo(scaled(rep.Result.Iteration, r.scale(rep)), scaled(best.Result.Iteration, r.scale(best)))
+}
+
+func (r Rank) scale(rep *Report) float64 { return r.Scale(rep.Plan.Layout.GPUs, rep.GPU) }
+
 // Lost says why the layouts that were not the best lost: they did not fit in memory, or their
 // iteration was longer mostly in compute (recomputation, smaller GEMMs), pipeline bubble or
 // exposed communication than the best's.
@@ -45,10 +101,15 @@ type Lost struct {
 
 // SearchSummary is what a search saw.
 type SearchSummary struct {
-	GPUs       int  `json:"gpus"`
-	Enumerated int  `json:"enumerated"`
-	Feasible   int  `json:"feasible"`
-	Lost       Lost `json:"lost"`
+	GPUs int `json:"gpus"`
+	// Sizes are the job sizes searched together (SearchOptions.Sizes; GPUs is the first), and
+	// Infeasible those of them with no layout that fits.
+	Sizes      []int `json:"gpu_counts,omitempty"`
+	Infeasible []int `json:"infeasible_gpu_counts,omitempty"`
+	Rank       Rank  `json:"-"`
+	Enumerated int   `json:"enumerated"`
+	Feasible   int   `json:"feasible"`
+	Lost       Lost  `json:"lost"`
 	// Shortfall is the smallest memory overshoot of a layout that did not fit (0: all fit).
 	Shortfall units.Bytes `json:"min_shortfall_bytes"`
 }
@@ -129,38 +190,93 @@ func Search(j *Job, o SearchOptions) (*SearchResult, error) {
 	return s.search(j, o)
 }
 
-// search runs the search on a copy of the job with the search layout, then runs the best
-// layouts' explicit jobs.
+// search runs the search on a copy of the job with the search layout, for each job size, ranks
+// the layouts of all sizes together, then runs the best layouts' explicit jobs.
 func (w megatronWorkload) search(j *Job, so SearchOptions) (*SearchResult, error) {
-	sj := *j
-	e := *j.Execution.(*TransformerExecution)
-	e.Layout, sj.Execution = LayoutSearch, &e
-	if so.GPUs > 0 {
-		e.GPUs = so.GPUs
+	sizes := so.Sizes
+	if len(sizes) == 0 {
+		sizes = []int{so.GPUs}
 	}
-	o, err := w.options(&sj)
-	if err != nil {
-		return nil, err
+	type ranked struct {
+		c     Candidate
+		scale float64 // the rank's measure per second of iteration
+		rep   *Report
+		job   *Job
 	}
-	so.GPUs = o.Search.GPUs
-	o.Search = &so
-	rep, cfg, err := resolveMegatron(o)
-	if err != nil {
-		return nil, err
-	}
-	cands, sum, _, err := searchLayouts(o, rep, cfg)
-	if err != nil {
-		return nil, err
-	}
-	res := &SearchResult{Summary: sum}
-	for _, c := range cands[:min(max(1, so.Top), len(cands))] {
-		r, err := Run(explicitJob(&sj, rep, c.Config))
+	var all []ranked
+	var sum SearchSummary
+	var infeasible error
+	for _, n := range sizes {
+		sj := *j
+		e := *j.Execution.(*TransformerExecution)
+		e.Layout, sj.Execution = LayoutSearch, &e
+		if n > 0 {
+			e.GPUs = n
+		}
+		o, err := w.options(&sj)
 		if err != nil {
 			return nil, err
 		}
-		res.Reports = append(res.Reports, r)
+		one := so
+		one.GPUs, one.Sizes = o.Search.GPUs, nil
+		o.Search = &one
+		rep, cfg, err := resolveMegatron(o)
+		if err != nil {
+			return nil, err
+		}
+		cands, s, _, err := searchLayouts(o, rep, cfg)
+		sum.Enumerated += s.Enumerated
+		sum.Feasible += s.Feasible
+		sum.Lost.Memory += s.Lost.Memory
+		if s.Shortfall > 0 && (sum.Shortfall == 0 || s.Shortfall < sum.Shortfall) {
+			sum.Shortfall = s.Shortfall
+		}
+		if len(so.Sizes) > 0 {
+			sum.Sizes = append(sum.Sizes, s.GPUs)
+		}
+		if err != nil {
+			if len(sizes) == 1 || errs.ExitCode(err) != errs.ExitInfeasible {
+				return nil, err
+			}
+			sum.Infeasible = append(sum.Infeasible, s.GPUs)
+			if infeasible == nil {
+				infeasible = err
+			}
+			continue
+		}
+		if sum.GPUs == 0 {
+			sum.GPUs = s.GPUs
+		}
+		k := so.Rank.Scale(s.GPUs, rep.GPU)
+		for _, c := range cands {
+			all = append(all, ranked{c, k, rep, &sj})
+		}
+	}
+	if len(all) == 0 {
+		return nil, infeasible
+	}
+	score := func(r ranked) float64 { return r.scale * float64(r.c.Iteration.Total) }
+	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(score(a), score(b)) })
+	sum.Rank = so.Rank
+	best := scaled(all[0].c.Iteration, all[0].scale)
+	for _, r := range all[1:] {
+		sum.Lost.add(LostTo(scaled(r.c.Iteration, r.scale), best))
+	}
+	res := &SearchResult{Summary: sum}
+	for _, r := range all[:min(max(1, so.Top), len(all))] {
+		rep, err := Run(explicitJob(r.job, r.rep, r.c.Config))
+		if err != nil {
+			return nil, err
+		}
+		res.Reports = append(res.Reports, rep)
 	}
 	return res, nil
+}
+
+// scaled is an iteration's parts in a rank's measure (k per second).
+func scaled(it estimator.Iteration, k float64) estimator.Iteration {
+	f := units.Seconds(k)
+	return estimator.Iteration{Compute: f * it.Compute, ExposedComm: f * it.ExposedComm, Bubble: f * it.Bubble, Total: f * it.Total}
 }
 
 // explicitJob is the job that runs one layout found for j: the explicit layout, and in auto mode

@@ -97,6 +97,65 @@ func TestSearchGPT3(t *testing.T) {
 // TestSearchInfeasible: GPT-3 175B's 175e9 parameters with Adam need 16 bytes each (ZeRO §3.1:
 // 2 + 2 + 12) = 2.8 TB of static state; 8 GPUs of 80 GB hold 640 GB, so no layout fits and the
 // search says by how much the closest misses (exit 3).
+// TestSearchRanks searches GPT-3 13B (Brown et al. Table 2.1) on 1, 64, 128 and 256 A100 of
+// dgx-a100 together, ranked by each measure: the best is no worse than any layout enumerated on
+// any size (GPU-hours = GPUs × time / 3,600 s; energy = GPUs × the A100 SXM's 400 W maximum power,
+// NVIDIA A100 datasheet, × time); 13B cannot fit on one GPU (26 GB of fp16 weights alone, with
+// the optimizer's 16 B per parameter well over 80 GB), which is reported, not fatal.
+func TestSearchRanks(t *testing.T) {
+	j := gpt3Job(t)
+	if err := j.UseModel("gpt3-13b"); err != nil {
+		t.Fatal(err)
+	}
+	measure := map[Rank]func(gpus int, s float64) float64{
+		RankTime:     func(_ int, s float64) float64 { return s },
+		RankGPUHours: func(gpus int, s float64) float64 { return float64(gpus) * s / 3600 },
+		RankEnergy:   func(gpus int, s float64) float64 { return float64(gpus) * 400 * s },
+	}
+	sizesSeen := map[Rank]map[int]bool{}
+	for rank, m := range measure {
+		var all []float64
+		seen := map[int]bool{}
+		res, err := Search(j, SearchOptions{Sizes: []int{1, 64, 128, 256}, Rank: rank, Top: 3, Visit: func(c Candidate) {
+			if c.Fits {
+				all = append(all, m(c.Config.GPUs(), float64(c.Iteration.Total)))
+				seen[c.Config.GPUs()] = true
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizesSeen[rank] = seen
+		best := res.Reports[0]
+		want := m(best.Plan.Layout.GPUs, float64(best.Result.Iteration.Total))
+		if got := rank.Measure(best); got != want {
+			t.Errorf("%v: best measure %g, by hand %g", rank, got, want)
+		}
+		for _, x := range all {
+			if want > x*(1+1e-12) {
+				t.Fatalf("%v: best %g is worse than an enumerated layout's %g", rank, want, x)
+			}
+		}
+		for i := 1; i < len(res.Reports); i++ {
+			if rank.Measure(res.Reports[i]) < rank.Measure(res.Reports[i-1]) {
+				t.Errorf("%v: layout %d ranks after a worse one", rank, i)
+			}
+		}
+		if s := res.Summary; fmt.Sprint(s.Infeasible) != "[1]" || fmt.Sprint(s.Sizes) != "[1 64 128 256]" {
+			t.Errorf("%v: summary sizes %v, infeasible %v; want [1 64 128 256] and [1]", rank, s.Sizes, s.Infeasible)
+		}
+	}
+	if len(sizesSeen[RankTime]) != 3 {
+		t.Errorf("layouts fit on %v; want 64, 128 and 256 GPUs", sizesSeen[RankTime])
+	}
+	// More GPUs finish sooner; fewer use fewer GPU-hours (their communication share is smaller).
+	fast, _ := Search(j, SearchOptions{Sizes: []int{64, 256}})
+	cheap, _ := Search(j, SearchOptions{Sizes: []int{64, 256}, Rank: RankGPUHours})
+	if fast.Reports[0].Plan.Layout.GPUs != 256 || cheap.Reports[0].Plan.Layout.GPUs != 64 {
+		t.Errorf("fastest on %d GPUs, fewest GPU-hours on %d; want 256 and 64", fast.Reports[0].Plan.Layout.GPUs, cheap.Reports[0].Plan.Layout.GPUs)
+	}
+}
+
 func TestSearchInfeasible(t *testing.T) {
 	_, err := Search(gpt3Job(t), SearchOptions{GPUs: 8})
 	var inf *errs.InfeasibleError

@@ -96,6 +96,17 @@ func TestSearchCLI(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "rank,workload,") {
 		t.Errorf("search --format csv: exit %d, %q %s", code, out, errOut)
 	}
+	// Several sizes ranked by GPU-hours: the table names the measure, the sizes and the unfit one.
+	out, errOut, code = execute("search", "megatron", "--model", "gpt3-13b", "--gpu-counts", "1,64,128", "--rank", "gpu-hours", "--top", "2")
+	if code != 0 || !strings.Contains(out, "GPU-hours to train") || !strings.Contains(out, "on 1, 64, 128 GPUs; none fits on 1") {
+		t.Errorf("search --gpu-counts --rank gpu-hours: exit %d, %q %s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"--rank", "dollars"}, {"--gpu-counts", "64, 0"}, {"--gpu-counts", "64", "--gpus", "64"}} {
+		_, errOut, code := execute(append([]string{"search", "megatron", "--model", "gpt3-13b"}, bad...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, bad[1]) {
+			t.Errorf("search %v: exit %d, %q; want one line naming %s, exit 2", bad, code, errOut, bad[1])
+		}
+	}
 }
 
 // TestCompareCLI: compare's numbers are the single commands' (each entry's document equals the

@@ -400,11 +400,31 @@ func withJob(r *job.Report, doc any) any {
 
 // describeSearch says what a layout search saw and why the other layouts lost.
 func describeSearch(s job.SearchSummary) string {
-	out := fmt.Sprintf("the fastest of %d layouts that fit in memory (%d enumerated on %d GPUs)", s.Feasible, s.Enumerated, s.GPUs)
+	best := map[job.Rank]string{job.RankTime: "the fastest", job.RankGPUHours: "the fewest GPU-hours", job.RankEnergy: "the least GPU energy"}[s.Rank]
+	on := fmt.Sprintf("%d GPUs", s.GPUs)
+	if len(s.Sizes) > 0 {
+		on = fmt.Sprintf("%s GPUs", joinInts(s.Sizes))
+		if len(s.Infeasible) > 0 {
+			on += fmt.Sprintf("; none fits on %s", joinInts(s.Infeasible))
+		}
+	}
+	out := fmt.Sprintf("%s of %d layouts that fit in memory (%d enumerated on %s)", best, s.Feasible, s.Enumerated, on)
 	l := s.Lost
 	out += fmt.Sprintf("; the others lost on memory %d", l.Memory)
 	if l.Memory > 0 {
 		out += fmt.Sprintf(" (closest %v over)", s.Shortfall)
 	}
 	return out + fmt.Sprintf(", compute %d, pipeline bubble %d, communication %d", l.Compute, l.Bubble, l.Communication)
+}
+
+// joinInts writes whole numbers as a comma list.
+func joinInts(xs []int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(itoa(x))
+	}
+	return b.String()
 }

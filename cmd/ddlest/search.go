@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,8 +22,11 @@ parallelism (TP × PP × DP = GPUs), micro-batch, interleaved stages, activation
 sequence parallelism and, for MoE models, expert parallelism — drop those that do not fit in GPU
 memory, price the others on the cluster's network and list the fastest, best first, with how
 much slower each is than the best and where the difference lies (compute, pipeline bubble or
-exposed communication). --format json is a list, best first, of the workload command's own
-JSON document (job and report): each runs again with ddlest run.`,
+exposed communication). --gpu-counts searches several job sizes at once; --rank orders by
+iteration time (default), GPU-hours (GPUs × time, what a cluster bill is proportional to) or GPU
+energy (GPUs × maximum power × time, an upper bound), per iteration of the global batch; with
+several sizes, more GPUs finish sooner but may cost more. --format json is a list, best first, of
+the workload command's own JSON document (job and report): each runs again with ddlest run.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needs("workload"),
 	}
@@ -32,21 +36,40 @@ JSON document (job and report): each runs again with ddlest run.`,
 		}
 		var top int
 		var f format
+		var sizes []int
+		var rank string
 		cmd := &cobra.Command{Use: w.use, Short: "search the layouts of " + w.short, Args: noArgs,
-			Example: "  ddlest search " + w.use + exampleModel(w) + " --gpus 512"}
+			Example: "  ddlest search " + w.use + exampleModel(w) + " --gpus 512\n  ddlest search " + w.use + exampleModel(w) + " --gpu-counts 256,512,1024 --rank gpu-hours"}
 		cmd.Flags().SortFlags = false
 		jf := addJobFlags(cmd, w.workload, w.model)
 		cmd.Flags().IntVar(&top, "top", 5, "layouts to list, best first")
+		cmd.Flags().IntSliceVar(&sizes, "gpu-counts", nil, "search these job sizes together (`N,N,…`; instead of --gpus)")
+		cmd.Flags().StringVar(&rank, "rank", "time", "order layouts by "+strings.Join(job.Ranks(), ", ")+" per iteration")
+		_ = cmd.RegisterFlagCompletionFunc("rank", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return job.Ranks(), cobra.ShellCompDirectiveNoFileComp
+		})
 		addFormatFlag(cmd.Flags(), &f)
 		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 			if top < 1 {
 				return usagef("--top %d must be ≥ 1", top)
 			}
+			r, err := job.ParseRank(rank)
+			if err != nil {
+				return usagef("--rank %q is not valid; valid: %s", rank, strings.Join(job.Ranks(), ", "))
+			}
+			for _, n := range sizes {
+				if n < 1 {
+					return usagef("--gpu-counts %s: %d must be ≥ 1", joinInts(sizes), n)
+				}
+			}
+			if len(sizes) > 0 && cmd.Flags().Changed("gpus") {
+				return usagef("--gpu-counts %s and --gpus %s: give one of them", joinInts(sizes), cmd.Flags().Lookup("gpus").Value)
+			}
 			j, err := jf.build()
 			if err != nil {
 				return err
 			}
-			res, err := job.Search(j, job.SearchOptions{Top: top})
+			res, err := job.Search(j, job.SearchOptions{Top: top, Sizes: sizes, Rank: r})
 			if err != nil {
 				return jf.flagNames(err)
 			}
@@ -71,30 +94,64 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 	best := res.Reports[0]
 	s := res.Summary
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "search\t%s parameters on %d GPUs: %s\n", units.Count(best.Params), s.GPUs, describeSearch(s))
+	fmt.Fprintf(tw, "search\t%s parameters: %s\n", units.Count(best.Params), describeSearch(s))
 	if best.Cluster != nil {
 		fmt.Fprintf(tw, "cluster\t%s\n", describeCluster(*best.Cluster))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "rank\tGPUs = DP × TP × PP\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
-	bt := best.Result.Iteration
+	rk := s.Rank
+	measure := ""
+	switch rk {
+	case job.RankGPUHours:
+		measure = "\tGPU-hours"
+	case job.RankEnergy:
+		measure = "\tGPU energy"
+	}
+	if measure != "" {
+		if best.Steps > 0 {
+			measure += " to train"
+		} else {
+			measure += " per iteration"
+		}
+	}
+	fmt.Fprintln(tw, "rank\tGPUs = DP × TP × PP\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
+	bm := rk.Measure(best)
 	for i, r := range res.Reports {
 		c := r.Config
 		it := r.Result.Iteration
 		vs, lost := "—", "—"
 		if i > 0 {
-			vs = fmt.Sprintf("+%.1f%%", 100*float64(it.Total/bt.Total-1))
-			lost = job.LostTo(it, bt).String()
+			vs = fmt.Sprintf("+%.1f%%", 100*(rk.Measure(r)/bm-1))
+			lost = rk.LostOn(r, best).String()
+		}
+		m := ""
+		if measure != "" {
+			m = "\t" + measureText(rk, rk.Measure(r)*max(1, r.Steps))
 		}
 		sp := "off"
 		if c.SeqParallel {
 			sp = "on"
 		}
-		fmt.Fprintf(tw, "%d\t%d = %d × %d × %d\t%d\t%d\t%s\t%s\t%s\t%v\t%s\t%s\t%v\t%s\t%v\n", i+1, c.GPUs(), c.DP, c.TP, c.PP,
-			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), it.Total, vs, lost, r.Result.TimeToAccuracy,
+		fmt.Fprintf(tw, "%d\t%d = %d × %d × %d\t%d\t%d\t%s\t%s\t%s\t%v%s\t%s\t%s\t%v\t%s\t%v\n", i+1, c.GPUs(), c.DP, c.TP, c.PP,
+			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), it.Total, m, vs, lost, r.Result.TimeToAccuracy,
 			pct(r.Result.MFU), r.Result.Memory.Total)
 	}
 	return tw.Flush()
+}
+
+// measureText writes a rank's measure: GPU-hours, or energy in J as kWh/MWh/GWh.
+func measureText(r job.Rank, v float64) string {
+	if r == job.RankGPUHours {
+		return units.Count(v) + " GPU-h"
+	}
+	kwh := v / 3.6e6
+	switch {
+	case kwh >= 1e6:
+		return fmt.Sprintf("%.3g GWh", kwh/1e6)
+	case kwh >= 1e3:
+		return fmt.Sprintf("%.3g MWh", kwh/1e3)
+	}
+	return fmt.Sprintf("%.3g kWh", kwh)
 }
 
 // writeRowsCSV writes reports as rows of the column specification, after lead columns.

@@ -31,6 +31,9 @@ type GPU struct {
 	TensorFLOPs map[string]float64 `json:"tensor_flop_per_s"`
 	// VectorFLOPs is the non-matrix (CUDA core) peak per dtype name.
 	VectorFLOPs map[string]float64 `json:"vector_flop_per_s"`
+	// TDPW is the maximum thermal design power (W): what the GPU draws at most, the search's
+	// energy ranking charges it for every second of an iteration (an upper bound).
+	TDPW float64 `json:"tdp_w"`
 	// MPParamsPerGPU is the model-parallel limit of the RAMP partitioner (§7.2.1).
 	MPParamsPerGPU float64 `json:"mp_params_per_gpu"`
 	// Sources cites each numeric field by its JSON key.
