@@ -97,6 +97,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// Every model preset runs on the default cluster: its estimate succeeds or is infeasible (a
+// model too large for the default layout's memory), never refused as invalid input.
+func TestEveryModelPresetRuns(t *testing.T) {
+	r, err := Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.All() {
+		j, err := New(p.Workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.UseModel(p.Name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(j); err != nil && errs.ExitCode(err) != errs.ExitInfeasible {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+	}
+}
+
 // Flags, --set and files set the same fields: a preset file and the equivalent settings give the
 // same estimate.
 func TestFileEqualsSettings(t *testing.T) {
