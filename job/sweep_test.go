@@ -86,6 +86,29 @@ func atoi(s string) int {
 
 // TestSweepBadKey: a key that does not exist, or a value of the wrong unit, is refused before
 // the sweep starts (exit 2).
+// TestSweepWorkersRouted: on a routed fabric (torus-small, whose data-parallel buckets share
+// links with the tensor-parallel traffic) the workers share one placed model; rows are the same
+// for 1 and 3 workers.
+func TestSweepWorkersRouted(t *testing.T) {
+	base := gpt3Job(t)
+	for _, kv := range [][2]string{{"cluster", "torus-small"}, {"model", "gpt3-1.3b"}, {"execution.gpus", "256"}} {
+		if err := base.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := Grid{{"execution.tp", []string{"1", "2", "4"}}, {"execution.pp", []string{"1", "2"}}, {"execution.micro_batch", []string{"1", "2"}}}
+	one, sum := sweepRows(t, base, g, 1)
+	three, _ := sweepRows(t, base, g, 3)
+	if len(one) != 12 || sum.OK == 0 {
+		t.Fatalf("%d rows, summary %+v; want 12 points, some that fit", len(one), sum)
+	}
+	for i := range one {
+		if one[i] != three[i] {
+			t.Fatalf("row %d differs:\n1 worker:  %s\n3 workers: %s", i, one[i], three[i])
+		}
+	}
+}
+
 func TestSweepBadKey(t *testing.T) {
 	base := gpt3Job(t)
 	for _, g := range []Grid{

@@ -83,6 +83,10 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 	return m, nil
 }
 
+// Shareable: a placed job's model changes only its caches after construction, under its lock
+// (and the graph's), so the estimates of a sweep's workers share it (network.Shareable).
+func (*Model) Shareable() {}
+
 // Name is the network's registry name.
 func (m *Model) Name() string { return m.opt.Name }
 
