@@ -198,10 +198,10 @@ func (w megatronWorkload) search(j *Job, so SearchOptions) (*SearchResult, error
 		sizes = []int{so.GPUs}
 	}
 	type ranked struct {
-		c     Candidate
-		scale float64 // the rank's measure per second of iteration
-		rep   *Report
-		job   *Job
+		c            *Candidate
+		score, scale float64 // the rank's measure, and per second of iteration
+		rep          *Report
+		job          *Job
 	}
 	var all []ranked
 	var sum SearchSummary
@@ -248,15 +248,14 @@ func (w megatronWorkload) search(j *Job, so SearchOptions) (*SearchResult, error
 			sum.GPUs = s.GPUs
 		}
 		k := so.Rank.Scale(s.GPUs, rep.GPU)
-		for _, c := range cands {
-			all = append(all, ranked{c, k, rep, &sj})
+		for i := range cands {
+			all = append(all, ranked{&cands[i], k * float64(cands[i].Iteration.Total), k, rep, &sj})
 		}
 	}
 	if len(all) == 0 {
 		return nil, infeasible
 	}
-	score := func(r ranked) float64 { return r.scale * float64(r.c.Iteration.Total) }
-	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(score(a), score(b)) })
+	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(a.score, b.score) })
 	sum.Rank = so.Rank
 	best := scaled(all[0].c.Iteration, all[0].scale)
 	for _, r := range all[1:] {
