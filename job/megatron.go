@@ -265,6 +265,14 @@ var shared struct {
 
 const sharedPlacements = 256
 
+// ForgetPlacements drops the process-wide placed networks (benchmarks that price from new
+// models each time).
+func ForgetPlacements() {
+	shared.Lock()
+	shared.m = nil
+	shared.Unlock()
+}
+
 // placed returns a placement of k: the process-wide one, else the worker's (own may be nil).
 func placed(own *placements, k placementKey) *placement {
 	shared.Lock()

@@ -319,6 +319,7 @@ func BenchmarkSectionVB(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
+		job.ForgetPlacements() // new models each time (shareable ones are kept process-wide)
 		for _, r := range runs {
 			for _, n := range nets {
 				if got := r.run(b, n+"-"+r.size); !(got > 0) {
