@@ -239,14 +239,14 @@ type estimate struct {
 	syncs  []gradientSync  // scratch: one stage's gradient reductions
 	// Backing arrays of the scratch slices: a plan has a handful of each, so one estimate
 	// allocates them once, with itself.
-	pricesArr [16]pricedCollective
-	costsArr  [16]network.Cost
-	repBwdArr [8]units.Seconds
-	syncsArr  [4]gradientSync
-	window    []int                // scratch: per block, its repetitions in the gradients' window
-	window2   []network.Concurrent // scratch: the window's collectives (contention)
-	stages    []stageTimes
-	collBufs  [][]CollectiveTime // per priced stage, its collectives
+	pricesArr  [16]pricedCollective
+	costsArr   [16]network.Cost
+	repBwdArr  [8]units.Seconds
+	syncsArr   [4]gradientSync
+	window     []int                // scratch: per block, its repetitions in the gradients' window
+	windowColl []network.Concurrent // scratch: the window's collectives (contention)
+	stages     []stageTimes
+	collBufs   [][]CollectiveTime // per priced stage, its collectives
 }
 
 // estimatePool keeps the estimates' scratch between calls (sweeps and searches run millions).
@@ -492,12 +492,16 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		commEnd = units.Max(commEnd, ready) + cost
 		s.next++
 	}
-	// The window in which buckets share links with the backward pass: from the first bucket's
-	// issue (start ≥ 0) on, the block repetitions still to run (window[bi] of block bi).
+	// On a network whose collectives share links, the window in which buckets share them with
+	// the backward pass: from the first bucket's issue (start ≥ 0) on, the block repetitions
+	// still to run (window[bi] of block bi). Other networks count nothing.
+	ov, overlapping := e.in.Network.(network.Overlapping)
 	start := units.Seconds(-1)
 	window := e.window[:0]
-	for range st.Blocks {
-		window = append(window, 0)
+	if overlapping {
+		for range st.Blocks {
+			window = append(window, 0)
+		}
 	}
 	e.window = window
 	for bi := len(st.Blocks) - 1; bi >= 0; bi-- {
@@ -507,7 +511,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			s = &syncs[b.Sync]
 		}
 		for r := 0; r < b.Repeat; r++ {
-			if start >= 0 {
+			if start >= 0 && overlapping {
 				window[bi]++
 			}
 			now += repBwd[bi]
@@ -530,7 +534,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		}
 	}
 	exposed = units.Max(0, commEnd-now)
-	if ov, ok := e.in.Network.(network.Overlapping); ok && start >= 0 {
+	if overlapping && start >= 0 {
 		end, total, err := e.contention(ov, st, syncs, start, commEnd)
 		if err != nil {
 			return 0, 0, nil, err
@@ -578,10 +582,11 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 //	end = start + max_i n_i·H2T_i' + Σ_i n_i·(Total_i − H2T_i)      (i: the buckets of each size)
 //
 // with n_i·H2T_i' from PriceConcurrent. Where that ends after the uncontended commEnd, the
-// contended bucket costs replace the syncs' own (for the report); total is their summed time. The backward pass keeps its time: the delay is charged to
-// the gradients, which end the window (on disjoint links end ≤ the uncontended end).
+// contended bucket costs replace the syncs' own (for the report); total is their summed time.
+// The backward pass keeps its time: the delay is charged to the gradients, which end the window
+// (on disjoint links end ≤ the uncontended end).
 func (e *estimate) contention(ov network.Overlapping, st *partition.Stage, syncs []gradientSync, start, commEnd units.Seconds) (end, total units.Seconds, err error) {
-	cs := e.window2[:0]
+	cs := e.windowColl[:0]
 	for _, s := range syncs {
 		if s.full > 0 {
 			cs = append(cs, network.Concurrent{Collective: network.Collective{Op: s.g.Op, Bytes: s.bucket, Group: s.g.Group, DType: s.g.DType}, Calls: s.full})
@@ -604,7 +609,7 @@ func (e *estimate) contention(ov network.Overlapping, st *partition.Stage, syncs
 	if p := e.in.Plan.P2P; p != nil && p.Group.Size > 1 {
 		cs = append(cs, network.Concurrent{Collective: p.Collective, Calls: max(1, e.in.Plan.Layout.Interleave)})
 	}
-	e.window2 = cs
+	e.windowColl = cs
 	if len(cs) == buckets {
 		return 0, 0, nil // the buckets alone run one after another: nothing else shares their links
 	}

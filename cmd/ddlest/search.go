@@ -144,7 +144,7 @@ func measureText(r job.Rank, v float64) string {
 	if r == job.RankGPUHours {
 		return units.Count(v) + " GPU-h"
 	}
-	kwh := v / 3.6e6
+	kwh := v / 3.6e6 // 1 kWh = 3.6 MJ (SI)
 	switch {
 	case kwh >= 1e6:
 		return fmt.Sprintf("%.3g GWh", kwh/1e6)

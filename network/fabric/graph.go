@@ -352,7 +352,7 @@ type windowKey struct {
 }
 
 // drain is what a window leaves one of its collectives: the time per call its links need to
-// drain the window's bytes, and the class of the link that sets it (at < 0: it sends nothing).
+// drain the window's bytes, and the class of the link that sets it (at false: it sends nothing).
 type drain struct {
 	perCall float64
 	class   uint16
