@@ -34,7 +34,10 @@ type Cluster struct {
 	// the RAMP paper's systems (its own rule, RAMP §7.2.1), search elsewhere.
 	AutoLayout Layout              `json:"auto_layout,omitempty" help:"layout of target-loss jobs that name none: ramp or search (default)"`
 	Efficiency roofline.Efficiency `json:"efficiency"`
-	Network    Network             `json:"network"`
+	// NoReduceCompute prices collectives without the local reductions at their receivers (WRHT's
+	// Eq. 6 and its simulations price none).
+	NoReduceCompute bool    `json:"no_reduce_compute,omitempty" help:"price collectives without their local reductions (the WRHT paper prices none)"`
+	Network         Network `json:"network"`
 }
 
 // NewCluster is a cluster with no preset: the default roofline efficiencies and the ideal

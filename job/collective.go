@@ -21,6 +21,8 @@ type CollectiveOptions struct {
 	Cluster *Cluster
 	GPU     string // prices the local reductions (roofline)
 	DType   dtype.DType
+	// NoReduceCompute prices no local reductions (as does a cluster's no_reduce_compute).
+	NoReduceCompute bool
 }
 
 // CollectiveRow is one priced collective.
@@ -63,7 +65,11 @@ func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
 		if last := (base.Size - 1) * base.Stride; last >= n {
 			return nil, errs.Usage("--group %d --stride %d reaches rank %d, beyond the job's %d GPUs (ranks 0–%d)", base.Size, base.Stride, last, n, n-1)
 		}
-		net, _, err := buildNetwork(o.Cluster, o.Network, network.Env{GPUs: n, Reducer: prof})
+		env := network.Env{GPUs: n, Reducer: prof}
+		if o.NoReduceCompute {
+			env.Reducer = nil
+		}
+		net, _, err := buildNetwork(o.Cluster, o.Network, env)
 		if err != nil {
 			return nil, err
 		}

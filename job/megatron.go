@@ -321,6 +321,7 @@ type placementKey struct {
 	eff         roofline.Efficiency
 	prec        partition.Precision
 	gpus, nodes int
+	noReduce    bool
 }
 
 // choiceKey is the key of a bare network choice (no cluster), unless it reads a file (whose
@@ -343,7 +344,7 @@ func newPlacementKey(c *Cluster, eff roofline.Efficiency, prec partition.Precisi
 		return placementKey{}, false
 	}
 	return placementKey{model: c.Network.Model, gpu: c.GPU, params: v.Interface(), eff: eff, prec: prec, gpus: gpus,
-		nodes: c.Nodes}, true
+		nodes: c.Nodes, noReduce: c.NoReduceCompute}, true
 }
 
 func (p *placements) get(k placementKey) *placement {

@@ -104,6 +104,9 @@ func buildNetwork(c *Cluster, n NetworkChoice, env network.Env) (network.Model, 
 	if err := c.CheckJob(env.GPUs); err != nil {
 		return nil, nil, err
 	}
+	if c.NoReduceCompute {
+		env.Reducer = nil
+	}
 	m, err := c.Network.Build(env)
 	if err != nil {
 		return nil, nil, err

@@ -23,6 +23,7 @@ type collectiveFlags struct {
 	ops, sizes, gpus, gpu, dtype string
 	cluster                      string
 	group, stride                int
+	noReduce                     bool
 	network                      netFlags
 	format                       format
 }
@@ -79,6 +80,7 @@ column names the resource that limits the slowest step.`,
 	addNetFlags(cmd, &f.network, "ramp")
 	addClusterFlag(cmd, &f.cluster)
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
+	fs.BoolVar(&f.noReduce, "no-reduce-compute", false, "price no local reductions at the receivers (the WRHT paper prices none)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
 	addFormatFlag(fs, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
@@ -137,6 +139,7 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 		return o, errs.Usage("--op, --size and --gpus must each name at least one value")
 	}
 	var err error
+	o.NoReduceCompute = f.noReduce
 	if o.DType, err = dtype.Parse(f.dtype); err != nil {
 		return o, errs.Usage("--dtype: %v", err)
 	}

@@ -1,6 +1,7 @@
 package all
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/registry"
@@ -15,6 +16,7 @@ import (
 	"github.com/ddlest/ddlest/network/superpod"
 	"github.com/ddlest/ddlest/network/topoopt"
 	"github.com/ddlest/ddlest/network/torus"
+	"github.com/ddlest/ddlest/network/wdmring"
 )
 
 // Specs lists every network model, in the order `ddlest nets` shows them.
@@ -29,6 +31,7 @@ func Specs() []network.Spec {
 		fattree.Spec(),
 		dragonfly.Spec(),
 		hxmesh.Spec(),
+		wdmring.Spec(),
 	}
 }
 
@@ -52,10 +55,17 @@ func Registry() *registry.Registry[network.Spec] {
 // Algorithms lists every collective algorithm, generic ones first, then those a network brings:
 // the names --strategy accepts, shell completion offers and `ddlest nets` explains.
 func Algorithms() []collective.Algorithm {
-	return append(collective.Algorithms(), ramp.Algorithm{})
+	return append(collective.Algorithms(), ramp.Algorithm{}, wdmring.WRHT{}, wdmring.BT{}, wdmring.HRing{})
 }
 
-// AlgorithmNames lists the algorithms' names, with "best" first.
+// AlgorithmNames lists the algorithms' names, with "best" first, each once (a network may give a
+// name its own algorithm: wdmring's "tree" is the paper's unpipelined binary tree).
 func AlgorithmNames() []string {
-	return append([]string{collective.Best}, collective.Names(Algorithms())...)
+	names := []string{collective.Best}
+	for _, n := range collective.Names(Algorithms()) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

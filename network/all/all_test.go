@@ -6,6 +6,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
 )
 
 // Every registered network builds with its defaults, prices a collective, documents every
@@ -42,15 +43,15 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// The sixteen HammingMesh presets (Table II's small and large clusters) load, each names its
-// network, validates, and sources every parameter.
+// The sixteen HammingMesh presets (Table II's small and large clusters) and WRHT's electrical
+// fat tree (Table 2) load, each names its network, validates, and sources every parameter.
 func TestPresets(t *testing.T) {
 	r, err := Presets()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"ft-small", "ft50-small", "ft75-small", "df-small", "hyperx-small", "hx2-small", "hx4-small", "torus-small",
-		"ft-large", "ft50-large", "ft75-large", "df-large", "hyperx-large", "hx2-large", "hx4-large", "torus-large"}
+		"ft-large", "ft50-large", "ft75-large", "df-large", "hyperx-large", "hx2-large", "hx4-large", "torus-large", "wrht-electrical"}
 	if got := r.Names(); len(got) != len(want) {
 		t.Fatalf("presets %v, want %v", got, want)
 	}
@@ -73,14 +74,32 @@ func TestPresets(t *testing.T) {
 	}
 }
 
-// Every algorithm has a unique name, a summary, and the names --strategy offers start with best.
+// Every algorithm has a summary and a name unique among what any one network offers (a network
+// may give a generic name its own algorithm: wdmring's "tree" is the WRHT paper's unpipelined
+// binary tree), --strategy lists each name once, and the names start with best.
 func TestAlgorithms(t *testing.T) {
 	seen := map[string]bool{}
 	for _, a := range Algorithms() {
-		if seen[a.Name()] || a.Summary() == "" {
-			t.Errorf("algorithm %q: duplicate or without summary", a.Name())
+		if a.Summary() == "" {
+			t.Errorf("algorithm %q without summary", a.Name())
 		}
 		seen[a.Name()] = true
+	}
+	for _, s := range Specs() {
+		cfg, ok := s.NewConfig().(interface{ Algorithms() []collective.Algorithm })
+		if !ok {
+			continue
+		}
+		offered := map[string]bool{}
+		for _, a := range cfg.Algorithms() {
+			if offered[a.Name()] {
+				t.Errorf("network %s offers two algorithms named %q", s.Name, a.Name())
+			}
+			offered[a.Name()] = true
+		}
+	}
+	if names := AlgorithmNames(); len(names) != len(seen)+1 {
+		t.Errorf("names %v list %d algorithms, %d are registered", names, len(names)-1, len(seen))
 	}
 	for _, n := range []string{"ring", "rings", "torus", "linear", "ramp"} {
 		if !seen[n] {

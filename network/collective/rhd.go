@@ -97,3 +97,31 @@ func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	}
 	return nil
 }
+
+// RD is full-vector recursive doubling all-reduce (Thakur, Rabenseifner & Gropp 2005 §4.4: the
+// MPICH choice for short messages): in step k members 2^k apart exchange the whole buffer S and
+// each reduces it, ⌈log2 p'⌉ steps with p' = 2^⌊log2 p⌋, the p − p' extra members folding in
+// before (S with a reduction) and out after (S). The WRHT paper's electrical baseline "RD"
+// (reference/wrht.md A9; Rabenseifner's halving/doubling is RHD).
+var RD = Flow{name: "rd", summary: "recursive doubling all-reduce: log2 p exchanges of the whole buffer (MPICH short messages)",
+	ops: Ops(network.AllReduce), rounds: rdRounds}
+
+func rdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
+	out.Algorithm = "recursive doubling"
+	p := g.P()
+	if p <= 1 {
+		return nil
+	}
+	lg := bits.Len(uint(p)) - 1
+	pp := 1 << lg
+	if pp != p {
+		out.add(Round{Pattern: One(Part{Kind: FoldIn, K: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})
+	}
+	for k := 0; k < lg; k++ {
+		out.add(Round{Pattern: One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})
+	}
+	if pp != p {
+		out.add(Round{Pattern: One(Part{Kind: FoldOut, K: int32(pp)}), Bytes: s})
+	}
+	return nil
+}

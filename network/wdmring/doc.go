@@ -1,0 +1,38 @@
+// Package wdmring is the WDM optical ring of the WRHT paper (Dai et al., "WRHT: Efficient
+// All-reduce for Distributed DNN Training in Optical Interconnect Systems", ICPP 2023; the
+// TeraRack microring ring): N nodes on a ring of two fibres, one per direction, w wavelengths
+// per fibre at B each (Table 2: 64 × 40 Gb/s), circuit-switched lightpaths with no O/E/O at the
+// nodes they pass, and the microrings reconfigured before every step (a = 25 µs).
+//
+// Cost. An algorithm emits steps of lightpaths (member → member, a direction or the shorter way
+// round). Every concurrent group of the collective runs them at once; the ring routes them and
+// assigns wavelengths by first fit (FirstFit, checked by Assignment.Check: no wavelength twice on
+// one fibre segment). A step whose lightpaths need U wavelengths runs in ⌈U/w⌉ rounds, each
+//
+//	t_step = a + ⌈b/72⌉ · 497 fs + b/B       (reconfiguration, O/E/O, one wavelength per sender)
+//
+// for b the bytes each sender sends (WRHT Eq. 6 per step), priced by collective.Price with the
+// receivers' reductions (none with no_reduce_compute, as the paper prices). Assignments are cached
+// per step geometry, so a price is a sum over the few steps.
+//
+// Algorithms (S is the nccl-tests size: the whole buffer):
+//
+//   - wrht (WRHT §4): groups of m consecutive members (0: m = 2w+1, Lemma 1) send S to their middle
+//     member, left ones clockwise and right ones counter-clockwise, ⌊m/2⌋ wavelengths per fibre
+//     (A1); the representatives regroup for k = ⌈log_m N⌉ levels (integer CeilLog). Under the exact
+//     rule the last level is a one-step all-to-all of the m* = ⌈N/m^(k−1)⌉ representatives when
+//     ⌈m*²/8⌉ ≤ w (ref. [13]), giving θ = 2k−1 steps; otherwise, and always under the lemma rule
+//     (Lemma 1 / Theorem 1 as printed, A3), θ = 2k. T = θ(S/B + a), Eq. 6.
+//   - ring (O-Ring): the generic ring, 2(N−1) steps of S/N on one wavelength (Table 1).
+//   - tree (BT, §3.3): the paper's binary tree, unpipelined, 2⌈log2 N⌉ steps of S.
+//   - hring (H-Ring, Ueno & Yokota): Table 1's 2(h²+N)/h − 3 steps (⌈h/w⌉ = 1) or 2(2h²+N)/h − 6,
+//     the inter-group part rounded up (417 from 416.6); sizes S/N per step (reading i) or S/h in
+//     the groups and S/N across (ii, default; A8).
+//
+// Paper discrepancies (reference/wrht.md §5.4, §6): Table 1 and Fig. 2 follow the exact rule, the
+// binary-tree averages V3 and V9 the lemma rule (82.12% and 75.00% vs 82.22% and 75%). The averages
+// against Ring and H-Ring (V1 65.23%, V2 43.81%, V7 13.74%, V8 9.29%) cannot follow from a = 25 µs:
+// with Table 2's constants WRHT saves 6.25% against O-Ring on Fig. 6's grid (exact rule), because
+// O-Ring moves 2S/B in all and WRHT 3–4 S/B. Each needs its own per-step a (V1 164/213 µs, V7
+// 113/153 µs, exact/lemma) and no single a meets all four; the tests find them.
+package wdmring
