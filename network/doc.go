@@ -20,7 +20,8 @@
 //
 // Models: ideal (zero time), alphabeta (flat α–β ring), ramp (RAMP with RAMP-x collectives, power
 // budget, cost and power), superpod (DGX SuperPod fat tree), torus (2D torus), topoopt (TopoOpt
-// circuit rings), fattree, dragonfly and hxmesh (HammingMesh, HyperX, torus of boards; routed).
+// circuit rings), fattree, dragonfly and hxmesh (HammingMesh, HyperX, torus of boards; routed),
+// wdmring (WRHT's WDM optical ring: lightpaths assigned wavelengths by first fit).
 // Configs that implement Costing have a cost and power model, Structured ones a bill, diameter,
 // bisection and bandwidth shares (ddlest cost).
 //

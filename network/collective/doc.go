@@ -1,7 +1,7 @@
 // Package collective holds the collective algorithms and the one cost function that prices them.
 //
 // Algorithms emit traffic, not times. A generic algorithm (Ring, BiRing, Hierarchical, Torus2D,
-// RHD, Tree, Linear, and the grid algorithms of HammingMesh: Rings on two edge-disjoint
+// RHD, RD, Tree, Linear, and the grid algorithms of HammingMesh: Rings on two edge-disjoint
 // Hamiltonian cycles, HMTorus and HMTorusSST) is a registered value whose Rounds say, for one group of p members, who
 // sends how many bytes to whom in each synchronised round (a Pattern of parts: a shift or XOR of
 // one digit of the member index, a chain, a binary heap, a uniform all-to-all, an explicit

@@ -103,8 +103,12 @@ func Spec() network.Spec {
 			}
 			n := c.Nodes
 			if n == 0 {
-				n = max(env.GPUs, 2)
+				n = env.GPUs
 			}
+			if n == 1 {
+				return nil, errs.Usage("network wdmring: a ring of 1 node; give a job of ≥ 2 GPUs or nodes ≥ 2")
+			}
+			n = max(n, 2)
 			if env.GPUs > n {
 				return nil, errs.Usage("a job of %d GPUs does not fit network wdmring of nodes %d", env.GPUs, n)
 			}
@@ -225,6 +229,11 @@ func (m *model) price(a collective.Algorithm, col network.Collective, sc *priceS
 				sc.steps = append(sc.steps, ringStep{key: stepKey{kind: kPattern, pat: r.Pattern}, bytes: r.Bytes,
 					fanIn: r.FanIn, reduce: r.ReduceBytes, repeat: max(1, r.Repeat)})
 				continue
+			}
+			// A family of partner distances (pairwise exchange): each round is assigned on its
+			// own, up to p/2 hops per lightpath.
+			if hops := float64(p) * float64(p) / 4 * float64(max(1, r.Repeat)); hops > maxHops {
+				return network.Cost{}, collective.Decline("%d rounds of %d lightpaths to partners up to %d hops away exceed the %d hops a ring assigns", r.Repeat, p, p/2, maxHops)
 			}
 			pt := r.Pattern
 			for j := 0; j < max(1, r.Repeat); j++ {
