@@ -34,5 +34,19 @@
 // against Ring and H-Ring (V1 65.23%, V2 43.81%, V7 13.74%, V8 9.29%) cannot follow from a = 25 µs:
 // with Table 2's constants WRHT saves 6.25% against O-Ring on Fig. 6's grid (exact rule), because
 // O-Ring moves 2S/B in all and WRHT 3–4 S/B. Each needs its own per-step a (V1 164/213 µs, V7
-// 113/153 µs, exact/lemma) and no single a meets all four; the tests find them.
+// 113/153 µs, exact/lemma) and no single a meets all four; the tests find them (V2 348 µs and V8
+// 335 µs with H-Ring reading ii: ddlest's H-Ring times are those of reference/wrht.md §2's formula,
+// e.g. 550.4 ms for BEiT-L at N = 1,024, while its §5.4 table prints 569.9 ms). At a = 200 µs
+// (lemma rule) the qualitative claims of Figs. 5 and 6 hold.
+//
+// Electrical baseline (Fig. 7): preset wrht-electrical, Table 2's fat tree of 32-port routers at
+// 40 Gb/s with 25 µs per router, priced on network/fattree (E-Ring: ring; E-RD: rd, full-vector
+// recursive doubling, or rhd, Rabenseifner's; A9). A non-blocking two-level tree of 32-port
+// routers reaches 512 hosts, so N = 1,024 adds a third level (A13). Measured over N = 128 … 1,024
+// and the four DNNs: V4 (WRHT vs E-Ring) 12.2% (paper 61.23%), V5 (vs E-RD) 67.7% with rd and
+// −36.7% with rhd (paper 55.51%), V6 (O-Ring vs E-Ring) 25.1% (paper 48.74%). O-Ring beats E-Ring
+// and both rise with N, as in the paper; the gaps come from the routers' congestion SimGrid
+// models and a routed, non-blocking fat tree does not have (§5.4: without it Rabenseifner's
+// halving/doubling beats WRHT), and the paper's order E-Ring > E-RD > WRHT holds only with rhd,
+// for ResNet-50 at N = 128 (58.7 > 40.3 > 40.1 ms).
 package wdmring
