@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
@@ -303,7 +304,14 @@ type assignKey struct {
 	key   stepKey
 }
 
-var assignments sync.Map // assignKey → Assigned
+// assignments caches Assigned by assignKey, process-wide (sweeps build many models of one ring);
+// it forgets everything past maxAssignments entries.
+var (
+	assignments     sync.Map
+	assignmentCount atomic.Int64
+)
+
+const maxAssignments = 1 << 14
 
 // Bounds on the lightpaths one step may assign (a linear all-to-all of thousands of members has
 // millions): beyond them the algorithm declines.
@@ -322,6 +330,10 @@ func (m *model) assigned(key stepKey, g network.Group) (Assigned, error) {
 	as, err := m.assign(key, g, &a)
 	if err != nil {
 		return as, err
+	}
+	if assignmentCount.Add(1) > maxAssignments {
+		assignments.Clear()
+		assignmentCount.Store(1)
 	}
 	assignments.Store(k, as)
 	return as, nil

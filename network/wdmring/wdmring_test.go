@@ -1,6 +1,7 @@
 package wdmring
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -339,6 +340,31 @@ func BenchmarkWRHTAssign4096(b *testing.B) {
 			if _, err := m.assign(st.key, g, &a); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// One model serves concurrent prices (Shareable): goroutines pricing the same and different
+// collectives agree with a model used alone.
+func TestConcurrentPrices(t *testing.T) {
+	want := allReduce(t, 512, 1e8, "best", nil)
+	m := newModel(t, 512, nil)
+	errc := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			c, err := m.Price(network.Collective{Op: network.AllReduce, Bytes: 1e8, Group: network.Group{Size: 512, Stride: 1}, DType: dtype.FP32})
+			if err == nil && c != want {
+				err = fmt.Errorf("goroutine %d: %+v, alone %+v", i, c, want)
+			}
+			if err == nil {
+				_, err = m.Price(network.Collective{Op: network.AllReduce, Bytes: units.Bytes(1e6 * (i + 1)), Group: network.Group{Size: 64, Stride: 8}, DType: dtype.FP32})
+			}
+			errc <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errc; err != nil {
+			t.Error(err)
 		}
 	}
 }
