@@ -76,3 +76,13 @@ func TestWDMRingBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A group the insertion-loss budget (WRHT Eqs. 7–9) forbids at every size is a valid but
+// infeasible configuration: one line, exit 3.
+func TestWDMRingLossBudgetCLI(t *testing.T) {
+	_, errOut, code := execute("collective", "--net", "wdmring", "--strategy", "wrht", "--size", "1MB", "--gpus", "1024",
+		"--net-param", "pass_loss_db=0.125", "--net-param", "laser_dbm=5", "--net-param", "modulator_loss_db=1", "--net-param", "penalty_db=1")
+	if code != 3 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "insertion-loss budget") {
+		t.Errorf("exit %d, %q; want one line, exit 3", code, errOut)
+	}
+}

@@ -94,10 +94,10 @@ func (HRing) steps(m *model, op network.Op, s units.Bytes, p int, out *[]ringSte
 	add := func(kind stepKind, n int, b units.Bytes) {
 		red := n / 2
 		if red > 0 {
-			*out = append(*out, ringStep{key: stepKey{kind: kind}, bytes: b, fanIn: 2, reduce: b, repeat: red})
+			*out = append(*out, ringStep{key: stepKey{kind: kind, size: int32(h)}, bytes: b, fanIn: 2, reduce: b, repeat: red})
 		}
 		if n-red > 0 {
-			*out = append(*out, ringStep{key: stepKey{kind: kind}, bytes: b, repeat: n - red})
+			*out = append(*out, ringStep{key: stepKey{kind: kind, size: int32(h)}, bytes: b, repeat: n - red})
 		}
 	}
 	add(kIntra, intra, in)

@@ -23,6 +23,10 @@
 //     rule the last level is a one-step all-to-all of the m* = ⌈N/m^(k−1)⌉ representatives when
 //     ⌈m*²/8⌉ ≤ w (ref. [13]), giving θ = 2k−1 steps; otherwise, and always under the lemma rule
 //     (Lemma 1 / Theorem 1 as printed, A3), θ = 2k. T = θ(S/B + a), Eq. 6.
+//     Eqs. 7–9 (pass_loss_db > 0) cap the group for p members at the largest m′ whose longest
+//     lightpath, L_max = ⌊m′/2⌋ for one level and m′^(k−1) otherwise (A4), keeps
+//     P_m + L_max·P_pass + P_p ≤ P_laser; none: infeasible (exit 3; best runs another
+//     algorithm). The paper gives no device values (A5), so the bound is off by default.
 //   - ring (O-Ring): the generic ring, 2(N−1) steps of S/N on one wavelength (Table 1).
 //   - tree (BT, §3.3): the paper's binary tree, unpipelined, 2⌈log2 N⌉ steps of S.
 //   - hring (H-Ring, Ueno & Yokota): Table 1's 2(h²+N)/h − 3 steps (⌈h/w⌉ = 1) or 2(2h²+N)/h − 6,

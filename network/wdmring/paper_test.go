@@ -2,9 +2,12 @@ package wdmring
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
 )
 
 // The four DNNs of WRHT §5.1 with their parameter counts; d = 4 B × params (float32, §5.1 and
@@ -224,5 +227,43 @@ func TestFig4GroupLimit(t *testing.T) {
 		if r := times[3] / times[0]; math.Abs(r-0.6) > 0.001 {
 			t.Errorf("%s: WRHT_3/WRHT_0 = %.3f, the step counts give 3/5", m.name, r)
 		}
+	}
+}
+
+// Eqs. 7–9 cap the group: with P_m = P_p = 1 dB, P_pass = 0.125 dB and P_laser = 10 dBm, a
+// lightpath may pass L_max ≤ 64 interfaces (1 + 64/8 + 1 = 10). At N = 1,024 two levels have
+// L_max = m′, so m′ = 64: k = 2, m* = 16, ⌈16²/8⌉ = 32 ≤ 64 wavelengths, θ = 3 steps. With
+// P_laser = 5 dBm (L_max ≤ 24) no group works: two levels need m′ ≥ 32 = L_max, more levels have
+// L_max = m′^(k−1) ≥ 256; the configuration is infeasible (exit 3).
+func TestInsertionLossGroup(t *testing.T) {
+	if l := MaxLength(1024, 129); l != 129 {
+		t.Errorf("Eq. 7, N = 1,024, m′ = 129: L_max %d, want 129", l)
+	}
+	if l := MaxLength(100, 129); l != 64 {
+		t.Errorf("Eq. 7, one level of 100 in groups of 129: L_max %d, want ⌊129/2⌋ = 64", l)
+	}
+	set := func(laser float64) func(*Config) {
+		return func(c *Config) { c.ModulatorDb, c.PenaltyDb, c.PassLossDb, c.LaserDbm = 1, 1, 0.125, laser }
+	}
+	c := newModel(t, 1024, set(10)).cfg
+	pl, err := c.plan(1024)
+	if err != nil || pl.M != 64 || pl.Theta != 3 {
+		t.Errorf("budget of 64 interfaces: m = %d, θ = %d (%v); want 64, 3", pl.M, pl.Theta, err)
+	}
+	if cost := allReduce(t, 1024, 1e6, "wrht", set(10)); cost.Steps != 3 {
+		t.Errorf("budget of 64 interfaces: %d steps, want 3", cost.Steps)
+	}
+	m := newModel(t, 1024, func(c *Config) { set(5)(c); c.Strategy = "wrht" })
+	_, err = m.Price(network.Collective{Op: network.AllReduce, Bytes: 1e6, Group: network.Group{Size: 1024, Stride: 1}})
+	if errs.ExitCode(err) != errs.ExitInfeasible || !strings.Contains(err.Error(), "insertion-loss budget") {
+		t.Errorf("budget of 24 interfaces: %v, want infeasible", err)
+	}
+}
+
+// Under best, a WRHT the loss budget forbids gives way to the other algorithms.
+func TestInsertionLossBest(t *testing.T) {
+	c := allReduce(t, 1024, 1e6, "best", func(c *Config) { c.ModulatorDb, c.PenaltyDb, c.PassLossDb, c.LaserDbm = 1, 1, 0.125, 5 })
+	if c.Algorithm == "wrht" || c.Total <= 0 {
+		t.Errorf("best with an infeasible WRHT: %+v", c)
 	}
 }

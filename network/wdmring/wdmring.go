@@ -26,6 +26,10 @@ type Config struct {
 	PacketBytes    int     `json:"packet_bytes" help:"packet size (bytes)" source:"[P] WRHT Table 2: 72 bytes"`
 	Group          int     `json:"group" help:"WRHT group size m (0: 2w+1, the step-optimal largest; capped by max_group)" source:"[P] WRHT Lemma 1: m ≤ 2w+1; Table 1: m = 129 for w = 64"`
 	MaxGroup       int     `json:"max_group" help:"largest group m′ the insertion loss and crosstalk allow (0: no limit)" source:"[P] WRHT §4.4, Eqs. 7–13 (no device values given; Fig. 4 assumes m′ ∈ {17, 33, 65, 129})"`
+	LaserDbm       float64 `json:"laser_dbm" help:"laser power P_laser of the insertion-loss bound, Eq. 9 (dBm; used when pass_loss_db > 0)" source:"[P] WRHT §4.4 Eq. 9 (no value given; reference/wrht.md A5)"`
+	ModulatorDb    float64 `json:"modulator_loss_db" help:"modulator loss P_m in the transmitter, Eq. 8 (dB)" source:"[P] WRHT §4.4 Eq. 8 (no value given)"`
+	PassLossDb     float64 `json:"pass_loss_db" help:"loss of a signal passing one node's interface P_pass, Eq. 8 (dB); > 0 caps the group by Eqs. 7–9 (0: no insertion-loss bound)" source:"[P] WRHT §4.4 Eq. 8 (no value given)"`
+	PenaltyDb      float64 `json:"penalty_db" help:"extinction-ratio power penalty P_p, Eq. 9 (dB)" source:"[P] WRHT §4.4 Eq. 9 (no value given)"`
 	StepRule       string  `json:"step_rule" help:"WRHT steps: exact (2k−1 when the last all-to-all fits in w wavelengths, Table 1) or lemma (always 2k, Lemma 1 and Theorem 1)" source:"[D] reference/wrht.md A3, §5.4: Table 1 and Fig. 2 follow exact, the V3/V9 averages follow lemma"`
 	HRingGroup     int     `json:"hring_group" help:"H-Ring intra-group size h" source:"[P] WRHT §5.4, Table 1: m = 5"`
 	HRingSize      string  `json:"hring_size" help:"H-Ring step sizes: i (every step S/p, 'ring-based') or ii (S/h in the groups, S/p across, Ueno–Yokota)" source:"[D] reference/wrht.md A8: the paper gives no H-Ring sizes"`
@@ -73,6 +77,12 @@ func (c *Config) Validate() error {
 	}
 	if m := c.groupSize(); c.Wavelengths >= 1 && m/2 > c.Wavelengths {
 		p.Addf("group %d needs ⌊m/2⌋ = %d wavelengths, more than wavelengths %d; say group ≤ 2w+1 = %d", m, m/2, c.Wavelengths, 2*c.Wavelengths+1)
+	}
+	p.NonNegative("modulator_loss_db", c.ModulatorDb)
+	p.NonNegative("pass_loss_db", c.PassLossDb)
+	p.NonNegative("penalty_db", c.PenaltyDb)
+	if math.IsNaN(c.LaserDbm) || math.IsInf(c.LaserDbm, 0) {
+		p.Addf("laser_dbm %g must be finite", c.LaserDbm)
 	}
 	p.OneOf("step_rule", c.StepRule, stepRules)
 	p.AtLeast("hring_group", c.HRingGroup, 1)
@@ -173,6 +183,7 @@ const (
 type stepKey struct {
 	kind  stepKind
 	level int32
+	size  int32 // WRHT's group m, H-Ring's h
 	pat   collective.Pattern
 }
 
@@ -190,8 +201,13 @@ func (m *model) Price(col network.Collective) (network.Cost, error) {
 	}
 	sc := pool.Get().(*priceScratch)
 	defer pool.Put(sc)
-	cost, err := collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return m.price(a, col, sc)
+	want := m.choice.For(col.Op)
+	cost, err := collective.Choose(Name, want, m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+		c, err := m.price(a, col, sc)
+		if want == collective.Best && errs.ExitCode(err) == errs.ExitInfeasible {
+			err = collective.Decline("%v", err) // best runs another algorithm; asked by name it is infeasible
+		}
+		return c, err
 	})
 	if err == nil {
 		m.memo.Put(col, cost)
@@ -295,12 +311,10 @@ type Assigned struct {
 	MaxWeight float64
 }
 
-// assignKey identifies a step's assignment: the ring, the group shape, and what the step's
-// lightpaths depend on (WRHT's m, H-Ring's h).
+// assignKey identifies a step's assignment: the ring, the group shape and the step's lightpaths.
 type assignKey struct {
 	nodes int32
 	group network.Group
-	m, h  int32
 	key   stepKey
 }
 
@@ -322,7 +336,7 @@ const (
 
 // assigned is the cached assignment of step key for group g (computed and checked once).
 func (m *model) assigned(key stepKey, g network.Group) (Assigned, error) {
-	k := assignKey{nodes: m.nodes, group: g, m: int32(m.cfg.groupSize()), h: int32(m.cfg.HRingGroup), key: key}
+	k := assignKey{nodes: m.nodes, group: g, key: key}
 	if v, ok := assignments.Load(k); ok {
 		return v.(Assigned), nil
 	}
@@ -387,10 +401,7 @@ func (m *model) assign(key stepKey, g network.Group, a *Assignment) (Assigned, e
 func (m *model) lightpaths(key stepKey, p int, dst []Lightpath) ([]Lightpath, error) {
 	switch key.kind {
 	case kGather, kBcast, kAllToAll:
-		pl, err := m.cfg.plan(p)
-		if err != nil {
-			return nil, err
-		}
+		pl := NewPlan(p, int(key.size), m.cfg.Wavelengths, m.cfg.StepRule == ruleLemma)
 		scratch := make([]int32, 0, p)
 		if key.kind == kAllToAll {
 			return pl.allToAll(scratch, dst), nil
@@ -399,7 +410,7 @@ func (m *model) lightpaths(key stepKey, p int, dst []Lightpath) ([]Lightpath, er
 	case kBTUp, kBTDown:
 		return btPaths(p, int(key.level), key.kind == kBTDown, dst), nil
 	case kIntra, kInter:
-		return hringPaths(p, min(m.cfg.HRingGroup, p), key.kind == kInter, dst), nil
+		return hringPaths(p, int(key.size), key.kind == kInter, dst), nil
 	}
 	pat := key.pat
 	for i := 0; i < pat.N; i++ {

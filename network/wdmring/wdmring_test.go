@@ -160,8 +160,8 @@ func TestGroupWavelengths(t *testing.T) {
 		key  stepKey
 		want int
 	}{
-		{stepKey{kind: kGather, level: 1}, 64}, // ⌊129/2⌋ per fibre
-		{stepKey{kind: kBcast, level: 1}, 64},
+		{stepKey{kind: kGather, level: 1, size: 129}, 64}, // ⌊129/2⌋ per fibre
+		{stepKey{kind: kBcast, level: 1, size: 129}, 64},
 		{stepKey{kind: kBTUp, level: 10}, 1}, // one wavelength (§3.3)
 	} {
 		var a Assignment
@@ -289,7 +289,7 @@ func TestStridedGroupsShareWavelengths(t *testing.T) {
 	m := newModel(t, 60, func(c *Config) { c.Wavelengths, c.Group, c.Strategy = 4, 5, "wrht" })
 	g := network.Group{Size: 15, Stride: 4}
 	var a Assignment
-	as, err := m.assign(stepKey{kind: kGather, level: 1}, g, &a)
+	as, err := m.assign(stepKey{kind: kGather, level: 1, size: 5}, g, &a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package wdmring
 
 import (
+	"fmt"
+
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -144,9 +146,11 @@ func (WRHT) steps(m *model, op network.Op, s units.Bytes, p int, out *[]ringStep
 	}
 	gather := func(l int) {
 		fan := min(pl.M, pl.Reps(l-1))
-		*out = append(*out, ringStep{key: stepKey{kind: kGather, level: int32(l)}, bytes: s, fanIn: fan, reduce: s})
+		*out = append(*out, ringStep{key: stepKey{kind: kGather, level: int32(l), size: int32(pl.M)}, bytes: s, fanIn: fan, reduce: s})
 	}
-	bcast := func(l int) { *out = append(*out, ringStep{key: stepKey{kind: kBcast, level: int32(l)}, bytes: s}) }
+	bcast := func(l int) {
+		*out = append(*out, ringStep{key: stepKey{kind: kBcast, level: int32(l), size: int32(pl.M)}, bytes: s})
+	}
 	switch op {
 	case network.AllReduce:
 		top := pl.K
@@ -157,7 +161,7 @@ func (WRHT) steps(m *model, op network.Op, s units.Bytes, p int, out *[]ringStep
 			gather(l)
 		}
 		if pl.AllToAll {
-			*out = append(*out, ringStep{key: stepKey{kind: kAllToAll, level: int32(pl.K)}, bytes: s, fanIn: pl.MStar, reduce: s})
+			*out = append(*out, ringStep{key: stepKey{kind: kAllToAll, level: int32(pl.K), size: int32(pl.M)}, bytes: s, fanIn: pl.MStar, reduce: s})
 		}
 		for l := top; l >= 1; l-- {
 			bcast(l)
@@ -174,7 +178,8 @@ func (WRHT) steps(m *model, op network.Op, s units.Bytes, p int, out *[]ringStep
 	return "wrht", nil
 }
 
-// groupSize is WRHT's m for this configuration: group, or 2w+1 when 0, capped by max_group.
+// groupSize is WRHT's m for this configuration: group, or 2w+1 when 0, capped by max_group (the
+// insertion-loss bound, which depends on the group's members, applies in plan).
 func (c *Config) groupSize() int {
 	m := c.Group
 	if m == 0 {
@@ -186,10 +191,44 @@ func (c *Config) groupSize() int {
 	return m
 }
 
+// MaxLength is Eq. 7's longest lightpath, in interfaces passed, of WRHT with groups of m on p
+// members: ⌊m/2⌋ when one level suffices, else m·m^(k−2) = m^(k−1) for k = ⌈log_m p⌉ (the log
+// read as ⌈·⌉, reference/wrht.md A4): the top level's span.
+func MaxLength(p, m int) int {
+	k := CeilLog(p, m)
+	if k <= 1 {
+		return m / 2
+	}
+	l := 1
+	for i := 0; i < k-1; i++ {
+		l *= m
+	}
+	return l
+}
+
+// lossGroup is the largest group m′ ≤ m whose longest lightpath keeps Eqs. 8–9's insertion-loss
+// budget, P_m + L_max·P_pass + P_p ≤ P_laser, for p members (0: none does).
+func (c *Config) lossGroup(p, m int) int {
+	for ; m >= 2; m-- {
+		if c.ModulatorDb+float64(MaxLength(p, m))*c.PassLossDb+c.PenaltyDb <= c.LaserDbm {
+			return m
+		}
+	}
+	return 0
+}
+
 // plan is WRHT's plan for p members; a usage error when the group needs more wavelengths than
-// the fibre has.
+// the fibre has, an infeasible one when no group keeps the insertion-loss budget.
 func (c *Config) plan(p int) (Plan, error) {
 	m := c.groupSize()
+	if c.PassLossDb > 0 && m >= 2 {
+		lim := c.lossGroup(p, m)
+		if lim == 0 {
+			return Plan{}, errs.Infeasible(fmt.Sprintf("P_m %g + L_max %d × P_pass %g + P_p %g dB > P_laser %g dBm even for groups of 2", c.ModulatorDb, MaxLength(p, 2), c.PassLossDb, c.PenaltyDb, c.LaserDbm),
+				"wdmring: no WRHT group of %d members keeps the insertion-loss budget (WRHT Eqs. 7–9)", p)
+		}
+		m = lim
+	}
 	if m < 2 {
 		return Plan{}, errs.Usage("wdmring: group %d must be ≥ 2 (0: 2w+1)", m)
 	}
