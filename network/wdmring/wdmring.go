@@ -216,10 +216,9 @@ func (m *model) Price(col network.Collective) (network.Cost, error) {
 }
 
 type priceScratch struct {
-	steps  []ringStep
-	out    []collective.Step
-	flows  collective.Flows
-	layout collective.Layout
+	steps []ringStep
+	out   []collective.Step
+	flows collective.Flows
 }
 
 var pool = sync.Pool{New: func() any { return new(priceScratch) }}
