@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -138,7 +139,9 @@ func Names(algs []Algorithm) []string {
 
 // Choose is the one best-of loop of every network. want is the algorithm asked for (Best for the
 // cheapest); offered are the algorithms the network runs for this op; price prices one of them
-// (a *Declined error: it cannot run this group). netName names the network in errors.
+// (a *Declined error: it cannot run this group; an infeasible one, errs.Infeasible: this
+// configuration forbids it). Best skips both; asked by name, an infeasible algorithm is the
+// error. netName names the network in errors.
 func Choose(netName, want string, offered []Algorithm, op network.Op, price func(Algorithm) (network.Cost, error)) (network.Cost, error) {
 	if want != Best && want != "" {
 		for _, a := range offered {
@@ -166,6 +169,7 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 	var best network.Cost
 	found := false
 	var reasons []string
+	var infeasible error
 	for _, a := range offered {
 		if !a.Implements(op) {
 			continue
@@ -176,6 +180,11 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 			reasons = append(reasons, a.Name()+": "+d.Reason)
 			continue
 		}
+		if errs.ExitCode(err) == errs.ExitInfeasible {
+			infeasible = cmp.Or(infeasible, err)
+			reasons = append(reasons, a.Name()+": "+err.Error())
+			continue
+		}
 		if err != nil {
 			return network.Cost{}, err
 		}
@@ -184,6 +193,9 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 		}
 	}
 	if !found {
+		if infeasible != nil {
+			return network.Cost{}, infeasible
+		}
 		if len(reasons) > 0 {
 			return network.Cost{}, errs.Usage("no algorithm of network %s runs %s here (%s)", netName, op, strings.Join(reasons, "; "))
 		}

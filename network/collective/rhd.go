@@ -39,12 +39,10 @@ func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	lg := bits.Len(uint(p)) - 1
 	pp := 1 << lg
 	pow2 := pp == p
-	xor := func(k int) Pattern {
-		return One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)})
-	}
+	xor := func(k int) Pattern { return xorPartners(pp, k) }
 	halving := func(reduce bool) {
 		if !pow2 {
-			out.add(Round{Pattern: One(Part{Kind: FoldIn, K: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})
+			out.add(foldIn(pp, s))
 		}
 		b := s
 		for k := 0; k < lg; k++ {
@@ -63,7 +61,7 @@ func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 			b *= 2
 		}
 		if !pow2 {
-			out.add(Round{Pattern: One(Part{Kind: FoldOut, K: int32(pp)}), Bytes: s})
+			out.add(foldOut(pp, s))
 		}
 	}
 	ceilLg := bits.Len(uint(p - 1))
@@ -115,13 +113,28 @@ func rdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	lg := bits.Len(uint(p)) - 1
 	pp := 1 << lg
 	if pp != p {
-		out.add(Round{Pattern: One(Part{Kind: FoldIn, K: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})
+		out.add(foldIn(pp, s))
 	}
 	for k := 0; k < lg; k++ {
-		out.add(Round{Pattern: One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s})
+		out.add(Round{Pattern: xorPartners(pp, k), Bytes: s, FanIn: 2, ReduceBytes: s})
 	}
 	if pp != p {
-		out.add(Round{Pattern: One(Part{Kind: FoldOut, K: int32(pp)}), Bytes: s})
+		out.add(foldOut(pp, s))
 	}
 	return nil
+}
+
+// xorPartners pairs each of the first pp members with the one whose index differs in bit k.
+func xorPartners(pp, k int) Pattern {
+	return One(Part{Kind: XOR, Stride: 1, Size: int32(pp), K: 1 << k, Limit: int32(pp)})
+}
+
+// foldIn is the round in which the p − pp extra members send their s bytes to a partner among the
+// first pp, which reduces them; foldOut returns the result.
+func foldIn(pp int, s units.Bytes) Round {
+	return Round{Pattern: One(Part{Kind: FoldIn, K: int32(pp)}), Bytes: s, FanIn: 2, ReduceBytes: s}
+}
+
+func foldOut(pp int, s units.Bytes) Round {
+	return Round{Pattern: One(Part{Kind: FoldOut, K: int32(pp)}), Bytes: s}
 }

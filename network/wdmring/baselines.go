@@ -78,6 +78,8 @@ func HRingSteps(p, h, w int) (intra, inter int) {
 	} else {
 		intra = 4 * (h - 1)
 	}
+	// ⌈·⌉ of a real count (416.6 → 417); the 1e-9 keeps an integral count from rounding up on a
+	// last-bit error.
 	inter = int(math.Ceil(2*(float64(p)/float64(h)-1) - 1e-9))
 	return intra, inter
 }

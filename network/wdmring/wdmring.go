@@ -201,13 +201,8 @@ func (m *model) Price(col network.Collective) (network.Cost, error) {
 	}
 	sc := pool.Get().(*priceScratch)
 	defer pool.Put(sc)
-	want := m.choice.For(col.Op)
-	cost, err := collective.Choose(Name, want, m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
-		c, err := m.price(a, col, sc)
-		if want == collective.Best && errs.ExitCode(err) == errs.ExitInfeasible {
-			err = collective.Decline("%v", err) // best runs another algorithm; asked by name it is infeasible
-		}
-		return c, err
+	cost, err := collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+		return m.price(a, col, sc)
 	})
 	if err == nil {
 		m.memo.Put(col, cost)
