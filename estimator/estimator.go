@@ -73,8 +73,11 @@ type Result struct {
 	Breakdown   Breakdown
 	Stage       int // the pipeline stage that sets the pace
 	Collectives []CollectiveTime
-	// TimeToAccuracy is Steps × Iteration.Total (0 when Steps is 0).
+	// TimeToAccuracy is Steps × Iteration.Total plus the network's one-time Setup (0 when Steps
+	// is 0).
 	TimeToAccuracy units.Seconds
+	// Setup is the network's set-up once per job (network.SetUp; ODDL's WSS configuration).
+	Setup units.Seconds
 	SamplesPerS    float64
 	TokensPerS     float64
 	// HWFLOPPerGPU counts every executed GEMM, recomputation included (Megatron-LM's
@@ -187,6 +190,10 @@ func Estimate(in Input) (Result, error) {
 	r.Collectives = c.colls
 
 	r.TimeToAccuracy = units.Seconds(in.Steps) * it.Total
+	if su, ok := in.Network.(network.SetUp); ok && in.Steps > 0 {
+		r.Setup = su.SetupTime()
+		r.TimeToAccuracy += r.Setup
+	}
 	if it.Total > 0 {
 		r.SamplesPerS = float64(lay.GlobalBatch) / float64(it.Total)
 		r.TokensPerS = r.SamplesPerS * float64(in.SampleTokens)
@@ -243,6 +250,7 @@ type estimate struct {
 	costsArr   [16]network.Cost
 	repBwdArr  [8]units.Seconds
 	syncsArr   [4]gradientSync
+	queue      []queued             // scratch: tensors waiting under Horovod fusion
 	window     []int                // scratch: per block, its repetitions in the gradients' window
 	windowColl []network.Concurrent // scratch: the window's collectives (contention)
 	stages     []stageTimes
@@ -268,6 +276,14 @@ type gradientSync struct {
 	perParam, filled   float64
 	next               int
 	total              units.Seconds
+	tensors            bool // Horovod fusion: whole tensors through the queue (estimate.fuse)
+}
+
+// queued is a tensor waiting for the communication stream under Horovod fusion.
+type queued struct {
+	sync  int
+	bytes units.Bytes
+	ready units.Seconds
 }
 
 type pricedCollective struct {
@@ -460,6 +476,19 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
 			s.bucket = g.BucketBytes
 		}
+		if g.Fusion == partition.FuseTensors {
+			s.tensors = true
+			s.full, s.rest = 0, 0
+			for _, b := range st.Blocks {
+				if b.Sync == i {
+					s.perParam += b.Params * float64(b.Repeat)
+				}
+			}
+			if s.perParam > 0 {
+				s.perParam = float64(g.Bytes) / s.perParam
+			}
+			continue
+		}
 		var err error
 		if s.fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.bucket, Group: g.Group, DType: g.DType}); err != nil {
 			return 0, 0, nil, err
@@ -489,8 +518,46 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		if s.next >= s.full {
 			cost = s.restCost.Total
 		}
-		commEnd = units.Max(commEnd, ready) + cost
+		commEnd = units.Max(commEnd, ready) + cost + s.g.FusionLatency
 		s.next++
+	}
+	// Horovod fusion: whenever the stream is free, the queued tensors go out in order, packed
+	// into buffers of at most the bucket size (a larger tensor alone). fuse sends what is queued
+	// while the stream is free before time t (at t too when at is set; everything when t < 0,
+	// after the backward pass).
+	colls0 := len(colls)
+	var fuseErr error
+	e.queue = e.queue[:0]
+	fuse := func(t units.Seconds, at bool) {
+		for len(e.queue) > 0 && fuseErr == nil && (t < 0 || commEnd < t || (at && commEnd == t)) {
+			q := e.queue[0]
+			s := &syncs[q.sync]
+			size, ready, k := q.bytes, q.ready, 1
+			for ; k < len(e.queue) && e.queue[k].sync == q.sync && size+e.queue[k].bytes <= s.bucket; k++ {
+				size, ready = size+e.queue[k].bytes, e.queue[k].ready
+			}
+			e.queue = e.queue[:copy(e.queue, e.queue[k:])]
+			g := s.g
+			cost, err := e.price(network.Collective{Op: g.Op, Bytes: size, Group: g.Group, DType: g.DType})
+			if err != nil {
+				fuseErr = err
+				return
+			}
+			start := units.Max(commEnd, ready)
+			if !g.Overlap {
+				start = units.Max(start, now)
+			}
+			d := cost.Total + g.FusionLatency
+			commEnd = start + d
+			s.total += d
+			commTotal += d
+			name := g.Name
+			if name == "" {
+				name = "dp.grads"
+			}
+			colls = appendColl(colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,
+				Bytes: size, Group: g.Group.Size, Stride: g.Group.Stride, Count: 1, Cost: cost, Time: d})
+		}
 	}
 	// On a network whose collectives share links, the window in which buckets share them with
 	// the backward pass: from the first bucket's issue (start ≥ 0) on, the block repetitions
@@ -510,11 +577,25 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		if b.Sync >= 0 && b.Sync < len(syncs) && syncs[b.Sync].perParam > 0 {
 			s = &syncs[b.Sync]
 		}
+		var tq *sync // the block's tensors go through the fusion queue
+		if b.Sync >= 0 && b.Sync < len(syncs) && syncs[b.Sync].tensors && syncs[b.Sync].perParam > 0 && b.Params > 0 {
+			tq = &syncs[b.Sync]
+		}
 		for r := 0; r < b.Repeat; r++ {
 			if start >= 0 && overlapping {
 				window[bi]++
 			}
 			now += repBwd[bi]
+			if tq != nil {
+				if tq.g.Overlap {
+					fuse(now, false) // what the stream took before this tensor was ready
+				}
+				e.queue = append(e.queue, queued{sync: b.Sync, bytes: units.Bytes(b.Params * tq.perParam), ready: now})
+				if tq.g.Overlap {
+					fuse(now, true)
+				}
+				continue
+			}
 			if s == nil {
 				continue
 			}
@@ -532,6 +613,10 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 		for s.next < s.full+boolInt(s.rest > 0) {
 			issue(s, now)
 		}
+	}
+	fuse(-1, true)
+	if fuseErr != nil {
+		return 0, 0, nil, fuseErr
 	}
 	exposed = units.Max(0, commEnd-now)
 	if overlapping && start >= 0 {
@@ -551,6 +636,9 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			return 0
 		}
 		return exposed * part / commTotal
+	}
+	for i := colls0; i < len(colls); i++ { // the fused buffers' share of the exposed time
+		colls[i].Exposed = share(colls[i].Time)
 	}
 	for _, s := range syncs {
 		g := s.g

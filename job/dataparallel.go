@@ -25,6 +25,8 @@ type DataParallelOptions struct {
 	Buckets     int // > 0: that many equal gradient groups
 	BucketBytes units.Bytes
 	NoOverlap   bool
+	Fusion        partition.Fusion
+	FusionLatency units.Seconds
 	RunOptions
 }
 
@@ -63,7 +65,7 @@ func DataParallel(o DataParallelOptions) (*Report, error) {
 	rep := &Report{Workload: o.Workload, Model: m.Name, Params: net.Params(), Dataset: m.Dataset}
 	train := nn.Training{Workload: m.Name, DP: o.GPUs, LocalBatch: batch, MicroBatch: o.MicroBatch,
 		Precision: o.Precision, Optimizer: o.Optimizer, Buckets: o.Buckets, BucketBytes: o.BucketBytes, NoOverlap: o.NoOverlap,
-		Capacity: gpu}
+		Fusion: o.Fusion, FusionLatency: o.FusionLatency, Capacity: gpu}
 	plan, err := nn.DataParallel(net, train)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,8 @@ type DataParallelExecution struct {
 	Buckets     int                 `json:"buckets" help:"split the gradients into this many equal all-reduces (0: dp_bucket sized buckets)"`
 	DPBucket    units.Bytes         `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size when buckets is 0 (0: PyTorch DDP's 25 MiB)"`
 	NoDPOverlap bool                `json:"no_dp_overlap" help:"all-reduce after the backward pass instead of overlapping buckets with it"`
+	DPFusion    partition.Fusion    `json:"dp_fusion" help:"how gradients become buckets: chunks (cut at exactly dp_bucket_bytes) or horovod (whole tensors queued and packed up to dp_bucket_bytes whenever the stream is free, Horovod's tensor fusion)"`
+	DPFusionUs  float64             `json:"dp_fusion_us" help:"time per fused bucket (µs; ODDL Table 2: fusion latency 1 µs)"`
 	Precision   partition.Precision `json:"precision" help:"training precision: fp16 or bf16 (mixed), fp32, or tf32 (fp32 with TF32 tensor cores)"`
 	Optimizer   partition.Optimizer `json:"optimizer" help:"optimizer: adam or sgd (with momentum)"`
 	TrainingRun
@@ -61,7 +63,7 @@ func (dataParallelWorkload) Run(j *Job) (*Report, error) {
 	}
 	return DataParallel(DataParallelOptions{Workload: "dp", Model: m.Arch, GPUs: e.GPUs, Batch: e.Batch, MicroBatch: e.MicroBatch,
 		Precision: e.Precision, Optimizer: e.Optimizer, Buckets: e.Buckets, BucketBytes: e.DPBucket, NoOverlap: e.NoDPOverlap,
-		RunOptions: e.run(&j.Cluster)})
+		Fusion: e.DPFusion, FusionLatency: units.Us(e.DPFusionUs), RunOptions: e.run(&j.Cluster)})
 }
 
 // zooPresets are the zoo's networks as model presets of the dp workload (the zoo is their one

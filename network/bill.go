@@ -45,3 +45,36 @@ type Structure struct {
 type Structured interface {
 	Structure() (Structure, error)
 }
+
+// Inventory is a network's equipment as counts and the facts a designer checks (wavelengths,
+// link budget), for networks no paper prices (ODDL gives no prices): what `ddlest cost` lists.
+type Inventory struct {
+	Network string          `json:"network"`
+	Nodes   int             `json:"nodes"`
+	Items   []InventoryItem `json:"items"`
+	Facts   []Fact          `json:"facts"`
+}
+
+// InventoryItem is Count pieces of one kind of equipment.
+type InventoryItem struct {
+	Name   string `json:"name"`
+	Count  int    `json:"count"`
+	Detail string `json:"detail,omitempty"`
+	Source string `json:"source"`
+}
+
+// Fact is one derived property with its unit and source; Flag marks one that needs attention
+// (an amplifier the link budget calls for).
+type Fact struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit,omitempty"`
+	Flag   bool    `json:"flag,omitempty"`
+	Source string  `json:"source"`
+}
+
+// Inventoried is implemented by network configs that list their equipment for a system of the
+// given nodes (0: the configuration's own size).
+type Inventoried interface {
+	Inventory(nodes int) (Inventory, error)
+}

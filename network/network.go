@@ -168,6 +168,12 @@ type Overlapping interface {
 	PriceConcurrent(cs []Concurrent) ([]Cost, error)
 }
 
+// SetUp is an optional property of a Model: time the network spends once per job before
+// training starts (ODDL's WSS configuration, Table 3: 56 ms), added to the time to accuracy.
+type SetUp interface {
+	SetupTime() units.Seconds
+}
+
 // Concurrent is a collective called Calls times (0 counts as 1) within a window shared with
 // other collectives (Overlapping).
 type Concurrent struct {

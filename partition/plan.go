@@ -6,6 +6,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -148,7 +149,35 @@ type GradSync struct {
 	network.Collective             // Op, Bytes = all of those gradients on one GPU, Group = the replicas
 	BucketBytes        units.Bytes // gradients are reduced in buckets of this size (last one smaller)
 	Overlap            bool        // buckets start during the last micro-batch's backward pass
+	// Fusion is how gradients become buckets; FusionLatency is charged once per bucket (the
+	// copy into and out of a fusion buffer; ODDL Table 2: 1 µs).
+	Fusion        Fusion
+	FusionLatency units.Seconds
 }
+
+// Fusion is how a gradient reduction packs gradients into buckets.
+type Fusion int
+
+const (
+	// FuseChunks cuts the gradients into buckets of exactly BucketBytes as they are produced,
+	// a tensor split across buckets where it crosses a boundary (ddlest's default bucketing).
+	FuseChunks Fusion = iota
+	// FuseTensors is Horovod's tensor fusion (Sergeev & Del Balso 2018; horovod/common/
+	// controller.cc FuseResponses): whole tensors (a block repetition's gradients) queue as they
+	// are produced; whenever the communication stream is free, the queued tensors are packed in
+	// order into one buffer of at most BucketBytes (a larger tensor alone) and reduced.
+	FuseTensors
+)
+
+var fusionNames = []string{"chunks", "horovod"}
+
+func (f Fusion) String() string { return fusionNames[f] }
+
+// MarshalText renders the name.
+func (f Fusion) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads the name.
+func (f *Fusion) UnmarshalText(b []byte) error { return enum.Unmarshal(f, b, fusionNames) }
 
 // Buckets returns the number of full buckets and the size of the remainder.
 func (g GradSync) Buckets() (full int, rest units.Bytes) {

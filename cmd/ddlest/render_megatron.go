@@ -347,7 +347,11 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 		dp += fmt.Sprintf(" (%v of it from links shared with the backward pass)", bd.DPShared)
 	}
 	row("  exposed comm", fmt.Sprintf("tensor/model parallel %v, pipeline %v, data parallel %s", bd.TP, bd.PP, dp))
-	row("time to accuracy", res.TimeToAccuracy.String())
+	tta := res.TimeToAccuracy.String()
+	if res.Setup > 0 {
+		tta += fmt.Sprintf(" (with the network's set-up, %v once per job)", res.Setup)
+	}
+	row("time to accuracy", tta)
 	tput := fmt.Sprintf("%s samples/s", units.Count(res.SamplesPerS))
 	if res.TokensPerS > 0 {
 		tput = fmt.Sprintf("%s tokens/s", units.Count(res.TokensPerS))

@@ -12,6 +12,7 @@ import (
 	"github.com/ddlest/ddlest/network/fattree"
 	"github.com/ddlest/ddlest/network/hxmesh"
 	"github.com/ddlest/ddlest/network/ideal"
+	"github.com/ddlest/ddlest/network/oddl"
 	"github.com/ddlest/ddlest/network/ramp"
 	"github.com/ddlest/ddlest/network/superpod"
 	"github.com/ddlest/ddlest/network/topoopt"
@@ -32,6 +33,7 @@ func Specs() []network.Spec {
 		dragonfly.Spec(),
 		hxmesh.Spec(),
 		wdmring.Spec(),
+		oddl.Spec(),
 	}
 }
 
@@ -55,7 +57,8 @@ func Registry() *registry.Registry[network.Spec] {
 // Algorithms lists every collective algorithm, generic ones first, then those a network brings:
 // the names --strategy accepts, shell completion offers and `ddlest nets` explains.
 func Algorithms() []collective.Algorithm {
-	return append(collective.Algorithms(), ramp.Algorithm{}, wdmring.WRHT{}, wdmring.BT{}, wdmring.HRing{})
+	return append(collective.Algorithms(), ramp.Algorithm{}, wdmring.WRHT{}, wdmring.BT{}, wdmring.HRing{},
+		oddl.HD{}, oddl.Ring{}, oddl.A2A{}, oddl.P2P{})
 }
 
 // AlgorithmNames lists the algorithms' names, with "best" first, each once (a network may give a

@@ -58,5 +58,5 @@ var Linear = Flow{name: "linear", summary: "linear all-to-all: every send posted
 
 // Algorithms lists the generic algorithms in registry order.
 func Algorithms() []Algorithm {
-	return []Algorithm{Ring, BiRing, Hierarchical, Torus2D, RHD, RD, Tree, Linear, Rings, HMTorus, HMTorusSST}
+	return []Algorithm{Ring, BiRing, Hierarchical, Torus2D, RHD, HD, RD, Tree, Linear, Rings, HMTorus, HMTorusSST}
 }

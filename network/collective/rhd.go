@@ -31,7 +31,27 @@ var RHD = Flow{name: "rhd", summary: "recursive halving/doubling (Rabenseifner; 
 	ops: allOps, rounds: rhdRounds}
 
 func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
+	return halvingDoubling(op, s, g, out, false)
+}
+
+// HD is halving-doubling with the farthest partner first (ODDL §3, Fig. 4: node 1 meets 5, 3, 2,
+// then 2, 3, 5): the reduce-scatter halves at distances p'/2, p'/4, …, 1 and the all-gather
+// doubles back out, so the largest messages travel the farthest — the order ODDL's circuits are
+// built for, and the one whose long steps collide on a fat tree (ODDL §5A). Otherwise as RHD.
+var HD = Flow{name: "hd", summary: "halving-doubling, farthest partner first: S/2 to the member p/2 away, … (ODDL Fig. 4; RHD mirrored)",
+	ops: Ops(network.AllReduce, network.ReduceScatter, network.AllGather), rounds: hdRounds}
+
+func hdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
+	return halvingDoubling(op, s, g, out, true)
+}
+
+// halvingDoubling emits RHD's rounds, the halving at distances 1, 2, 4, … (far: p'/2, …, 1)
+// and the doubling in the reverse order.
+func halvingDoubling(op network.Op, s units.Bytes, g Members, out *Flows, far bool) error {
 	out.Algorithm = "recursive halving/doubling"
+	if far {
+		out.Algorithm = "halving-doubling, far first"
+	}
 	p := g.P()
 	if p <= 1 {
 		return nil
@@ -39,7 +59,12 @@ func rhdRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	lg := bits.Len(uint(p)) - 1
 	pp := 1 << lg
 	pow2 := pp == p
-	xor := func(k int) Pattern { return xorPartners(pp, k) }
+	xor := func(k int) Pattern {
+		if far {
+			k = lg - 1 - k
+		}
+		return xorPartners(pp, k)
+	}
 	halving := func(reduce bool) {
 		if !pow2 {
 			out.add(foldIn(pp, s))

@@ -81,7 +81,7 @@ func (c *Config) Validate() error {
 }
 
 var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, collective.Hierarchical, collective.Torus2D,
-	collective.RHD, collective.RD, collective.Tree, collective.Linear}
+	collective.RHD, collective.HD, collective.RD, collective.Tree, collective.Linear}
 
 // Algorithms lists the algorithms the network offers.
 func (c *Config) Algorithms() []collective.Algorithm { return algorithms }

@@ -27,7 +27,11 @@ type Training struct {
 	Buckets     int
 	BucketBytes units.Bytes
 	NoOverlap   bool
-	Capacity    units.Bytes
+	// Fusion packs the gradients into buckets (partition.FuseChunks by default); FusionLatency
+	// is charged per bucket.
+	Fusion        partition.Fusion
+	FusionLatency units.Seconds
+	Capacity      units.Bytes
 }
 
 // MicroBatches is the number of micro-batches per iteration.
@@ -53,6 +57,12 @@ func (t Training) Validate() error {
 	}
 	if t.Buckets < 0 || t.BucketBytes < 0 {
 		p.Addf("gradient buckets must be ≥ 0")
+	}
+	if t.Buckets > 0 && t.Fusion == partition.FuseTensors {
+		p.Addf("buckets %d splits the gradients into equal groups; horovod fusion packs whole tensors into dp_bucket_bytes: give one of them", t.Buckets)
+	}
+	if !(t.FusionLatency >= 0) {
+		p.Addf("fusion latency %v must be ≥ 0", t.FusionLatency)
 	}
 	p.Positive("GPU memory", float64(t.Capacity))
 	return p.Err(t.Workload)
@@ -206,7 +216,7 @@ func DataParallel(n *Net, t Training) (*partition.Plan, error) {
 	st.Grads = []partition.GradSync{{
 		Name: "dp.grads", Dim: partition.DimDP,
 		Collective:  network.Collective{Op: network.AllReduce, Bytes: grad, Group: network.Group{Size: t.DP, Stride: 1}, DType: dt},
-		BucketBytes: bucket, Overlap: !t.NoOverlap,
+		BucketBytes: bucket, Overlap: !t.NoOverlap, Fusion: t.Fusion, FusionLatency: t.FusionLatency,
 	}}
 	st.Memory = partition.StaticMemory(st.Params, t.Optimizer, t.Precision, t.Capacity).WithActivations(saved)
 	mbs := t.MicroBatches()

@@ -36,6 +36,9 @@ type GPU struct {
 	TDPW float64 `json:"tdp_w"`
 	// MPParamsPerGPU is the model-parallel limit of the RAMP partitioner (§7.2.1).
 	MPParamsPerGPU float64 `json:"mp_params_per_gpu"`
+	// ConvEfficiency, when > 0, is this GPU type's convolution efficiency, calibrated once on one
+	// published measurement (its source says which): a run at the default --conv-eff uses it.
+	ConvEfficiency float64 `json:"conv_efficiency,omitempty"`
 	// Sources cites each numeric field by its JSON key.
 	Sources map[string]string `json:"sources"`
 }
@@ -93,6 +96,14 @@ func (g GPU) Validate() error {
 	positive("memory_bytes", g.MemoryBytes)
 	positive("hbm_bytes_per_s", g.HBMBytesPerS)
 	positive("mp_params_per_gpu", g.MPParamsPerGPU)
+	if g.ConvEfficiency != 0 {
+		if !(g.ConvEfficiency > 0 && g.ConvEfficiency <= 1) {
+			p.Addf("conv_efficiency %g must be in (0, 1]", g.ConvEfficiency)
+		}
+		if g.Sources["conv_efficiency"] == "" {
+			p.Addf("conv_efficiency has no source")
+		}
+	}
 	for _, tbl := range []struct {
 		key string
 		m   map[string]float64

@@ -73,6 +73,9 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 	if _, err := g.TensorPeak(dt); err != nil {
 		return nil, err
 	}
+	if g.ConvEfficiency > 0 && eff.Conv == DefaultEfficiency.Conv {
+		eff.Conv = g.ConvEfficiency // the GPU type's own calibration, unless --conv-eff says otherwise
+	}
 	r := &Roofline{GPU: g, Eff: eff, hbm: units.BytesPerSecond(g.HBMBytesPerS * eff.Memory)}
 	for d := range dtype.DType(dtype.Count) {
 		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
