@@ -77,9 +77,9 @@ type Result struct {
 	// is 0).
 	TimeToAccuracy units.Seconds
 	// Setup is the network's set-up once per job (network.SetUp; ODDL's WSS configuration).
-	Setup units.Seconds
-	SamplesPerS    float64
-	TokensPerS     float64
+	Setup       units.Seconds
+	SamplesPerS float64
+	TokensPerS  float64
 	// HWFLOPPerGPU counts every executed GEMM, recomputation included (Megatron-LM's
 	// "hardware FLOPs"); ModelFLOPPerGPU counts the model's GEMMs once.
 	HWFLOPPerGPU    units.FLOPPerSecond

@@ -15,16 +15,16 @@ import (
 
 // DataParallelOptions is a data-parallel job of a zoo model.
 type DataParallelOptions struct {
-	Workload    string // the command ("dp", "resnet")
-	Model       string
-	GPUs        int
-	Batch       int // per GPU per iteration (0: the model's default)
-	MicroBatch  int
-	Precision   partition.Precision
-	Optimizer   partition.Optimizer
-	Buckets     int // > 0: that many equal gradient groups
-	BucketBytes units.Bytes
-	NoOverlap   bool
+	Workload      string // the command ("dp", "resnet")
+	Model         string
+	GPUs          int
+	Batch         int // per GPU per iteration (0: the model's default)
+	MicroBatch    int
+	Precision     partition.Precision
+	Optimizer     partition.Optimizer
+	Buckets       int // > 0: that many equal gradient groups
+	BucketBytes   units.Bytes
+	NoOverlap     bool
 	Fusion        partition.Fusion
 	FusionLatency units.Seconds
 	RunOptions

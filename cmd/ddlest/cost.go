@@ -20,6 +20,7 @@ func newCostCommand() *cobra.Command {
 	var (
 		nf       netFlags
 		capacity float64
+		gpus     int
 		table    string
 		cluster  string
 		f        format
@@ -68,6 +69,13 @@ with latency is shown too).
 			if err != nil {
 				return err
 			}
+			if inv, ok := cfg.(network.Inventoried); ok && gpus >= 0 {
+				list, err := inv.Inventory(gpus)
+				if err != nil {
+					return err
+				}
+				return writeInventory(w, list, f)
+			}
 			if _, ok := cfg.(network.Structured); ok {
 				rep, err := job.Structure(choice, job.DefaultShareSettings())
 				if err != nil {
@@ -97,6 +105,7 @@ with latency is shown too).
 	}
 	addNetFlags(cmd, &nf, "ramp")
 	addClusterFlag(cmd, &cluster)
+	cmd.Flags().IntVar(&gpus, "gpus", 1024, "nodes a network sized by its job is listed for (oddl)")
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
 	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(job.Tables(), ", "))
 	addFormatFlag(cmd.Flags(), &f)
@@ -155,6 +164,44 @@ func writeEconomics(w io.Writer, name string, e network.Economics, f format) err
 	_ = tw.Flush()
 	fmt.Fprintf(b, "\nenergy        %.4g pJ/bit/path\n", e.EnergyPerBit*1e12)
 	fmt.Fprintf(b, "total power   %.4g MW for %d nodes at %s each\n", e.PowerW/1e6, e.Nodes, units.Gbps(e.CapacityBps/1e9).Bits())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeInventory renders a network's equipment and derived facts (ODDL: WSSs, transceivers,
+// wavelengths, link budget).
+func writeInventory(w io.Writer, inv network.Inventory, f format) error {
+	switch f {
+	case formatJSON:
+		return writeJSON(w, inv)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"network", "nodes", "kind", "name", "count_or_value", "detail_or_unit", "flag", "source"})
+		for _, it := range inv.Items {
+			_ = cw.Write([]string{inv.Network, itoa(inv.Nodes), "item", it.Name, itoa(it.Count), it.Detail, "", it.Source})
+		}
+		for _, x := range inv.Facts {
+			_ = cw.Write([]string{inv.Network, itoa(inv.Nodes), "fact", x.Name, ftoa(x.Value), x.Unit, fmt.Sprint(x.Flag), x.Source})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s, %d nodes\n\n", inv.Network, inv.Nodes)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "equipment\tcount\t\tsource")
+	for _, it := range inv.Items {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", it.Name, it.Count, it.Detail, it.Source)
+	}
+	fmt.Fprintln(tw, "\t\t\t")
+	for _, x := range inv.Facts {
+		v := fmt.Sprintf("%.4g %s", x.Value, x.Unit)
+		if x.Flag {
+			v += "  ← needs attention"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\t%s\n", x.Name, v, x.Source)
+	}
+	_ = tw.Flush()
 	_, err := io.WriteString(w, b.String())
 	return err
 }
