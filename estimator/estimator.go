@@ -438,6 +438,14 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 	return t, nil
 }
 
+// gradName is the name a gradient reduction's buckets are reported under.
+func gradName(g partition.GradSync) string {
+	if g.Name == "" {
+		return "dp.grads"
+	}
+	return g.Name
+}
+
 // appendColl merges calls of the same collective (same name, phase, size and group) across blocks.
 func appendColl(cs []CollectiveTime, c CollectiveTime) []CollectiveTime {
 	for i := range cs {
@@ -528,15 +536,16 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 	colls0 := len(colls)
 	var fuseErr error
 	e.queue = e.queue[:0]
+	head := 0 // the queue's first waiting tensor
 	fuse := func(t units.Seconds, at bool) {
-		for len(e.queue) > 0 && fuseErr == nil && (t < 0 || commEnd < t || (at && commEnd == t)) {
-			q := e.queue[0]
+		for head < len(e.queue) && fuseErr == nil && (t < 0 || commEnd < t || (at && commEnd == t)) {
+			q := e.queue[head]
 			s := &syncs[q.sync]
 			size, ready, k := q.bytes, q.ready, 1
-			for ; k < len(e.queue) && e.queue[k].sync == q.sync && size+e.queue[k].bytes <= s.bucket; k++ {
-				size, ready = size+e.queue[k].bytes, e.queue[k].ready
+			for ; head+k < len(e.queue) && e.queue[head+k].sync == q.sync && size+e.queue[head+k].bytes <= s.bucket; k++ {
+				size, ready = size+e.queue[head+k].bytes, e.queue[head+k].ready
 			}
-			e.queue = e.queue[:copy(e.queue, e.queue[k:])]
+			head += k
 			g := s.g
 			cost, err := e.price(network.Collective{Op: g.Op, Bytes: size, Group: g.Group, DType: g.DType})
 			if err != nil {
@@ -551,11 +560,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			commEnd = start + d
 			s.total += d
 			commTotal += d
-			name := g.Name
-			if name == "" {
-				name = "dp.grads"
-			}
-			colls = appendColl(colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,
+			colls = appendColl(colls, CollectiveTime{Name: gradName(g), Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,
 				Bytes: size, Group: g.Group.Size, Stride: g.Group.Stride, Count: 1, Cost: cost, Time: d})
 		}
 	}
@@ -642,10 +647,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 	}
 	for _, s := range syncs {
 		g := s.g
-		name := g.Name
-		if name == "" {
-			name = "dp.grads"
-		}
+		name := gradName(g)
 		if s.full > 0 {
 			d := units.Seconds(s.full) * s.fullCost.Total
 			colls = append(colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Backward,

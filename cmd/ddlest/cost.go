@@ -46,6 +46,9 @@ with latency is shown too).
 			if !(capacity >= 0) {
 				return errs.Usage("--capacity-tbps %g must be ≥ 0", capacity)
 			}
+			if gpus < 2 {
+				return errs.Usage("--gpus %d must be ≥ 2", gpus)
+			}
 			w := cmd.OutOrStdout()
 			if table != "" {
 				t, rows, err := job.ReproduceTable(table)
@@ -69,7 +72,7 @@ with latency is shown too).
 			if err != nil {
 				return err
 			}
-			if inv, ok := cfg.(network.Inventoried); ok && gpus >= 0 {
+			if inv, ok := cfg.(network.Inventoried); ok {
 				list, err := inv.Inventory(gpus)
 				if err != nil {
 					return err

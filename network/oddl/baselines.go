@@ -1,7 +1,6 @@
 package oddl
 
 import (
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/alphabeta"
 	"github.com/ddlest/ddlest/network/collective"
@@ -58,6 +57,3 @@ func (c *Config) oneSwitch(n int, env network.Env) (network.Model, error) {
 	return fabric.NewModel(g, env, fabric.Options{Name: Name, Choice: choice,
 		Offer: func(network.Op) []collective.Algorithm { return electrical }})
 }
-
-// nic is the NIC rate.
-func (c *Config) nic() units.BytesPerSecond { return units.Gbps(c.NICGbit) }

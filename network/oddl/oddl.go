@@ -203,7 +203,7 @@ func (c *Config) Layout(n int) ([]int, error) {
 	return dims, nil
 }
 
-// Hops is H_avehops for a system of n nodes.
+// hops is H_avehops for a system of n nodes.
 func (c *Config) hops(n int) float64 {
 	if c.Hops > 0 {
 		return c.Hops
@@ -293,7 +293,7 @@ func build(cfg network.Config, env network.Env) (network.Model, error) {
 	m.setDims()
 	job := max(env.GPUs, 2)
 	m.pair = units.BytesPerSecond(float64(c.PerDestination(job)) * float64(c.lambdaRate()))
-	m.prop = units.Ns(5 * c.FibreM)
+	m.prop = units.Ns(nsPerMetre * c.FibreM)
 	m.ctrl = c.Ctrl(n)
 	m.algorithms = c.Algorithms()
 	m.choice, _ = collective.ParseFor(c.Strategy, m.algorithms)
@@ -304,6 +304,9 @@ func build(cfg network.Config, env network.Env) (network.Model, error) {
 	}{m.cfg, env.GPUs, n}, env)
 	return m, nil
 }
+
+// nsPerMetre is light's delay in silica fibre [X] (refractive index ≈ 1.47: c/1.47 ≈ 0.2 m/ns).
+const nsPerMetre = 5
 
 func shapeString(dims []int) string {
 	s := make([]string, len(dims))

@@ -324,7 +324,6 @@ func TestA2AAndRing(t *testing.T) {
 	if want := 5e-6 + 30*30e-6; c.Steps != 30 || math.Abs(float64(c.Reconfig)-want) > 1e-12 {
 		t.Errorf("ring %+v, want 30 steps and gaps %g (one tuning)", c, want)
 	}
-	_ = units.Bytes(0)
 }
 
 // The WSS set-up is paid once per job.

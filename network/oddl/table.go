@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 )
 
@@ -166,7 +167,7 @@ func (c *Config) Inventory(n int) (network.Inventory, error) {
 			delete(wss, d)
 		}
 	}
-	inv.Items = append(inv.Items, network.InventoryItem{Name: "tunable transceiver", Count: n * len(dims), Detail: fmt.Sprintf("%s, one per node and dimension", gbpsString(c.NICGbit)),
+	inv.Items = append(inv.Items, network.InventoryItem{Name: "tunable transceiver", Count: n * len(dims), Detail: units.Gbps(c.NICGbit).Bits() + ", one per node and dimension",
 		Source: "[P] ODDL §3C: each node individually connected to each dimension's switch; [D] a port per dimension"})
 	w := c.Lambdas
 	if w == 0 {
@@ -184,8 +185,6 @@ func (c *Config) Inventory(n int) (network.Inventory, error) {
 	}
 	return inv, nil
 }
-
-func gbpsString(gbps float64) string { return fmt.Sprintf("%g Gb/s", gbps) }
 
 func boolFloat(b bool) float64 {
 	if b {
