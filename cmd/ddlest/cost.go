@@ -73,7 +73,11 @@ with latency is shown too).
 				return err
 			}
 			if inv, ok := cfg.(network.Inventoried); ok {
-				list, err := inv.Inventory(gpus)
+				n := gpus
+				if !cmd.Flags().Changed("gpus") {
+					n = 0 // the network's own size where it has one (sipac r= levels=), else the flag's default
+				}
+				list, err := inv.Inventory(n)
 				if err != nil {
 					return err
 				}
@@ -108,7 +112,7 @@ with latency is shown too).
 	}
 	addNetFlags(cmd, &nf, "ramp")
 	addClusterFlag(cmd, &cluster)
-	cmd.Flags().IntVar(&gpus, "gpus", 1024, "nodes a network sized by its job is listed for (oddl)")
+	cmd.Flags().IntVar(&gpus, "gpus", 1024, "nodes a network sized by its job is listed for (oddl, sipac; default 1,024 where the network has no size of its own)")
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
 	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(job.Tables(), ", "))
 	addFormatFlag(cmd.Flags(), &f)

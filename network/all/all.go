@@ -14,6 +14,7 @@ import (
 	"github.com/ddlest/ddlest/network/ideal"
 	"github.com/ddlest/ddlest/network/oddl"
 	"github.com/ddlest/ddlest/network/ramp"
+	"github.com/ddlest/ddlest/network/sipac"
 	"github.com/ddlest/ddlest/network/superpod"
 	"github.com/ddlest/ddlest/network/topoopt"
 	"github.com/ddlest/ddlest/network/torus"
@@ -34,6 +35,7 @@ func Specs() []network.Spec {
 		hxmesh.Spec(),
 		wdmring.Spec(),
 		oddl.Spec(),
+		sipac.Spec(),
 	}
 }
 
@@ -58,7 +60,7 @@ func Registry() *registry.Registry[network.Spec] {
 // the names --strategy accepts, shell completion offers and `ddlest nets` explains.
 func Algorithms() []collective.Algorithm {
 	return append(collective.Algorithms(), ramp.Algorithm{}, wdmring.WRHT{}, wdmring.BT{}, wdmring.HRing{},
-		oddl.HD{}, oddl.Ring{}, oddl.A2A{}, oddl.P2P{})
+		oddl.HD{}, oddl.Ring{}, oddl.A2A{}, oddl.P2P{}, sipac.SiPCO(0), sipac.RSAG(0), sipac.Mesh, sipac.HRing(0))
 }
 
 // AlgorithmNames lists the algorithms' names, with "best" first, each once (a network may give a

@@ -89,5 +89,21 @@ func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
 	for g := 0; g < gpus; g++ {
 		b.Duplex(int32(g), x, fabric.Spec{Class: "link", Rate: units.Gbps(c.BandwidthGbit)})
 	}
-	return b.Build(fabric.Endpoint{Overhead: units.Ns(c.LatencyNs)}, nil)
+	return b.Build(fabric.Endpoint{Overhead: units.Ns(c.LatencyNs)}, func(*fabric.Graph) (fabric.Distancer, error) {
+		return crossbar(gpus), nil
+	})
+}
+
+// crossbar is the distance on one switch (node n) joining endpoints 0 … n−1: two links between
+// endpoints, one from the switch.
+type crossbar int32
+
+func (n crossbar) Dist(u, t int32) int32 {
+	switch {
+	case u == t:
+		return 0
+	case u == int32(n):
+		return 1
+	}
+	return 2
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/fabric"
 )
 
 func TestRingAllReduce(t *testing.T) {
@@ -46,5 +47,16 @@ func TestValidate(t *testing.T) {
 	}
 	if (&Config{BandwidthGbit: DefaultBandwidthGbit, LatencyNs: DefaultLatencyNs}).Validate() != nil {
 		t.Error("defaults invalid")
+	}
+}
+
+// TestCrossbarDistance: the closed-form distance equals the exact search from every node.
+func TestCrossbarDistance(t *testing.T) {
+	g, err := (&Config{BandwidthGbit: 100}).Fabric(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fabric.CheckDistances(g); err != nil {
+		t.Error(err)
 	}
 }

@@ -59,6 +59,10 @@ const (
 	Uniform
 	// Table: member m sends to Successors(K).Next[m] (negative: nothing); K is the table's id.
 	Table
+	// Peers: every member sends to each of the Size − 1 members whose digit (Stride, Size) alone
+	// differs from its own (the linear all-to-all of one level: a BCube or SiPAC switch's peers,
+	// SiPAC's multicast to a WSS's r − 1 CUs).
+	Peers
 )
 
 // Part is one component of a pattern.
@@ -176,6 +180,15 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 	case TreeUp:
 		for m := 1; m < n; m++ {
 			f(m, (m-1)/2, w)
+		}
+	case Peers:
+		for m := 0; m < n; m++ {
+			d := digit(m)
+			for e := 0; e < size; e++ {
+				if dst := m + (e-d)*stride; e != d && dst < n {
+					f(m, dst, w)
+				}
+			}
 		}
 	case Table:
 		for m, d := range tableOf(q.K).Next {

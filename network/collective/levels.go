@@ -257,6 +257,15 @@ func (v *levelMembers) part(q *Part) (Link, float64, error) {
 		}
 		link, load := shifted(l, k)
 		return link, load, nil
+	case Peers:
+		l, err := v.digit(q)
+		if err != nil {
+			return Link{}, 0, err
+		}
+		if l.Ring {
+			return Link{}, 0, Decline("a level's all-to-all on a physical ring shares links that levels do not see; it needs a routed fabric")
+		}
+		return l.Link, float64(q.Size - 1), nil // the sender's port carries one flow per peer
 	}
 	return Link{}, 0, Decline("its traffic shares links that levels do not see; it needs a routed fabric")
 }

@@ -48,12 +48,12 @@ func ringRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 		pairwise(s/units.Bytes(p), 1, p, out)
 		return nil
 	}
-	return ringPattern(op, s, p, One(whole(RingNext, p, 1)), g, out)
+	return RingOver(op, s, p, One(whole(RingNext, p, 1)), g, out)
 }
 
-// ringPattern emits the ring schedule with pt as the neighbour exchange (one direction, or both
+// RingOver emits the ring schedule with pt as the neighbour exchange (one direction, or both
 // at half weight).
-func ringPattern(op network.Op, s units.Bytes, p int, pt Pattern, g Members, out *Flows) error {
+func RingOver(op network.Op, s units.Bytes, p int, pt Pattern, g Members, out *Flows) error {
 	chunk := s / units.Bytes(p)
 	reduce := Round{Pattern: pt, Bytes: chunk, Repeat: p - 1, FanIn: 2, ReduceBytes: chunk}
 	move := Round{Pattern: pt, Bytes: chunk, Repeat: p - 1}
@@ -106,7 +106,7 @@ func biringRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	}
 	fwd, back := whole(RingNext, p, 1), whole(RingNext, p, -1)
 	fwd.Weight, back.Weight = 0.5, 0.5 // the other half travels the other way at the same time
-	return ringPattern(op, s, p, One(fwd).With(back), g, out)
+	return RingOver(op, s, p, One(fwd).With(back), g, out)
 }
 
 // pairwise emits the pairwise exchange (Thakur et al. 2005) on one digit (stride, size) of a

@@ -66,6 +66,10 @@ type Symmetry struct {
 	LinkOrbit []int32
 	OrbitSize []int32
 	Order     int
+	// Radix > 1 says that Γ is the digit-wise translations of the endpoint ids written in base
+	// Radix (x ↦ x + a, each digit mod Radix: BCube, SiPAC), so that a round of Peers parts
+	// along those digits over the whole job is also routed towards Reps only.
+	Radix int
 }
 
 // Nodes is the number of nodes.

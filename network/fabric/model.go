@@ -248,6 +248,11 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 	n, p := g.Groups(m.env.GPUs), g.Size
 	var sym *Symmetry
 	lost := false
+	if m.digitSymmetric(pt, g) {
+		sym = m.g.sym
+		lost = !m.peersSymmetric(r, pt)
+		n = 0
+	}
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
@@ -283,6 +288,66 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	return sym, nil
+}
+
+// digitSymmetric reports whether one round of pt is invariant under the fabric's digit-wise
+// symmetry (Symmetry.Radix): the whole job in rank order on endpoints in order, every part a
+// Peers part along a base-Radix digit of the endpoint id.
+func (m *Model) digitSymmetric(pt collective.Pattern, g network.Group) bool {
+	s := m.g.sym
+	if s == nil || s.Radix < 2 || pt.N == 0 || m.opt.Routing != Split || m.opt.Placement != nil || g.Stride != 1 ||
+		g.Size != m.g.Endpoints || g.Every > 1 || g.Groups(m.env.GPUs) != 1 {
+		return false
+	}
+	for i := 0; i < pt.N; i++ {
+		q := pt.Parts[i]
+		if q.Kind != collective.Peers || int(q.Size) != s.Radix || q.Limit > 0 || q.Stride < 1 {
+			return false
+		}
+		x := int(q.Stride)
+		for x%s.Radix == 0 {
+			x /= s.Radix
+		}
+		if x != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// peersSymmetric routes a round of Peers parts over every endpoint towards the symmetry's
+// representatives only: each representative's peers along each part's digit send to it (finish
+// scales the loads to the whole orbit).
+func (m *Model) peersSymmetric(r *router, pt collective.Pattern) bool {
+	ok := true
+	out := 0.0
+	for i := 0; i < pt.N; i++ {
+		out += float64(pt.Parts[i].Size-1) * pt.Parts[i].W()
+	}
+	r.nicMax = max(r.nicMax, out)
+	for _, t := range m.g.sym.Reps {
+		r.fill(t)
+		for i := 0; i < pt.N; i++ {
+			q := pt.Parts[i]
+			stride, size := int32(q.Stride), int32(q.Size)
+			d := (t / stride) % size
+			for e := int32(0); e < size; e++ {
+				if e == d {
+					continue
+				}
+				s := t + (e-d)*stride
+				dist := r.d(s, t)
+				if dist >= Unreachable {
+					ok = false
+					continue
+				}
+				r.source(s, dist, q.W(), 0)
+			}
+		}
+		r.note(r.toward(t, -1))
+	}
+	r.distTo = -1
+	return ok
 }
 
 // uniform routes a uniform all-to-all of one group destination by destination: every other

@@ -56,6 +56,20 @@ func CheckNext(g *Graph, k int) error {
 	return nil
 }
 
+// CheckDistances compares the graph's distance oracle with the exact search from every node to
+// every endpoint. Families call it in tests.
+func CheckDistances(g *Graph) error {
+	exact := newLazyDist(g)
+	for u := int32(0); int(u) < g.Nodes(); u++ {
+		for t := int32(0); int(t) < g.Endpoints; t++ {
+			if a, b := g.dist.Dist(u, t), exact.Dist(u, t); a != b {
+				return fmt.Errorf("fabric: distance from node %d to endpoint %d: %d, the search finds %d", u, t, a, b)
+			}
+		}
+	}
+	return nil
+}
+
 // Next hops on a product fabric. A link of a product moves along one dimension (the other
 // coordinate is unchanged) and lies on a minimal path iff it shortens that dimension's distance
 // by its weight, which depends only on the dimension's coordinates: per dimension, the table

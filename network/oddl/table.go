@@ -126,7 +126,7 @@ func (c *Config) LinkBudget(dims []int) Budget {
 	return b
 }
 
-// Inventory lists ODDL's optics for n nodes (0: the configured nodes): the WSSs of every
+// Inventory lists ODDL's optics for n nodes (0: the configured nodes, else 1,024): the WSSs of every
 // dimension (n/G of G ports each: §3C's 64 32-port WSSs for 32×32), a tunable transceiver per
 // node and dimension, the wavelengths, and the link budget. The baselines have no optical bill.
 func (c *Config) Inventory(n int) (network.Inventory, error) {
@@ -145,6 +145,9 @@ func (c *Config) Inventory(n int) (network.Inventory, error) {
 		for _, d := range dims {
 			n *= d
 		}
+	}
+	if n == 0 {
+		n = 1024 // [P] ODDL §5A: the 1,024-node system of the evaluation
 	}
 	if n < 2 || n > MaxNodes {
 		return network.Inventory{}, errs.Usage("network oddl: cost needs 2 to %d nodes (--gpus or nodes=), got %d", MaxNodes, n)

@@ -28,6 +28,7 @@ type Config struct {
 	IONs             float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 'minimum in-out latency per node (intra-GPU) is considered to be 100ns'"`
 	MaxGPUs          int     `json:"max_gpus" help:"largest job the fat tree is built for" source:"[P] RAMP §7.5: scaled to RAMP's 65,536 nodes with 4 tiers"`
 	Strategy         string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring, 2D-torus and hierarchical ring; the best is chosen per collective"`
+	IBGbit           float64 `json:"ib_gbps" help:"InfiniBand rate per GPU (Gb/s; 0: node_tbps/oversubscription): fixes the inter-node bandwidth while node_tbps (NVLink) is swept" source:"[P] SiPAC §VI-A-1: inter-node bandwidth fixed at 8 × 200 Gb/s per DGX-A100 while the NVLink per-CU bandwidth is swept"`
 	ExtendedA2A      bool    `json:"extended_alltoall" help:"let all-to-all use Bruck (rhd) and per-level phases (hierarchical, torus2d), not only the ring's pairwise exchange" source:"[D] off: RAMP §7.6 compares ring-based strategies, and Fig. 18's 171× all-to-all speed-up needs the pairwise baseline (Bruck would give 121×)"`
 }
 
@@ -49,6 +50,7 @@ func (c *Config) Validate() error {
 	p.AtLeast("nodes_per_leaf", c.NodesPerLeaf, 1)
 	p.AtLeast("leaves_per_spine", c.LeavesPerSpine, 1)
 	p.AtLeast("max_gpus", c.MaxGPUs, 1)
+	p.NonNegative("ib_gbps", c.IBGbit)
 	for _, f := range []struct {
 		k string
 		v float64
@@ -78,6 +80,14 @@ func (c *Config) Offer(op network.Op) []collective.Algorithm {
 	return algorithms
 }
 
+// ib is one GPU's InfiniBand rate.
+func (c *Config) ib() units.BytesPerSecond {
+	if c.IBGbit > 0 {
+		return units.Gbps(c.IBGbit)
+	}
+	return units.Tbps(c.NodeTbps) / units.BytesPerSecond(c.Oversubscription)
+}
+
 // Tiers are the four levels: NVSwitch, leaf, spine, core. One-way latencies (reference/ramp.md
 // §4.1, plus the in-out latency):
 //
@@ -87,7 +97,7 @@ func (c *Config) Offer(op network.Op) []collective.Algorithm {
 //	core    io + 2·prop_leaf + 2·prop_spine + 2·prop_core + 5·ib_switch  (4.47 µs)
 func (c *Config) Tiers() []topology.Tier {
 	nv := units.Tbps(c.NodeTbps)
-	ib := nv / units.BytesPerSecond(c.Oversubscription)
+	ib := c.ib()
 	ns := units.Ns
 	node := c.GPUsPerNode
 	leaf := node * c.NodesPerLeaf
@@ -126,7 +136,7 @@ func Spec() network.Spec {
 // model is exact on it (the flow pricer's test), so the model keeps using the levels.
 func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
 	nv := units.Tbps(c.NodeTbps)
-	ib := nv / units.BytesPerSecond(c.Oversubscription)
+	ib := c.ib()
 	ns := units.Ns
 	node, leaf := c.GPUsPerNode, c.GPUsPerNode*c.NodesPerLeaf
 	spine := leaf * c.LeavesPerSpine

@@ -1,0 +1,241 @@
+package sipac
+
+import (
+	"sync"
+
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Algorithms lists what the network offers, as templates (the radix-dependent ones are built per
+// radix, under the same names), for --strategy and `ddlest nets`. The slice is shared: read only.
+func Algorithms() []collective.Algorithm { return templates }
+
+var templates = offered(0)
+
+func offered(r int) []collective.Algorithm {
+	return []collective.Algorithm{SiPCO(r), RSAG(r), Mesh, GrayRing(r), HRing(r), collective.RHD, collective.Tree, collective.Linear}
+}
+
+var byRadix sync.Map // r → []collective.Algorithm
+
+// algorithms is what a network of radix r offers (built once per radix).
+func (c *Config) algorithms(r int) []collective.Algorithm {
+	if a, ok := byRadix.Load(r); ok {
+		return a.([]collective.Algorithm)
+	}
+	a, _ := byRadix.LoadOrStore(r, offered(r))
+	return a.([]collective.Algorithm)
+}
+
+// levelsOf is j when p = r^j, else 0.
+func levelsOf(p, r int) int {
+	if r < 2 {
+		return 0
+	}
+	j := 0
+	for n := 1; n < p; n *= r {
+		j++
+	}
+	if pow(r, j) != p {
+		return 0
+	}
+	return j
+}
+
+// allPeers is the pattern in which every member sends to each of its r − 1 peers on every one of
+// the j levels its index spans (digit k: stride r^k, size r): all the group's WSS ports busy.
+func allPeers(r, j int) collective.Pattern {
+	var pt collective.Pattern
+	for k, stride := 0, 1; k < j; k, stride = k+1, stride*r {
+		pt = pt.With(collective.Part{Kind: collective.Peers, Stride: int32(stride), Size: int32(r)})
+	}
+	return pt
+}
+
+// SiPCO is Algorithm 1 (SiPAC §V-A) on a group of p = r^j members (j levels, j ≤ 4):
+//
+//	all-reduce  the message in r·j chunks of S/(rj), j groups of r; step 0 scatters group l on
+//	            level l to the r − 1 peers (each the chunk of its digit) and reduces; steps
+//	            1 … j−1 rotate the groups, s + l mod j on level l, and multicast the partial
+//	            chunk to the level's peers, who reduce; step j multicasts the reduced chunks back
+//	            on the level of step 0: j + 1 steps, every link carrying (r−1)·S/(rj) in each,
+//	            (j+1)·α + (j+1)(r−1)/(jr)·S·β (Table II with L = j). At j = 1 it is the mesh.
+//
+// and, derived (reference/sipac.md §2.7, not from the paper), the message in j slices moved
+// along the levels in rotated orders, every level busy in every step:
+//
+//	reduce-scatter  j steps of (S/j)/r^(s+1) per peer: j·α + (p−1)/(pj)·S·β
+//	all-gather      the mirror image, j steps of (S/j)/r^(j−s): j·α + (p−1)/(pj)·S·β
+//	all-to-all      BCube's dimension-ordered relay, j steps of (S/j)/r: j·α + (r−1)/r·S·β
+//
+// A group whose size is not a power of r is declined.
+func SiPCO(r int) collective.Flow {
+	return collective.NewFlow("sipco", "SiPCO (SiPAC Algorithm 1): all-reduce in L+1 steps on all L ports; reduce-scatter, all-gather and all-to-all derived (not from the paper)",
+		collective.Ops(network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll),
+		func(op network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
+			p := g.P()
+			j := levelsOf(p, r)
+			if j == 0 || j > MaxLevels {
+				return collective.Decline("sipco needs a group of r^j members (r = %d, j ≤ %d), not %d", r, MaxLevels, p)
+			}
+			pt := allPeers(r, j)
+			out.Algorithm = "sipco"
+			if op != network.AllReduce {
+				out.Algorithm = "sipco (derived)"
+			}
+			slice := s / units.Bytes(j)
+			rr := units.Bytes(r)
+			switch op {
+			case network.AllReduce:
+				chunk := s / units.Bytes(r*j)
+				out.Rounds = append(out.Rounds,
+					collective.Round{Pattern: pt, Bytes: chunk, Repeat: j, FanIn: r, ReduceBytes: units.Bytes(j) * chunk},
+					collective.Round{Pattern: pt, Bytes: chunk})
+			case network.ReduceScatter:
+				x := slice
+				for range j {
+					x /= rr
+					out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: x, FanIn: r, ReduceBytes: units.Bytes(j) * x})
+				}
+			case network.AllGather:
+				x := slice / units.Bytes(pow(r, j))
+				for range j {
+					out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: x})
+					x *= rr
+				}
+			case network.AllToAll:
+				out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: slice / rr, Repeat: j})
+			}
+			return nil
+		})
+}
+
+// RSAG is the all-reduce as SiPCO's derived reduce-scatter then all-gather (reference/sipac.md
+// §2.7, not from the paper): 2j steps, the j-port bandwidth bound 2(p−1)/(pj)·S·β; SiPCO has
+// fewer steps, this fewer bytes (best picks per size).
+func RSAG(r int) collective.Flow {
+	sipco := SiPCO(r)
+	return collective.NewFlow("sipco-rsag", "all-reduce as SiPCO-style reduce-scatter + all-gather on all L ports, 2L steps (derived, not from the paper)",
+		collective.Ops(network.AllReduce),
+		func(_ network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
+			if err := sipco.Rounds(network.ReduceScatter, s, g, out); err != nil {
+				return err
+			}
+			if err := sipco.Rounds(network.AllGather, s, g, out); err != nil {
+				return err
+			}
+			out.Algorithm = "sipco-rsag (derived)"
+			return nil
+		})
+}
+
+// Mesh is the mesh all-reduce (SiPAC Table II, refs. [35], [72]): every member sends S/p to every
+// other at once and reduces (a linear reduce-scatter), then sends its reduced S/p to every other
+// (a linear all-gather): 2 steps, 2α + 2(p−1)/p·S·β through one port. Reduce-scatter and
+// all-gather are one step each.
+var Mesh = collective.NewFlow("mesh", "mesh: every member sends to all others at once, 2 steps for all-reduce (SiPAC Table II)",
+	collective.Ops(network.AllReduce, network.ReduceScatter, network.AllGather),
+	func(op network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
+		p := g.P()
+		out.Algorithm = "mesh"
+		all := collective.One(collective.Part{Kind: collective.Uniform})
+		chunk := s / units.Bytes(p)
+		if op != network.AllGather {
+			out.Rounds = append(out.Rounds, collective.Round{Pattern: all, Bytes: chunk, FanIn: p, ReduceBytes: chunk})
+		}
+		if op != network.ReduceScatter {
+			out.Rounds = append(out.Rounds, collective.Round{Pattern: all, Bytes: chunk})
+		}
+		return nil
+	})
+
+// HRing is the hierarchical ring exactly as SiPAC Table II prices it (ref. [34]): groups of k
+// members (k = r, "the number of CUs in a physical group"), 4(k−1) steps on the ring inside a
+// group (an all-reduce before and one after) and 2(p/k−1) on the ring across groups, every step
+// moving S/k: [4(k−1) + 2(p/k−1)]·(α + S/k·β). Pessimistic, documented as the paper's (a standard
+// two-level ring sends S/p across groups and 2(k−1) steps inside; reference/sipac.md §2.5(3)).
+func HRing(k int) collective.Flow {
+	return collective.NewFlow("hring", "hierarchical ring exactly as SiPAC Table II: 4(k−1)+2(p/k−1) steps of S/k, k = r (pessimistic)",
+		collective.Ops(network.AllReduce),
+		func(_ network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
+			p := g.P()
+			if k < 2 || p%k != 0 {
+				return collective.Decline("hring needs a group that is a whole number of groups of k = %d, not %d", k, p)
+			}
+			out.Algorithm = "hring (Table II)"
+			x := s / units.Bytes(k)
+			intra := collective.One(collective.Part{Kind: collective.Shift, Stride: 1, Size: int32(k), K: 1})
+			inter := collective.One(collective.Part{Kind: collective.Shift, Stride: int32(k), Size: int32(p / k), K: 1})
+			out.Rounds = append(out.Rounds,
+				collective.Round{Pattern: intra, Bytes: x, Repeat: k - 1, FanIn: 2, ReduceBytes: x},
+				collective.Round{Pattern: intra, Bytes: x, Repeat: k - 1})
+			if q := p / k; q > 1 {
+				out.Rounds = append(out.Rounds,
+					collective.Round{Pattern: inter, Bytes: x, Repeat: q - 1, FanIn: 2, ReduceBytes: x},
+					collective.Round{Pattern: inter, Bytes: x, Repeat: q - 1})
+			}
+			out.Rounds = append(out.Rounds, collective.Round{Pattern: intra, Bytes: x, Repeat: 2 * (k - 1)})
+			return nil
+		})
+}
+
+// GrayRing is the ring on SiPAC: members in reflected base-r Gray-code order, so that ring
+// neighbours differ in one digit and are one WSS hop apart (for even r the wrap-around too; for
+// odd r it crosses every level). A group whose size is not a power of r rings in rank order. The
+// rooted ops, send/recv and all-to-all are the generic ring's.
+func GrayRing(r int) collective.Flow {
+	return collective.NewFlow("ring", "ring in reflected base-r Gray-code order: every neighbour one WSS hop away (the generic ring for the other ops)",
+		func(network.Op) bool { return true },
+		func(op network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
+			p := g.P()
+			j := levelsOf(p, r)
+			switch op {
+			case network.AllReduce, network.ReduceScatter, network.AllGather, network.Barrier:
+				if j > 1 && p > 1 {
+					out.Algorithm = "ring (Gray order)"
+					pt := collective.One(collective.TablePart(grayTable(r, j)))
+					return collective.RingOver(op, s, p, pt, g, out)
+				}
+			}
+			return collective.Ring.Rounds(op, s, g, out)
+		})
+}
+
+var grays sync.Map // [2]int{r, j} → table id
+
+// grayTable is the id of the successor table of the reflected base-r Gray code over j digits
+// (built and registered once).
+func grayTable(r, j int) int32 {
+	if id, ok := grays.Load([2]int{r, j}); ok {
+		return id.(int32)
+	}
+	id := collective.Register(&collective.Successors{Next: GrayNext(r, j)})
+	grays.Store([2]int{r, j}, id)
+	return id
+}
+
+// GrayNext is the successor of every index 0 … r^j − 1 along the reflected base-r Gray code.
+func GrayNext(r, j int) []int32 {
+	p := pow(r, j)
+	seq := make([]int32, p)
+	for i := 0; i < p; i++ {
+		// Reflected Gray code: digit k of code i is ⌊i/r^k⌋ mod r, reversed when ⌊i/r^(k+1)⌋ is odd.
+		x, stride := 0, 1
+		for range j {
+			d := (i / stride) % r
+			if (i/(stride*r))%2 == 1 {
+				d = r - 1 - d
+			}
+			x += d * stride
+			stride *= r
+		}
+		seq[i] = int32(x)
+	}
+	next := make([]int32, p)
+	for i := range seq {
+		next[seq[i]] = seq[(i+1)%p]
+	}
+	return next
+}
