@@ -1,10 +1,16 @@
 package job
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/fabric"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -23,11 +29,109 @@ type CollectiveOptions struct {
 	DType   dtype.DType
 	// NoReduceCompute prices no local reductions (as does a cluster's no_reduce_compute).
 	NoReduceCompute bool
+	// Pattern, when set, prices raw traffic (Patterns) instead of Ops: Sizes are per flow; Root
+	// is the rooted patterns' member (−1: drawn from Seed).
+	Pattern string
+	Root    int
+	Seed    uint64
+}
+
+// A Pattern is raw traffic without a collective algorithm (SiPAC Figs. 10–11: "without assuming
+// any specific collective algorithm"), each flow carrying the size given (the per-flow reading
+// of the paper's message size, reference/sipac.md §7.10).
+type Pattern struct {
+	Name, Summary string
+	Rooted        bool
+	Part          collective.PartKind
+}
+
+// Patterns lists the raw patterns (--pattern).
+func Patterns() []Pattern {
+	return []Pattern{
+		{Name: "one-to-all", Summary: "the root sends the size to every other member at once (a broadcast without an algorithm)", Rooted: true, Part: collective.FromRoot},
+		{Name: "all-to-one", Summary: "every other member sends the size to the root at once (an incast)", Rooted: true, Part: collective.ToRoot},
+		{Name: "all-to-all", Summary: "every member sends the size to every other member at once", Part: collective.Uniform},
+	}
+}
+
+// LookupPattern finds a pattern by name.
+func LookupPattern(name string) (Pattern, error) {
+	var names []string
+	for _, p := range Patterns() {
+		if p.Name == name {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return Pattern{}, errs.Usage("--pattern %q is not a traffic pattern; valid: %s", name, strings.Join(names, ", "))
+}
+
+// patternPricer is a network that routes raw traffic (a routed fabric).
+type patternPricer interface {
+	PricePattern(name string, pt collective.Pattern, bytes units.Bytes, g network.Group) (network.Cost, error)
+}
+
+// graphed is a network configuration with a routed graph besides its own model (SuperPod's
+// levels are exact for collectives; its graph carries raw patterns).
+type graphed interface {
+	Fabric(gpus int) (*fabric.Graph, error)
+}
+
+// patterns prices o.Pattern on a job of n GPUs for every size.
+func patterns(o CollectiveOptions, net network.Model, cfg network.Config, env network.Env, g network.Group, rows []CollectiveRow) ([]CollectiveRow, error) {
+	pat, err := LookupPattern(o.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	pp, ok := net.(patternPricer)
+	if !ok {
+		gr, isGraph := cfg.(graphed)
+		if !isGraph {
+			return nil, errs.Usage("network %s prices collectives on levels, not raw traffic; --pattern needs a routed network (sipac, fattree, hxmesh, dragonfly, superpod)", net.Name())
+		}
+		fg, err := gr.Fabric(env.GPUs)
+		if err != nil {
+			return nil, err
+		}
+		fm, err := fabric.NewModel(fg, env, fabric.Options{Name: net.Name()})
+		if err != nil {
+			return nil, err
+		}
+		pp = fm
+	}
+	root := o.Root
+	if pat.Rooted {
+		if root >= g.Size {
+			return nil, errs.Usage("--root %d is not a member of the group of %d (0–%d)", root, g.Size, g.Size-1)
+		}
+		if root < 0 {
+			root = rand.New(rand.NewPCG(o.Seed, uint64(g.Size))).IntN(g.Size)
+		}
+	}
+	pt := collective.One(collective.Part{Kind: pat.Part, Stride: 1, Size: int32(g.Size), K: int32(root)})
+	name := pat.Name
+	if pat.Rooted {
+		name = fmt.Sprintf("%s (root %d)", pat.Name, root)
+	}
+	for _, s := range o.Sizes {
+		c, err := pp.PricePattern(name, pt, s, g)
+		if err != nil {
+			return nil, err
+		}
+		r := CollectiveRow{Op: network.AllToAll, Pattern: pat.Name, GPUs: env.GPUs, Group: g, Bytes: s, Network: net.Name(), Cost: c}
+		if c.Total > 0 { // per flow; no bus factor for raw traffic
+			r.AlgBW = units.BytesPerSecond(float64(s) / float64(c.Total))
+			r.BusBW = r.AlgBW
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // CollectiveRow is one priced collective.
 type CollectiveRow struct {
 	Op      network.Op
+	Pattern string // a raw pattern's name (Op is then meaningless)
 	GPUs    int
 	Group   network.Group
 	Bytes   units.Bytes
@@ -69,9 +173,15 @@ func Collectives(o CollectiveOptions) ([]CollectiveRow, error) {
 		if o.NoReduceCompute {
 			env.Reducer = nil
 		}
-		net, _, err := buildNetwork(o.Cluster, o.Network, env)
+		net, cfg, err := buildNetwork(o.Cluster, o.Network, env)
 		if err != nil {
 			return nil, err
+		}
+		if o.Pattern != "" {
+			if rows, err = patterns(o, net, cfg, env, base, rows); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		for _, s := range o.Sizes {
 			for _, op := range o.Ops {

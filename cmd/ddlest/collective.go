@@ -21,8 +21,9 @@ import (
 
 type collectiveFlags struct {
 	ops, sizes, gpus, gpu, dtype string
-	cluster                      string
-	group, stride                int
+	cluster, pattern             string
+	group, stride, root          int
+	seed                         uint64
 	noReduce                     bool
 	network                      netFlags
 	format                       format
@@ -44,7 +45,10 @@ column names the resource that limits the slowest step.`,
   ddlest collective --op all-reduce --size 1MB,100MB,10GB --gpus 16,256,4096,65536 --net superpod \
       --strategy ring --net-param oversubscription=1 --format csv
   ddlest collective --op all-reduce --size 100MB --gpus 384 --group 4 --stride 96 --net-preset torus-small --strategy ring
-  ddlest collective --op all-reduce --size 1GB --gpus 8,64,1024 --cluster dgx-h100`,
+  ddlest collective --op all-reduce --size 1GB --gpus 8,64,1024 --cluster dgx-h100
+  ddlest collective --net sipac --net-param r=8 --net-param levels=3 --node-tbps 2.048 --op all-reduce \
+      --strategy sipco --size 100MB --gpus 512
+  ddlest collective --net-preset sipac-512 --gpus 512 --pattern one-to-all --size 1MB`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.toOptions()
@@ -77,6 +81,9 @@ column names the resource that limits the slowest step.`,
 	fs.StringVar(&f.gpus, "gpus", "65536", "GPUs in the job (and the group), e.g. 16,256,65536")
 	fs.IntVar(&f.group, "group", 0, "ranks in the priced group (0: the whole job)")
 	fs.IntVar(&f.stride, "stride", 0, "rank distance between the group's members (0: 1)")
+	fs.StringVar(&f.pattern, "pattern", "", "price raw traffic instead of --op, no algorithm: "+strings.Join(patternNames(), ", ")+" (--size per flow; routed networks)")
+	fs.IntVar(&f.root, "root", -1, "root member of one-to-all and all-to-one (-1: drawn at random from --seed)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random root")
 	addNetFlags(cmd, &f.network, "ramp")
 	addClusterFlag(cmd, &f.cluster)
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
@@ -88,6 +95,14 @@ column names the resource that limits the slowest step.`,
 		return append(opNames(), "all"), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+func patternNames() []string {
+	var ns []string
+	for _, p := range job.Patterns() {
+		ns = append(ns, p.Name)
+	}
+	return ns
 }
 
 func opNames() []string {
@@ -144,6 +159,15 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 		return o, errs.Usage("--dtype: %v", err)
 	}
 	o.GPU, o.Group, o.Stride = f.gpu, f.group, f.stride
+	if f.pattern != "" {
+		if _, err := job.LookupPattern(f.pattern); err != nil {
+			return o, err
+		}
+		if f.root < -1 {
+			return o, errs.Usage("--root %d must be a member (≥ 0) or -1 (random)", f.root)
+		}
+		o.Pattern, o.Root, o.Seed = f.pattern, f.root, f.seed
+	}
 	o.Network, err = f.network.choice()
 	return o, err
 }
@@ -170,7 +194,11 @@ type collectiveDocRow struct {
 func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 	docs := make([]collectiveDocRow, len(rows))
 	for i, r := range rows {
-		docs[i] = collectiveDocRow{Op: r.Op.String(), GPUs: r.GPUs, Group: r.Group.Size, Stride: r.Group.Stride, Bytes: float64(r.Bytes),
+		op := r.Op.String()
+		if r.Pattern != "" {
+			op = r.Pattern
+		}
+		docs[i] = collectiveDocRow{Op: op, GPUs: r.GPUs, Group: r.Group.Size, Stride: r.Group.Stride, Bytes: float64(r.Bytes),
 			Network: r.Network, Algorithm: r.Cost.Algorithm, Steps: r.Cost.Steps, H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
 			ComputeS: float64(r.Cost.Compute), ReconfigS: float64(r.Cost.Reconfig), TotalS: float64(r.Cost.Total), AlgBW: float64(r.AlgBW),
 			BusBW: float64(r.BusBW), Bottleneck: r.Cost.Bottleneck}
@@ -193,7 +221,7 @@ func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	grouped := false
 	for _, r := range rows {
-		grouped = grouped || (r.Group.Size != r.GPUs && r.Op != network.SendRecv) || r.Group.Stride != 1
+		grouped = grouped || (r.Group.Size != r.GPUs && r.Op != network.SendRecv && r.Pattern == "") || r.Group.Stride != 1
 	}
 	reconfig := false
 	for _, r := range rows {
@@ -208,8 +236,8 @@ func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 		head += "reconfig\t"
 	}
 	fmt.Fprintln(tw, head+"total\tbus bw\tbottleneck\t")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t", r.Op, r.GPUs)
+	for i, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t", docs[i].Op, r.GPUs)
 		if grouped {
 			fmt.Fprintf(tw, "%d@%d\t", r.Group.Size, r.Group.Stride)
 		}

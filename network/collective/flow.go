@@ -63,6 +63,10 @@ const (
 	// differs from its own (the linear all-to-all of one level: a BCube or SiPAC switch's peers,
 	// SiPAC's multicast to a WSS's r − 1 CUs).
 	Peers
+	// FromRoot: member K sends to every other member (a raw one-to-all, no algorithm);
+	// ToRoot: every other member sends to member K (a raw all-to-one, an incast).
+	FromRoot
+	ToRoot
 )
 
 // Part is one component of a pattern.
@@ -188,6 +192,18 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 				if dst := m + (e-d)*stride; e != d && dst < n {
 					f(m, dst, w)
 				}
+			}
+		}
+	case FromRoot:
+		for m := 0; m < n; m++ {
+			if m != K {
+				f(K, m, w)
+			}
+		}
+	case ToRoot:
+		for m := 0; m < n; m++ {
+			if m != K {
+				f(m, K, w)
 			}
 		}
 	case Table:

@@ -150,6 +150,24 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
 }
 
+// PricePattern prices one round of raw traffic, no algorithm (SiPAC Figs. 10–11's one-to-all,
+// all-to-one and all-to-all): every flow of pt carries bytes, routed with every concurrent
+// group of shape g, and priced by the one cost function as a one-step schedule named name.
+func (m *Model) PricePattern(name string, pt collective.Pattern, bytes units.Bytes, g network.Group) (network.Cost, error) {
+	c := network.Collective{Op: network.AllToAll, Bytes: bytes, Group: g}
+	if err := network.CheckGroup(c, m.env); err != nil {
+		return network.Cost{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ld, err := m.route(pt, g)
+	if err != nil {
+		return network.Cost{}, err
+	}
+	steps := []collective.Step{{Link: m.link(ld), Bytes: bytes, Repeat: 1}}
+	return collective.Price(collective.Schedule{Algorithm: name, Steps: steps}, nil, 0), nil
+}
+
 // eachRound calls f for every routed round of m.flows: a round's pattern repeated n times, or
 // each member of a family of partner distances (Vary) once, as its own routed round.
 func (m *Model) eachRound(f func(r *collective.Round, pt collective.Pattern, n int) error) error {
