@@ -98,6 +98,25 @@ func (m *Memo) sharedKey(c Collective) sharedKey {
 	return k
 }
 
+// Price is the front every memoised model's Price shares: c's group checked against the job, a
+// group of one member free, the memo asked first and filled from compute after.
+func (m *Memo) Price(c Collective, env Env, compute func() (Cost, error)) (Cost, error) {
+	if err := CheckGroup(c, env); err != nil {
+		return Cost{}, err
+	}
+	if c.Group.Size <= 1 {
+		return Cost{Algorithm: "none"}, nil
+	}
+	if cost, ok := m.Get(c); ok {
+		return cost, nil
+	}
+	cost, err := compute()
+	if err == nil {
+		m.Put(c, cost)
+	}
+	return cost, err
+}
+
 // Get returns the cost stored for c.
 func (m *Memo) Get(c Collective) (Cost, bool) {
 	m.mu.Lock()

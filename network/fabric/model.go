@@ -95,21 +95,7 @@ func (m *Model) Graph() *Graph { return m.g }
 
 // Price prices c with the chosen algorithm (the cheapest offered one for best).
 func (m *Model) Price(c network.Collective) (network.Cost, error) {
-	if err := network.CheckGroup(c, m.env); err != nil {
-		return network.Cost{}, err
-	}
-	if c.Group.Size <= 1 {
-		return network.Cost{Algorithm: "none"}, nil
-	}
-	if cost, ok := m.memo.Get(c); ok {
-		return cost, nil
-	}
-	cost, err := m.choose(c, nil)
-	if err != nil {
-		return network.Cost{}, err
-	}
-	m.memo.Put(c, cost)
-	return cost, nil
+	return m.memo.Price(c, m.env, func() (network.Cost, error) { return m.choose(c, nil) })
 }
 
 // choose prices c (a group of more than one) with the chosen algorithm; with won ≠ nil it also

@@ -374,24 +374,13 @@ var pool = sync.Pool{New: func() any { return new(scratch) }}
 // Price prices one collective: its algorithm's steps, each a one-hop circuit at the pair rate,
 // with the per-step gap of §4B, then collective.Price.
 func (m *model) Price(col network.Collective) (network.Cost, error) {
-	if err := network.CheckGroup(col, m.env); err != nil {
-		return network.Cost{}, err
-	}
-	if col.Group.Size <= 1 {
-		return network.Cost{Algorithm: "none"}, nil
-	}
-	if cost, ok := m.memo.Get(col); ok {
-		return cost, nil
-	}
-	sc := pool.Get().(*scratch)
-	defer pool.Put(sc)
-	cost, err := collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return m.price(a.(odAlgorithm), col, sc)
+	return m.memo.Price(col, m.env, func() (network.Cost, error) {
+		sc := pool.Get().(*scratch)
+		defer pool.Put(sc)
+		return collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+			return m.price(a.(odAlgorithm), col, sc)
+		})
 	})
-	if err == nil {
-		m.memo.Put(col, cost)
-	}
-	return cost, err
 }
 
 // price prices algorithm a for col. Gap of a step (ODDL §4B, Eq. 1; reference/oddl.md §2.4):

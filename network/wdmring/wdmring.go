@@ -190,24 +190,13 @@ type stepKey struct {
 // Price prices one collective: its algorithm's steps, each assigned wavelengths on the ring for
 // every concurrent group at once (first fit) and run in ⌈used/w⌉ rounds, then collective.Price.
 func (m *model) Price(col network.Collective) (network.Cost, error) {
-	if err := network.CheckGroup(col, m.env); err != nil {
-		return network.Cost{}, err
-	}
-	if col.Group.Size <= 1 {
-		return network.Cost{Algorithm: "none"}, nil
-	}
-	if cost, ok := m.memo.Get(col); ok {
-		return cost, nil
-	}
-	sc := pool.Get().(*priceScratch)
-	defer pool.Put(sc)
-	cost, err := collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
-		return m.price(a, col, sc)
+	return m.memo.Price(col, m.env, func() (network.Cost, error) {
+		sc := pool.Get().(*priceScratch)
+		defer pool.Put(sc)
+		return collective.Choose(Name, m.choice.For(col.Op), m.algorithms, col.Op, func(a collective.Algorithm) (network.Cost, error) {
+			return m.price(a, col, sc)
+		})
 	})
-	if err == nil {
-		m.memo.Put(col, cost)
-	}
-	return cost, err
 }
 
 type priceScratch struct {
