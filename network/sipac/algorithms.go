@@ -21,7 +21,7 @@ func offered(r int) []collective.Algorithm {
 var byRadix sync.Map // r → []collective.Algorithm
 
 // algorithms is what a network of radix r offers (built once per radix).
-func (c *Config) algorithms(r int) []collective.Algorithm {
+func algorithms(r int) []collective.Algorithm {
 	if a, ok := byRadix.Load(r); ok {
 		return a.([]collective.Algorithm)
 	}

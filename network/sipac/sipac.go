@@ -85,9 +85,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Lambdas != 0 {
 		p.AtLeast("wavelengths", c.Lambdas, 1)
-		if c.Radix >= 2 && c.Lambdas%c.Radix != 0 {
-			p.Addf("wavelengths %d is not a multiple of r = %d: the WSS splits them into r groups of w/r (SiPAC §III-B); e.g. %d", c.Lambdas, c.Radix, max(c.Radix, c.Lambdas/c.Radix*c.Radix))
-		}
 		p.Positive("wavelength_gbps", c.LambdaGbit)
 	} else {
 		p.Positive("node_tbps", c.NodeTbps)
@@ -99,8 +96,16 @@ func (c *Config) Validate() error {
 	return p.Err("network sipac")
 }
 
-// Size is r and L for a network of p CUs (p = r^L); usage errors name the nearest valid sizes.
+// Size is r and L for a network of p CUs (p = r^L), with the wavelengths (if given) a multiple
+// of r; usage errors name the nearest valid values.
 func (c *Config) Size(p int) (r, l int, err error) {
+	if r, l, err = c.size(p); err == nil && c.Lambdas > 0 && c.Lambdas%r != 0 {
+		err = errs.Usage("network sipac: wavelengths %d is not a multiple of r = %d: the WSS splits them into r groups of w/r (SiPAC §III-B); e.g. %d", c.Lambdas, r, max(r, c.Lambdas/r*r))
+	}
+	return r, l, err
+}
+
+func (c *Config) size(p int) (r, l int, err error) {
 	switch {
 	case c.Radix != 0 && c.Levels != 0:
 		r, l = c.Radix, c.Levels
@@ -225,14 +230,11 @@ func build(cfg network.Config, env network.Env) (network.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Lambdas > 0 && c.Lambdas%r != 0 {
-		return nil, errs.Usage("network sipac: wavelengths %d is not a multiple of r = %d: the WSS splits them into r groups of w/r (SiPAC §III-B); e.g. %d", c.Lambdas, r, max(r, c.Lambdas/r*r))
-	}
 	g, err := c.Graph(r, l)
 	if err != nil {
 		return nil, err
 	}
-	algs := c.algorithms(r)
+	algs := algorithms(r)
 	choice, _ := collective.ParseFor(c.Strategy, algs)
 	return fabric.NewModel(g, env, fabric.Options{Name: Name, Routing: fabric.Split, Choice: choice,
 		Offer: func(op network.Op) []collective.Algorithm { return algs }})

@@ -490,7 +490,7 @@ func TestSymmetricRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, strat := range []string{"sipco", "sipco-rsag", "mesh", "linear"} {
-			algs := c.algorithms(4)
+			algs := algorithms(4)
 			choice, _ := collective.ParseFor(strat, algs)
 			opt := fabric.Options{Name: Name, Choice: choice, Offer: func(network.Op) []collective.Algorithm { return algs }}
 			sym, _ := fabric.NewModel(g, network.Env{GPUs: 64}, opt)
