@@ -230,7 +230,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"collective", "--net", "sipac", "--gpus", "512", "--pattern", "one-to-many"}, 2, []string{`"one-to-many"`, "one-to-all", "all-to-one", "all-to-all"}},
 		{[]string{"collective", "--net", "sipac", "--gpus", "512", "--pattern", "one-to-all", "--root", "512"}, 2, []string{"--root 512", "0–511"}},
 		{[]string{"collective", "--net", "sipac", "--gpus", "1001"}, 2, []string{"1001", "1000 = 10^3", "1024 = 32^2"}},
-		{[]string{"collective", "--net", "torus", "--gpus", "512", "--pattern", "all-to-all"}, 2, []string{"torus", "routed network"}},
+		{[]string{"collective", "--net", "ramp", "--gpus", "512", "--pattern", "all-to-all"}, 2, []string{"ramp", "routed network"}},
 		{[]string{"collective", "--net-param", "x=33", "--gpus", "16"}, 2, []string{"lambda 64 must be a multiple of x 33"}},
 		{[]string{"collective", "--net-param", "lambda=128", "--gpus", "16"}, 3, []string{"optical power budget", "-21.2 dBm"}},
 		// HammingMesh family (issue 8): presets, sizes, parameters, grids, groups.

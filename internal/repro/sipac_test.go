@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ddlest/ddlest/partition/zoo"
+
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
@@ -118,7 +120,7 @@ func TestSiPACFig11(t *testing.T) {
 		if sp < 1 || sp < 3.6/2 || sp > 5.3*2 {
 			t.Errorf("%s: SiPAC %.2f× faster than SuperPod; the paper 3.6–5.3× (within 2× of its ends)", pt, sp)
 		}
-		to := pattern(t, "sipac-torus-routed-512", pt, units.MB) / s
+		to := pattern(t, "sipac-torus-512", pt, units.MB) / s
 		if pt == "all-to-all" && (to < 5.9/2 || to > 5.9*2) {
 			t.Errorf("all-to-all: SiPAC %.2f× faster than the torus; the paper up to 5.9×", to)
 		}
@@ -130,4 +132,108 @@ func TestSiPACFig11(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gradientBytes is a zoo model's gradient in fp32 (4 bytes per parameter): SiPAC §VI-A-4 takes
+// its message sizes from TopoOpt's task graphs without quoting them (reference/sipac.md §4.4);
+// [D] one all-reduce of the whole fp32 gradient per iteration.
+func gradientBytes(t testing.TB, model string) units.Bytes {
+	t.Helper()
+	m, err := zoo.Models().Lookup(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := m.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return units.Bytes(4 * net.Params())
+}
+
+// TestSiPACFig12 checks Fig. 12's shapes (SiPAC §VI-B-2, V13; 2,048 Gb/s per CU, p = 64 and 512):
+// mesh and H-Ring (Table II's, k = CUs per physical group: r on SiPAC and BCube, a DGX on
+// SuperPod, a row on the torus) on every topology, SiPCO on SiPAC and BCube, the gradients of
+// VGG16, VGG19 and BERT-large from the zoo. The paper: H-Ring is the worst on every topology,
+// SiPCO beats mesh on SiPAC and BCube, SiPAC beats BCube, and from p = 64 to 512 H-Ring's time
+// grows while SiPCO's stays about constant (Table II at a fixed per-CU bandwidth gives +33%:
+// (L+1)(r−1)/r·S/B_CU from L = 2 to 3 at r = 8; asserted ≤ 35%, and H-Ring ≥ 3×: 42 → 154
+// steps of S/8 at 2/3 of the link rate, 5.5×). The ring is left out as in the paper (it does not
+// finish within its 2 s window) but must be slower than SiPCO.
+//
+// Documented deviation, the 16 × 32 torus (p = 512): the mesh is bisection-bound there (a y link
+// carries X·Y²/8 = 2,048 flows of S/512: 4·S/port per step, network/torus TestRouted), while
+// H-Ring with k = 16 moves 122 steps of S/16, 7.625·S/port against the mesh's 8·S/port: H-Ring
+// comes out ≈ 5% faster, not the worst, and grows only 1.45× from the 8 × 8 torus (k = 8: 42
+// steps of S/8) since its group grows with the row. The paper's packet simulation does not say
+// how its H-Ring used the torus (reference/sipac.md §4.4); the test asserts these closed forms.
+func TestSiPACFig12(t *testing.T) {
+	nets := []struct {
+		name, preset string
+		algs         []string
+	}{
+		{"sipac", "sipac-", []string{"sipco", "mesh", "hring", "ring"}},
+		{"bcube", "bcube-", []string{"sipco", "mesh", "hring", "ring"}},
+		{"superpod", "sipac-superpod", []string{"mesh", "hring"}},
+		{"torus", "sipac-torus-", []string{"mesh", "hring"}},
+	}
+	for _, model := range []string{"vgg16", "vgg19", "bert-large"} {
+		size := gradientBytes(t, model)
+		at := map[int]map[string]map[string]float64{}
+		for _, p := range []int{64, 512} {
+			at[p] = map[string]map[string]float64{}
+			for _, n := range nets {
+				preset := n.preset
+				if n.name != "superpod" {
+					preset += fmt.Sprint(p)
+				}
+				at[p][n.name] = map[string]float64{}
+				for _, a := range n.algs {
+					at[p][n.name][a] = sipacCollective(t, preset, 2.048, a, network.AllReduce, size, p, 0, 0)
+				}
+				tm := at[p][n.name]
+				t.Logf("%s (%.0f MB) p=%d %s (ms): %v", model, float64(size)/1e6, p, n.name, msMap(tm))
+				if n.name == "torus" && p == 512 {
+					const port, hop = 64e9, 1e-6
+					want := (122*hop + 7.625*float64(size)/port) / (48*hop + 8*float64(size)/port)
+					if r := tm["hring"] / tm["mesh"]; r > want*(1+1e-6) || r < want*(1-1e-6) {
+						t.Errorf("%s torus 512: H-Ring / mesh = %.4f, the closed forms give %.4f", model, r, want)
+					}
+					continue
+				}
+				for _, a := range n.algs {
+					if a != "hring" && a != "ring" && tm["hring"] <= tm[a] {
+						t.Errorf("%s p=%d %s: H-Ring %.3g ms not slower than %s %.3g ms (V13: worst everywhere)", model, p, n.name, tm["hring"]*1e3, a, tm[a]*1e3)
+					}
+				}
+				if s, ok := tm["sipco"]; ok && (s >= tm["mesh"] || s >= tm["ring"]) {
+					t.Errorf("%s p=%d %s: SiPCO %.3g ms, mesh %.3g, ring %.3g; V13 has SiPCO fastest", model, p, n.name, s*1e3, tm["mesh"]*1e3, tm["ring"]*1e3)
+				}
+			}
+			if s, b := at[p]["sipac"]["sipco"], at[p]["bcube"]["sipco"]; s > b {
+				t.Errorf("%s p=%d: SiPCO on SiPAC %.3g ms, on BCube %.3g ms; V13 has SiPAC ahead", model, p, s*1e3, b*1e3)
+			}
+		}
+		for _, n := range []string{"sipac", "bcube"} {
+			if g := at[512][n]["sipco"] / at[64][n]["sipco"]; g > 1.35 {
+				t.Errorf("%s %s: SiPCO grows %.2f× from p = 64 to 512; V13 ~constant (Table II: 1.33×)", model, n, g)
+			}
+		}
+		for _, n := range nets {
+			least := 3.0
+			if n.name == "torus" {
+				least = 1.4 // the deviation above: 7.625/5.25 = 1.45×
+			}
+			if g := at[512][n.name]["hring"] / at[64][n.name]["hring"]; g < least {
+				t.Errorf("%s %s: H-Ring grows only %.2f× from p = 64 to 512; V13 has it grow several-fold", model, n.name, g)
+			}
+		}
+	}
+}
+
+func msMap(m map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		out[k] = float64(int(v*1e6)) / 1e3
+	}
+	return out
 }

@@ -60,7 +60,7 @@ func Registry() *registry.Registry[network.Spec] {
 // the names --strategy accepts, shell completion offers and `ddlest nets` explains.
 func Algorithms() []collective.Algorithm {
 	return append(collective.Algorithms(), ramp.Algorithm{}, wdmring.WRHT{}, wdmring.BT{}, wdmring.HRing{},
-		oddl.HD{}, oddl.Ring{}, oddl.A2A{}, oddl.P2P{}, sipac.SiPCO(0), sipac.RSAG(0), sipac.Mesh, sipac.HRing(0))
+		oddl.HD{}, oddl.Ring{}, oddl.A2A{}, oddl.P2P{}, sipac.SiPCO(0), sipac.RSAG(0), collective.Mesh, collective.HRingTableII(0))
 }
 
 // AlgorithmNames lists the algorithms' names, with "best" first, each once (a network may give a

@@ -87,6 +87,29 @@ func ParseFor(s string, algs []Algorithm) (Choice, error) {
 	return ParseChoice(s, Names(algs))
 }
 
+// Routable is what a network runs on its levels and, flow by flow, on its routed graph (a
+// superset: the algorithms whose traffic shares links levels do not see).
+type Routable struct{ Levels, Graph []Algorithm }
+
+// List is the algorithms offered, routed or on levels.
+func (o Routable) List(routed bool) []Algorithm {
+	if routed {
+		return o.Graph
+	}
+	return o.Levels
+}
+
+// Parse reads a strategy (ParseFor); one that only the graph runs asks for routed=true.
+func (o Routable) Parse(s string, routed bool) (Choice, error) {
+	c, err := ParseFor(s, o.List(routed))
+	if err != nil && !routed {
+		if _, e := ParseFor(s, o.Graph); e == nil {
+			return c, errs.Usage("strategy %q runs on the routed graph only: add routed=true (on levels: %s, %s)", s, Best, strings.Join(Names(o.Levels), ", "))
+		}
+	}
+	return c, err
+}
+
 // ParseChoice reads a strategy. valid lists the algorithm names allowed (the network's offer, or
 // every registered algorithm); the error names the bad value and the valid ones.
 func ParseChoice(s string, valid []string) (Choice, error) {

@@ -15,7 +15,7 @@ func Algorithms() []collective.Algorithm { return templates }
 var templates = offered(0)
 
 func offered(r int) []collective.Algorithm {
-	return []collective.Algorithm{SiPCO(r), RSAG(r), Mesh, GrayRing(r), HRing(r), collective.RHD, collective.Tree, collective.Linear}
+	return []collective.Algorithm{SiPCO(r), RSAG(r), collective.Mesh, GrayRing(r), collective.HRingTableII(r), collective.RHD, collective.Tree, collective.Linear}
 }
 
 var byRadix sync.Map // r → []collective.Algorithm
@@ -131,56 +131,6 @@ func RSAG(r int) collective.Flow {
 		})
 }
 
-// Mesh is the mesh all-reduce (SiPAC Table II, refs. [35], [72]): every member sends S/p to every
-// other at once and reduces (a linear reduce-scatter), then sends its reduced S/p to every other
-// (a linear all-gather): 2 steps, 2α + 2(p−1)/p·S·β through one port. Reduce-scatter and
-// all-gather are one step each.
-var Mesh = collective.NewFlow("mesh", "mesh: every member sends to all others at once, 2 steps for all-reduce (SiPAC Table II)",
-	collective.Ops(network.AllReduce, network.ReduceScatter, network.AllGather),
-	func(op network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
-		p := g.P()
-		out.Algorithm = "mesh"
-		all := collective.One(collective.Part{Kind: collective.Uniform})
-		chunk := s / units.Bytes(p)
-		if op != network.AllGather {
-			out.Rounds = append(out.Rounds, collective.Round{Pattern: all, Bytes: chunk, FanIn: p, ReduceBytes: chunk})
-		}
-		if op != network.ReduceScatter {
-			out.Rounds = append(out.Rounds, collective.Round{Pattern: all, Bytes: chunk})
-		}
-		return nil
-	})
-
-// HRing is the hierarchical ring exactly as SiPAC Table II prices it (ref. [34]): groups of k
-// members (k = r, "the number of CUs in a physical group"), 4(k−1) steps on the ring inside a
-// group (an all-reduce before and one after) and 2(p/k−1) on the ring across groups, every step
-// moving S/k: [4(k−1) + 2(p/k−1)]·(α + S/k·β). Pessimistic, documented as the paper's (a standard
-// two-level ring sends S/p across groups and 2(k−1) steps inside; reference/sipac.md §2.5(3)).
-func HRing(k int) collective.Flow {
-	return collective.NewFlow("hring", "hierarchical ring exactly as SiPAC Table II: 4(k−1)+2(p/k−1) steps of S/k, k = r (pessimistic)",
-		collective.Ops(network.AllReduce),
-		func(_ network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
-			p := g.P()
-			if k < 2 || p%k != 0 {
-				return collective.Decline("hring needs a group that is a whole number of groups of k = %d, not %d", k, p)
-			}
-			out.Algorithm = "hring (Table II)"
-			x := s / units.Bytes(k)
-			intra := collective.One(collective.Part{Kind: collective.Shift, Stride: 1, Size: int32(k), K: 1})
-			inter := collective.One(collective.Part{Kind: collective.Shift, Stride: int32(k), Size: int32(p / k), K: 1})
-			out.Rounds = append(out.Rounds,
-				collective.Round{Pattern: intra, Bytes: x, Repeat: k - 1, FanIn: 2, ReduceBytes: x},
-				collective.Round{Pattern: intra, Bytes: x, Repeat: k - 1})
-			if q := p / k; q > 1 {
-				out.Rounds = append(out.Rounds,
-					collective.Round{Pattern: inter, Bytes: x, Repeat: q - 1, FanIn: 2, ReduceBytes: x},
-					collective.Round{Pattern: inter, Bytes: x, Repeat: q - 1})
-			}
-			out.Rounds = append(out.Rounds, collective.Round{Pattern: intra, Bytes: x, Repeat: 2 * (k - 1)})
-			return nil
-		})
-}
-
 // GrayRing is the ring on SiPAC: members in reflected base-r Gray-code order, so that ring
 // neighbours differ in one digit and are one WSS hop apart (for even r the wrap-around too; for
 // odd r it crosses every level). A group whose size is not a power of r rings in rank order. The
@@ -195,7 +145,7 @@ func GrayRing(r int) collective.Flow {
 			case network.AllReduce, network.ReduceScatter, network.AllGather, network.Barrier:
 				if j > 1 && p > 1 {
 					out.Algorithm = "ring (Gray order)"
-					pt := collective.One(collective.TablePart(grayTable(r, j)))
+					pt := collective.One(collective.TablePart(collective.GrayTable(radices(r, j)...)))
 					return collective.RingOver(op, s, p, pt, g, out)
 				}
 			}
@@ -203,39 +153,11 @@ func GrayRing(r int) collective.Flow {
 		})
 }
 
-var grays sync.Map // [2]int{r, j} → table id
-
-// grayTable is the id of the successor table of the reflected base-r Gray code over j digits
-// (built and registered once).
-func grayTable(r, j int) int32 {
-	if id, ok := grays.Load([2]int{r, j}); ok {
-		return id.(int32)
+// radices is j digits of radix r.
+func radices(r, j int) []int {
+	d := make([]int, j)
+	for i := range d {
+		d[i] = r
 	}
-	id := collective.Register(&collective.Successors{Next: GrayNext(r, j)})
-	grays.Store([2]int{r, j}, id)
-	return id
-}
-
-// GrayNext is the successor of every index 0 … r^j − 1 along the reflected base-r Gray code.
-func GrayNext(r, j int) []int32 {
-	p := pow(r, j)
-	seq := make([]int32, p)
-	for i := 0; i < p; i++ {
-		// Reflected Gray code: digit k of code i is ⌊i/r^k⌋ mod r, reversed when ⌊i/r^(k+1)⌋ is odd.
-		x, stride := 0, 1
-		for range j {
-			d := (i / stride) % r
-			if (i/(stride*r))%2 == 1 {
-				d = r - 1 - d
-			}
-			x += d * stride
-			stride *= r
-		}
-		seq[i] = int32(x)
-	}
-	next := make([]int32, p)
-	for i := range seq {
-		next[seq[i]] = seq[(i+1)%p]
-	}
-	return next
+	return d
 }

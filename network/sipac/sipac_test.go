@@ -43,7 +43,7 @@ func logical(t testing.TB, p, k int, gbit, alphaUs float64, strategy string) net
 	if err != nil {
 		t.Fatal(err)
 	}
-	algs := []collective.Algorithm{collective.Ring, Mesh, HRing(k)}
+	algs := []collective.Algorithm{collective.Ring, collective.Mesh, collective.HRingTableII(k)}
 	choice, err := collective.ParseFor(strategy, algs)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func checkDistances(t *testing.T, g *fabric.Graph) {
 // TestGrayRing: every ring neighbour one digit (one WSS hop) away, the wrap-around too for even r.
 func TestGrayRing(t *testing.T) {
 	for _, c := range []struct{ r, j int }{{2, 3}, {4, 3}, {8, 2}, {3, 2}, {16, 3}} {
-		next := GrayNext(c.r, c.j)
+		next := collective.GrayNext(radices(c.r, c.j)...)
 		seen := map[int32]bool{}
 		x := int32(0)
 		for range next {

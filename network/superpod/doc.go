@@ -11,4 +11,10 @@
 // collective and size, and the algorithm is reported. All-to-all uses the ring's pairwise exchange
 // unless extended_alltoall is set (then also Bruck and per-level phases): RAMP §7.6 compares
 // ring-based strategies, the reading that reproduces Fig. 18's 171×.
+//
+// The same fat tree as a routed graph (Fabric: an NVSwitch per DGX, an InfiniBand port per GPU,
+// leaf → spine → core bundles) carries raw traffic (collective --pattern) and, with routed=true,
+// every collective flow by flow: that adds the mesh (every GPU to every other at once: 7 flows on
+// a GPU's NVLink, p − 8 on its InfiniBand port), SiPAC Table II's hierarchical ring (k = a DGX)
+// and the linear all-to-all, which the tiers cannot price. The tiers are exact for the others.
 package superpod

@@ -1,6 +1,7 @@
 package superpod
 
 import (
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -29,6 +30,7 @@ type Config struct {
 	MaxGPUs          int     `json:"max_gpus" help:"largest job the fat tree is built for" source:"[P] RAMP §7.5: scaled to RAMP's 65,536 nodes with 4 tiers"`
 	Strategy         string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring, 2D-torus and hierarchical ring; the best is chosen per collective"`
 	IBGbit           float64 `json:"ib_gbps" help:"InfiniBand rate per GPU (Gb/s; 0: node_tbps/oversubscription): fixes the inter-node bandwidth while node_tbps (NVLink) is swept" source:"[P] SiPAC §VI-A-1: inter-node bandwidth fixed at 8 × 200 Gb/s per DGX-A100 while the NVLink per-CU bandwidth is swept"`
+	Routed           bool    `json:"routed" help:"price every collective flow by flow on the fat tree's graph instead of per tier: adds mesh, hring (SiPAC Table II, k = gpus_per_node) and linear, whose traffic shares links the tiers do not see; slower" source:"[D] off: the tiers are exact for the level strategies (the flow pricer's test); SiPAC §VI-A-4 runs mesh and H-Ring on its SuperPod baseline"`
 	ExtendedA2A      bool    `json:"extended_alltoall" help:"let all-to-all use Bruck (rhd) and per-level phases (hierarchical, torus2d), not only the ring's pairwise exchange" source:"[D] off: RAMP §7.6 compares ring-based strategies, and Fig. 18's 171× all-to-all speed-up needs the pairwise baseline (Bruck would give 121×)"`
 }
 
@@ -58,7 +60,7 @@ func (c *Config) Validate() error {
 		{"prop_spine_ns", c.PropSpineNs}, {"prop_core_ns", c.PropCoreNs}, {"io_ns", c.IONs}} {
 		p.NonNegative(f.k, f.v)
 	}
-	_, err := collective.ParseFor(c.Strategy, algorithms)
+	_, err := offered.Parse(c.Strategy, c.Routed)
 	p.Check(err)
 	return p.Err("network superpod")
 }
@@ -69,8 +71,22 @@ var (
 	ringOnly   = []collective.Algorithm{collective.Ring}
 )
 
-// Algorithms lists the algorithms the network offers.
-func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
+// offered is what the fat tree runs on its tiers and flow by flow on its graph (routed=true): the level
+// strategies, and those whose traffic shares links tiers do not see: the mesh, SiPAC Table II's
+// hierarchical ring (k = a DGX) and the linear all-to-all (SiPAC's baselines, §VI-A-4).
+var offered = collective.Routable{Levels: algorithms,
+	Graph: append(append([]collective.Algorithm(nil), algorithms...), collective.Mesh, collective.HRingTableII(0), collective.Linear)}
+
+// Algorithms lists the algorithms the network offers (more when routed).
+func (c *Config) Algorithms() []collective.Algorithm { return offered.List(c.Routed) }
+
+// routedOffer is Offer on the graph.
+func (c *Config) routedOffer(op network.Op) []collective.Algorithm {
+	if op == network.AllToAll && !c.ExtendedA2A {
+		return ringOnly
+	}
+	return offered.Graph
+}
 
 // Offer is what runs op: all-to-all only on the ring's pairwise exchange unless extended_alltoall.
 func (c *Config) Offer(op network.Op) []collective.Algorithm {
@@ -122,8 +138,18 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			choice, _ := collective.ParseFor(c.Strategy, algorithms)
-			return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
+			choice, _ := offered.Parse(c.Strategy, c.Routed)
+			if !c.Routed {
+				return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
+			}
+			if env.GPUs > c.MaxGPUs {
+				return nil, errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", env.GPUs, Name, c.MaxGPUs)
+			}
+			g, err := c.Fabric(env.GPUs)
+			if err != nil {
+				return nil, err
+			}
+			return fabric.NewModel(g, env, fabric.Options{Name: Name, Routing: fabric.Split, Choice: choice, Offer: c.routedOffer, Tiers: c.Tiers()})
 		},
 	}
 }

@@ -165,3 +165,40 @@ func TestSharedMemo(t *testing.T) {
 		t.Errorf("reduction times: A100 %v, V100 %v, none %v, A100 again %v", a100.Compute, v100.Compute, none.Compute, again.Compute)
 	}
 }
+
+// TestRouted checks routed=true against the tiers and closed forms counted by hand on 64 GPUs
+// (8 DGXs under one leaf; RAMP §7.5's defaults: NVLink 2.4 Tb/s = 300 GB/s and 240 ns per step
+// (100 in-out + 2 × 20 + 100 NVSwitch), InfiniBand 200 Gb/s = 25 GB/s and 470 ns (100 + 2 × 10 +
+// 350 leaf)):
+//   - ring and hierarchical cost what they cost on the tiers;
+//   - the mesh sends S/64 from every GPU to every other: 7 flows on its NVLink, 56 on its
+//     InfiniBand port: 2·(470 ns + 56·(S/64)/25 GB/s);
+//   - SiPAC Table II's H-Ring with k = 8 (a DGX): 4·7 NVLink steps and 2·7 InfiniBand steps,
+//     each of S/8.
+func TestRouted(t *testing.T) {
+	const S = 1e8
+	for _, strat := range []string{"ring", "hierarchical"} {
+		lv := cost(t, model(t, 64, "strategy="+strat), network.AllReduce, S, 64, 1)
+		rt := cost(t, model(t, 64, "strategy="+strat, "routed=true"), network.AllReduce, S, 64, 1)
+		if math.Abs(float64(rt.Total)/float64(lv.Total)-1) > 1e-9 {
+			t.Errorf("%s: routed %v, tiers %v", strat, rt.Total, lv.Total)
+		}
+	}
+	for _, c := range []struct {
+		strat string
+		want  float64
+	}{
+		{"mesh", 2 * (470e-9 + 56*S/64/25e9)},
+		{"hring", 28*(240e-9+S/8/300e9) + 14*(470e-9+S/8/25e9)},
+	} {
+		got := cost(t, model(t, 64, "strategy="+c.strat, "routed=true"), network.AllReduce, S, 64, 1)
+		if math.Abs(float64(got.Total)/c.want-1) > 1e-9 {
+			t.Errorf("%s: %v, want %g s", c.strat, got.Total, c.want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Strategy = "mesh"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "routed=true") {
+		t.Errorf("mesh on the tiers: %v, want a pointer to routed=true", err)
+	}
+}

@@ -5,4 +5,12 @@
 // bidirectional ring (both directions of every dimension at once), and the 2D-torus algorithm
 // (one ring per dimension). Messages between non-neighbours travel several hops and share links
 // (all-to-all is bisection-limited).
+//
+// routed=true prices every collective flow by flow on the torus graph (Fabric: closed-form
+// distances, minimal routes split evenly, the translations as symmetry; a path of h hops costs
+// h·(io + prop), as h level hops do). It adds what levels cannot see: the mesh (uniform all-to-all:
+// an x link carries Y·X²/8 flows, a y link X·Y²/8), SiPAC Table II's hierarchical ring with
+// k = dim_x, and the linear all-to-all; the ring then runs in snake (mixed-radix Gray) order,
+// every neighbour one hop away as the levels assume. Raw traffic (collective --pattern) is
+// routed on the same graph.
 package torus

@@ -5,6 +5,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/fabric"
 	"github.com/ddlest/ddlest/network/topology"
 )
 
@@ -21,6 +22,7 @@ type Config struct {
 	PropYNs  float64 `json:"prop_y_ns" help:"propagation of a link along y (ns)" source:"[P] RAMP §7.5: worst-case propagation 520 ns"`
 	IONs     float64 `json:"io_ns" help:"in-out latency per node and step (ns)" source:"[P] RAMP §7.5: 100 ns"`
 	Strategy string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring and 2D-torus (Mikami et al. 2018)"`
+	Routed   bool    `json:"routed" help:"price every collective flow by flow on the torus graph instead of per dimension: adds mesh, hring (SiPAC Table II, k = dim_x) and linear, whose traffic shares links the dimensions do not see; slower" source:"[D] off: the per-dimension levels are exact for ring, biring and torus2d; SiPAC §VI-A-4 runs mesh and H-Ring on its torus baseline"`
 }
 
 // DefaultConfig is the paper's 128 × 512 torus.
@@ -38,7 +40,7 @@ func (c *Config) Validate() error {
 	p.NonNegative("prop_x_ns", c.PropXNs)
 	p.NonNegative("prop_y_ns", c.PropYNs)
 	p.NonNegative("io_ns", c.IONs)
-	_, err := collective.ParseFor(c.Strategy, algorithms)
+	_, err := offered.Parse(c.Strategy, c.Routed)
 	p.Check(err)
 	return p.Err("network torus")
 }
@@ -54,8 +56,8 @@ func (c *Config) Tiers() []topology.Tier {
 
 var algorithms = []collective.Algorithm{collective.Ring, collective.BiRing, collective.Torus2D}
 
-// Algorithms lists the algorithms the network offers.
-func (c *Config) Algorithms() []collective.Algorithm { return algorithms }
+// Algorithms lists the algorithms the network offers (more when routed).
+func (c *Config) Algorithms() []collective.Algorithm { return offered.List(c.Routed) }
 
 func offer(network.Op) []collective.Algorithm { return algorithms }
 
@@ -71,8 +73,15 @@ func Spec() network.Spec {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			choice, _ := collective.ParseFor(c.Strategy, algorithms)
-			return topology.NewModel(Name, c.Tiers(), offer, choice, env, c.DimX*c.DimY)
+			choice, _ := offered.Parse(c.Strategy, c.Routed)
+			if !c.Routed {
+				return topology.NewModel(Name, c.Tiers(), offer, choice, env, c.DimX*c.DimY)
+			}
+			g, err := c.Fabric(env.GPUs)
+			if err != nil {
+				return nil, err
+			}
+			return fabric.NewModel(g, env, fabric.Options{Name: Name, Routing: fabric.Split, Choice: choice, Offer: routedOffer, Tiers: c.Tiers()})
 		},
 	}
 }
