@@ -69,11 +69,17 @@ func allPeers(r, j int) collective.Pattern {
 //	reduce-scatter  j steps of (S/j)/r^(s+1) per peer: j·α + (p−1)/(pj)·S·β
 //	all-gather      the mirror image, j steps of (S/j)/r^(j−s): j·α + (p−1)/(pj)·S·β
 //	all-to-all      BCube's dimension-ordered relay, j steps of (S/j)/r: j·α + (r−1)/r·S·β
+//	broadcast       slice i multicast along levels i, i+1, … from the CUs that hold it, j steps
+//	                of S/j: j·α + (r−1)·S·β (not pipelined)
+//	reduce          the mirror image, the partial slices summed towards the root: the same
+//
+// The rooted ops' rounds are priced as if every CU sent on every level: the busiest link (a
+// holder's port of the step's level) carries (r−1)·S/j either way, so the step costs the same.
 //
 // A group whose size is not a power of r is declined.
 func SiPCO(r int) collective.Flow {
-	return collective.NewFlow("sipco", "SiPCO (SiPAC Algorithm 1): all-reduce in L+1 steps on all L ports; reduce-scatter, all-gather and all-to-all derived (not from the paper)",
-		collective.Ops(network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll),
+	return collective.NewFlow("sipco", "SiPCO (SiPAC Algorithm 1): all-reduce in L+1 steps on all L ports; reduce-scatter, all-gather, all-to-all, broadcast and reduce derived (not from the paper)",
+		collective.Ops(network.AllReduce, network.ReduceScatter, network.AllGather, network.AllToAll, network.Broadcast, network.Reduce),
 		func(op network.Op, s units.Bytes, g collective.Members, out *collective.Flows) error {
 			p := g.P()
 			j := levelsOf(p, r)
@@ -107,6 +113,10 @@ func SiPCO(r int) collective.Flow {
 				}
 			case network.AllToAll:
 				out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: slice / rr, Repeat: j})
+			case network.Broadcast:
+				out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: slice, Repeat: j})
+			case network.Reduce:
+				out.Rounds = append(out.Rounds, collective.Round{Pattern: pt, Bytes: slice, Repeat: j, FanIn: r, ReduceBytes: s})
 			}
 			return nil
 		})

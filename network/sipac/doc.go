@@ -27,13 +27,14 @@
 //
 //	sipco       Algorithm 1, L + 1 steps of (r−1)·S/(rL) per link: (L+1)α + (L+1)(r−1)/(Lr)·Sβ;
 //	            L = 1 is the mesh. Reduce-scatter, all-gather (Lα + (p−1)/(pL)·Sβ) and
-//	            all-to-all (Lα + (r−1)/r·Sβ) are the derived forms of reference/sipac.md §2.7,
-//	            reported as "sipco (derived)": not from the paper.
+//	            all-to-all (Lα + (r−1)/r·Sβ), broadcast and reduce (Lα + (r−1)·Sβ, slices not
+//	            pipelined) are the derived forms of reference/sipac.md §2.7, reported as
+//	            "sipco (derived)": not from the paper.
 //	sipco-rsag  all-reduce as the derived reduce-scatter + all-gather, 2Lα + 2(p−1)/(pL)·Sβ (the
 //	            L-port bound; fewer bytes than SiPCO for L ≥ 2, more steps): not from the paper.
-//	mesh        all peers at once, 2 steps of S/p to each: 2α + 2(p−1)/p·Sβ on one port.
+//	mesh        (collective.Mesh) all peers at once, 2 steps of S/p to each: 2α + 2(p−1)/p·Sβ on one port.
 //	ring        the ring in reflected base-r Gray-code order (one WSS hop per neighbour).
-//	hring       exactly Table II: 4(k−1) + 2(p/k−1) steps of S/k, k = r (pessimistic: a
+//	hring       (collective.HRingTableII) exactly Table II: 4(k−1) + 2(p/k−1) steps of S/k, k = r (pessimistic: a
 //	            standard two-level ring sends S/p across groups, reference/sipac.md §2.5(3)).
 //	rhd, tree, linear: the generic algorithms (rooted ops, all-to-all as one linear round).
 //

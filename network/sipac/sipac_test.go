@@ -158,7 +158,7 @@ func TestAccounting(t *testing.T) {
 
 // TestDerived checks the derived collectives against their closed forms (reference/sipac.md §2.7,
 // not from the paper), paper accounting: RS and AG j·α + (p−1)/(pj)·S·β, all-to-all
-// j·α + (r−1)/r·S·β, RS+AG the sum.
+// j·α + (r−1)/r·S·β, RS+AG the sum, broadcast and reduce j·α + (r−1)·S·β.
 func TestDerived(t *testing.T) {
 	const S, alpha = 1e8, 1e-6
 	for _, c := range []struct{ r, l int }{{8, 3}, {4, 2}, {3, 3}, {16, 1}} {
@@ -174,6 +174,8 @@ func TestDerived(t *testing.T) {
 			{network.AllGather, "sipco", half},
 			{network.AllReduce, "sipco-rsag", 2 * half},
 			{network.AllToAll, "sipco", j*alpha + (rf-1)/rf*S*beta},
+			{network.Broadcast, "sipco", j*alpha + (rf-1)*S*beta},
+			{network.Reduce, "sipco", j*alpha + (rf-1)*S*beta},
 		} {
 			m := sipacModel(t, c.r, c.l, 2048, w.strat, nil)
 			if got := price(t, m, w.op, S, p); !near(float64(got.Total), w.want, 1e-9) {
@@ -503,6 +505,235 @@ func TestSymmetricRouting(t *testing.T) {
 			if !near(float64(a.Total), float64(b.Total), 1e-12) || a.Total <= 0 {
 				t.Errorf("%s %s: %v by the symmetry, %v flow by flow", acc, strat, a.Total, b.Total)
 			}
+		}
+	}
+}
+
+// derivedRun executes a derived collective (reference/sipac.md §2.7) with real tensors on the
+// rounds SiPCO(r) emits for r^L members: the message in L slices, slice i moved along levels
+// i, i+1, … (mod L), one level per step, so every level carries one slice per step. What each
+// CU sends is decided here from §2.7's text, per op; the test checks that every flow has the
+// round's size, runs on a level the round's pattern covers, that no CU sends more than r − 1
+// flows on a level in a step, that there are L steps, and that the result is the collective's.
+// u elements per block; a slice is p blocks (n = L·p·u elements; for all-to-all, the block for
+// one destination is L·u, one u per slice).
+func derivedRun(t *testing.T, r, l int, op network.Op) {
+	t.Helper()
+	p := pow(r, l)
+	const u = 2
+	n := l * p * u
+	var flows collective.Flows
+	if err := SiPCO(r).Rounds(op, units.Bytes(n), members(p), &flows); err != nil {
+		t.Fatal(err)
+	}
+	digit := func(x, k int) int { return (x / pow(r, k)) % r }
+	setDigit := func(x, k, v int) int { return x + (v-digit(x, k))*pow(r, k) }
+	rng := rand.New(rand.NewPCG(uint64(r), uint64(l)*uint64(op+1)))
+	const root = 1 % 64 // a root that is not CU 0
+	in := make([]*tensor.Dense, p)
+	for x := range in {
+		data := make([]float64, n)
+		for i := range data {
+			data[i] = float64(rng.IntN(1000))
+		}
+		in[x] = tensor.New(tensor.WithShape(n), tensor.WithBacking(data))
+	}
+	buf := make([]*tensor.Dense, p)
+	for x := range buf {
+		buf[x] = in[x].Clone().(*tensor.Dense)
+	}
+	// block (slice i, index b): u elements at (i·p + b)·u.
+	block := func(d *tensor.Dense, i, b int) *tensor.Dense {
+		v, err := d.Slice(tensor.S((i*p+b)*u, (i*p+b+1)*u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*tensor.Dense)
+	}
+	add := func(dst, src *tensor.Dense) {
+		sum, err := tensor.Add(dst, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = tensor.Copy(dst, sum)
+	}
+	// processed reports whether level k is among the first s levels of slice i's order.
+	processed := func(i, s, k int) bool { return (k-i+l)%l < s }
+	// For the all-to-all, where item (origin o, destination t, slice i) is: its digits on the
+	// processed levels are t's, the others o's; block index b = o·… is kept as (o, t) → item.
+	at := func(o, dst, i, s int) int {
+		x := o
+		for k := range l {
+			if processed(i, s, k) {
+				x = setDigit(x, k, digit(dst, k))
+			}
+		}
+		return x
+	}
+	// a2a data: CU o's block for destination t, slice i, is block (i, t) of in[o]; it ends as
+	// block (i, o) of out[t].
+	out := make([]*tensor.Dense, p)
+	for x := range out {
+		out[x] = tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float64))
+	}
+	steps := 0
+	for _, rd := range flows.Rounds {
+		for range max(1, rd.Repeat) {
+			s := steps
+			covered := map[int]bool{} // levels the round's pattern covers
+			for k := 0; k < rd.Pattern.N; k++ {
+				lv := 0
+				for st := 1; st < int(rd.Pattern.Parts[k].Stride); st *= r {
+					lv++
+				}
+				covered[lv] = true
+			}
+			snap := make([]*tensor.Dense, p)
+			for x := range buf {
+				snap[x] = buf[x].Clone().(*tensor.Dense)
+			}
+			sends := map[[2]int]int{} // (CU, level) → flows
+			for i := range l {
+				d := (i + s) % l
+				if op == network.Reduce {
+					d = (i + l - 1 - s) % l // the broadcast's order backwards
+				}
+				if !covered[d] {
+					t.Fatalf("%s step %d: slice %d on level %d, which the round does not use", op, s, i, d)
+				}
+				for x := range p {
+					for v := range r {
+						if v == digit(x, d) {
+							continue
+						}
+						y := setDigit(x, d, v)
+						var moved int // elements x sends y
+						switch op {
+						case network.ReduceScatter: // blocks b matching x on the processed levels, b_d = v
+							for b := range p {
+								ok := digit(b, d) == v
+								for k := range l {
+									ok = ok && (!processed(i, s, k) || digit(b, k) == digit(x, k))
+								}
+								if ok {
+									add(block(buf[y], i, b), block(snap[x], i, b))
+									moved += u
+								}
+							}
+						case network.AllGather: // the blocks x holds: b matching x off the processed levels
+							for b := range p {
+								ok := true
+								for k := range l {
+									ok = ok && (processed(i, s, k) || digit(b, k) == digit(x, k))
+								}
+								if ok {
+									_ = tensor.Copy(block(buf[y], i, b), block(snap[x], i, b))
+									moved += u
+								}
+							}
+						case network.AllToAll: // the items at x bound for digit v on level d
+							for o := range p {
+								for dst := range p {
+									if at(o, dst, i, s) == x && digit(dst, d) == v {
+										moved += u
+									}
+								}
+							}
+						case network.Broadcast: // holders: x matching the root off the processed levels
+							ok := true
+							for k := range l {
+								ok = ok && (processed(i, s, k) || digit(x, k) == digit(root, k))
+							}
+							if ok {
+								for b := range p {
+									_ = tensor.Copy(block(buf[y], i, b), block(snap[x], i, b))
+								}
+								moved = p * u
+							}
+						case network.Reduce: // x still holds a partial sum and y is towards the root
+							ok := v == digit(root, d)
+							for k := range l {
+								// levels already reduced in slice i: the s after d in the backward order
+								done := (i+l-1-k)%l < s
+								ok = ok && (!done || digit(x, k) == digit(root, k))
+							}
+							if ok {
+								for b := range p {
+									add(block(buf[y], i, b), block(snap[x], i, b))
+								}
+								moved = p * u
+							}
+						}
+						if moved == 0 {
+							continue
+						}
+						if units.Bytes(moved) != rd.Bytes {
+							t.Fatalf("%s r=%d L=%d step %d: %d → %d sends %d elements, the round %v", op, r, l, s, x, y, moved, rd.Bytes)
+						}
+						sends[[2]int{x, d}]++
+					}
+				}
+			}
+			for k, f := range sends {
+				if f > r-1 {
+					t.Fatalf("%s step %d: CU %d sends %d flows on level %d", op, s, k[0], f, k[1])
+				}
+			}
+			steps++
+		}
+	}
+	if steps != l {
+		t.Fatalf("%s r=%d L=%d: %d steps, want L = %d", op, r, l, steps, l)
+	}
+	// The result: sums over the inputs, or the inputs moved.
+	sum := func(i, b int) []float64 {
+		acc := make([]float64, u)
+		for x := range in {
+			for e, v := range block(in[x], i, b).Data().([]float64) {
+				acc[e] += v
+			}
+		}
+		return acc
+	}
+	check := func(what string, got *tensor.Dense, want []float64) {
+		for e, v := range got.Data().([]float64) {
+			if v != want[e] {
+				t.Fatalf("%s r=%d L=%d: %s element %d = %g, want %g", op, r, l, what, e, v, want[e])
+			}
+		}
+	}
+	for i := range l {
+		for b := range p {
+			switch op {
+			case network.ReduceScatter:
+				check(fmt.Sprintf("CU %d block (%d,%d)", b, i, b), block(buf[b], i, b), sum(i, b))
+			case network.Reduce:
+				check(fmt.Sprintf("root block (%d,%d)", i, b), block(buf[root], i, b), sum(i, b))
+			case network.AllGather:
+				for x := range p {
+					check(fmt.Sprintf("CU %d block (%d,%d)", x, i, b), block(buf[x], i, b), block(in[b], i, b).Data().([]float64))
+				}
+			case network.Broadcast:
+				for x := range p {
+					check(fmt.Sprintf("CU %d block (%d,%d)", x, i, b), block(buf[x], i, b), block(in[root], i, b).Data().([]float64))
+				}
+			case network.AllToAll: // every item of slice i ends at its destination
+				for o := range p {
+					if at(o, b, i, l) != b {
+						t.Fatalf("all-to-all r=%d L=%d: item (%d → %d, slice %d) ends at %d", r, l, o, b, i, at(o, b, i, l))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDerivedRealTensors: the derived collectives (reference/sipac.md §2.7) executed on their own
+// rounds are correct for the (r, L) of the SiPCO check.
+func TestDerivedRealTensors(t *testing.T) {
+	for _, c := range []struct{ r, l int }{{2, 1}, {2, 2}, {3, 2}, {2, 3}, {3, 3}, {4, 3}, {8, 2}} {
+		for _, op := range []network.Op{network.ReduceScatter, network.AllGather, network.AllToAll, network.Broadcast, network.Reduce} {
+			t.Run(fmt.Sprintf("%s_r%d_L%d", op, c.r, c.l), func(t *testing.T) { derivedRun(t, c.r, c.l, op) })
 		}
 	}
 }
