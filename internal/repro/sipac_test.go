@@ -79,6 +79,19 @@ func TestSiPACFig13(t *testing.T) {
 				t.Errorf("p=%d m=%d d=%d at 4,096 Gb/s: SiPAC %.3g ms, %s %.3g ms; the paper has SiPAC fastest", c.p, c.m, c.d, s[last]*1e3, net, times[net][last]*1e3)
 			}
 		}
+		if c.p == 64 {
+			// V11: at 128 Gb/s per CU BCube, SuperPod and SiPAC have "similar JCT". SiPAC and
+			// BCube do (the same graph and bytes; BCube adds 120 ns per switch). Documented
+			// deviation: SuperPod is faster here, because its InfiniBand is fixed at 200 Gb/s
+			// per GPU (§VI-A-1), more than the whole 128 Gb/s a CU has on SiPAC; an α–β fabric
+			// has none of the queueing the packet simulation charges it. Asserted as such.
+			if b := times["bcube"][0]; s[0] > b || b > 1.02*s[0] {
+				t.Errorf("p=64 at 128 Gb/s: SiPAC %.3g ms, BCube %.3g ms; V11 has them similar (SiPAC ≤ BCube ≤ +2%%)", s[0]*1e3, b*1e3)
+			}
+			if sp[0] >= s[0] {
+				t.Errorf("p=64 at 128 Gb/s: SuperPod %.3g ms not faster than SiPAC %.3g ms with 200 Gb/s InfiniBand per GPU against 128 Gb/s per CU", sp[0]*1e3, s[0]*1e3)
+			}
+		}
 		if c.p == 512 && s[0] <= sp[0] {
 			t.Errorf("p=512 m=%d d=%d at 128 Gb/s: SiPAC %.3g ms, SuperPod %.3g ms; the paper has SiPAC slower (V12)", c.m, c.d, s[0]*1e3, sp[0]*1e3)
 		}

@@ -51,7 +51,7 @@ func TestPresets(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"ft-small", "ft50-small", "ft75-small", "df-small", "hyperx-small", "hx2-small", "hx4-small", "torus-small",
-		"ft-large", "ft50-large", "ft75-large", "df-large", "hyperx-large", "hx2-large", "hx4-large", "torus-large", "wrht-electrical", "oddl-10", "oddl-ft", "sip-ring", "oddl-testbed", "sipac-512", "sipac-64", "bcube-512", "bcube-64", "sipac-superpod", "sipac-torus-512", "sipac-torus-64"}
+		"ft-large", "ft50-large", "ft75-large", "df-large", "hyperx-large", "hx2-large", "hx4-large", "torus-large", "wrht-electrical", "oddl-10", "oddl-ft", "sip-ring", "oddl-testbed", "sipac-512", "sipac-64", "bcube-512", "bcube-64", "sipac-superpod", "sipac-torus-512", "sipac-torus-64", "sipac-testbed", "bcube-testbed", "sipac-testbed-leafspine"}
 	if got := r.Names(); len(got) != len(want) {
 		t.Fatalf("presets %v, want %v", got, want)
 	}
