@@ -36,6 +36,7 @@ func Specs() []network.Spec {
 		wdmring.Spec(),
 		oddl.Spec(),
 		sipac.Spec(),
+		sipac.BCubeSpec(),
 	}
 }
 

@@ -37,7 +37,7 @@ func (c *Config) Inventory(n int) (network.Inventory, error) {
 		swSrc = "[P] BCube (Guo et al. 2009): level l has r^(L−1) r-port switches"
 		trxN, trxSrc = 2*l*p, "[D] reference/sipac.md §1.2: a transceiver at both ends of every link, 2L·p"
 	}
-	inv := network.Inventory{Network: Name, Nodes: p}
+	inv := network.Inventory{Network: c.Fabric, Nodes: p}
 	inv.Items = []network.InventoryItem{
 		{Name: sw, Count: l * pow(r, l-1), Detail: fmt.Sprintf("%d ports", r), Source: swSrc},
 		{Name: "link", Count: l * p, Detail: "CU–switch fibre", Source: "[P] SiPAC §VI-C: SiPAC(L = n) has as many links as BCube(L = n) and an nD torus, n·p"},

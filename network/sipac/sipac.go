@@ -218,6 +218,23 @@ func Spec() network.Spec {
 	}
 }
 
+// BCubeSpec registers the electronic BCube (Guo et al. 2009; SiPAC's baseline, §VI-A-1) as a
+// network of its own: SiPAC's graph with fabric=bcube (packet switches, switch_ns each), so that
+// --net bcube works in every command. Its models report the name "bcube".
+func BCubeSpec() network.Spec {
+	return network.Spec{
+		Name:    FabricBCube,
+		Summary: "electronic BCube(r, L): SiPAC's graph of r-port packet switches, L ports per server, server-relayed multi-hop (SiPAC's baseline; same parameters as sipac with fabric=bcube)",
+		Source:  "[P] Guo et al., BCube (SIGCOMM 2009); SiPAC §VI-A-1 baseline",
+		NewConfig: func() network.Config {
+			c := DefaultConfig()
+			c.Fabric = FabricBCube
+			return c
+		},
+		New: build,
+	}
+}
+
 func build(cfg network.Config, env network.Env) (network.Model, error) {
 	c := cfg.(*Config)
 	if err := c.Validate(); err != nil {
@@ -236,7 +253,7 @@ func build(cfg network.Config, env network.Env) (network.Model, error) {
 	}
 	algs := algorithms(r)
 	choice, _ := collective.ParseFor(c.Strategy, algs)
-	return fabric.NewModel(g, env, fabric.Options{Name: Name, Routing: fabric.Split, Choice: choice,
+	return fabric.NewModel(g, env, fabric.Options{Name: c.Fabric, Routing: fabric.Split, Choice: choice,
 		Offer: func(op network.Op) []collective.Algorithm { return algs }})
 }
 

@@ -737,3 +737,32 @@ func TestDerivedRealTensors(t *testing.T) {
 		}
 	}
 }
+
+// TestBCubeSpec: --net bcube is SiPAC's graph of packet switches: SiPCO at p = 64 (r = 8, L = 2)
+// costs SiPAC's time plus switch_ns (120 ns) in each of its L + 1 = 3 one-hop steps, and the
+// model and its counts carry the name bcube.
+func TestBCubeSpec(t *testing.T) {
+	col := network.Collective{Op: network.AllReduce, Bytes: 1e8, Group: network.Group{Size: 64, Stride: 1}}
+	var got [2]network.Cost
+	for i, spec := range []network.Spec{Spec(), BCubeSpec()} {
+		c := spec.NewConfig().(*Config)
+		c.Strategy = "sipco"
+		m, err := spec.New(c, network.Env{GPUs: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Name() != spec.Name {
+			t.Errorf("%s: the model is named %q", spec.Name, m.Name())
+		}
+		if got[i], err = m.Price(col); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := float64(got[1].Total - got[0].Total); !near(d, 3*120e-9, 1e-6) {
+		t.Errorf("BCube − SiPAC = %g s, want 3 × 120 ns", d)
+	}
+	inv, err := BCubeSpec().NewConfig().(*Config).Inventory(512)
+	if err != nil || inv.Network != "bcube" || inv.Items[2].Count != 3072 {
+		t.Errorf("bcube counts: %+v, %v; want network bcube and 3,072 transceivers", inv, err)
+	}
+}
