@@ -46,6 +46,7 @@ column names the resource that limits the slowest step.`,
       --strategy ring --net-param oversubscription=1 --format csv
   ddlest collective --op all-reduce --size 100MB --gpus 384 --group 4 --stride 96 --net-preset torus-small --strategy ring
   ddlest collective --op all-reduce --size 1GB --gpus 8,64,1024 --cluster dgx-h100
+  ddlest collective --op all-reduce --size 8B:8GiB:x2 --gpus 8 --cluster dgx-h100   # an nccl-tests sweep
   ddlest collective --net sipac --net-param r=8 --net-param levels=3 --node-tbps 2.048 --op all-reduce \
       --strategy sipco --size 100MB --gpus 512
   ddlest collective --net-preset sipac-512 --gpus 512 --pattern one-to-all --size 1MB`,
@@ -71,7 +72,7 @@ column names the resource that limits the slowest step.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&f.ops, "op", "all-reduce", "collective(s): "+strings.Join(opNames(), ", ")+", or all")
-	fs.StringVar(&f.sizes, "size", "1GB", "message size(s), e.g. 1GB, 1GiB, 10MB, 1e9")
+	fs.StringVar(&f.sizes, "size", "1GB", "message size(s), e.g. 1GB, 1GiB, 10MB, 1e9, or an nccl-tests sweep MIN:MAX:xFACTOR or MIN:MAX:+STEP (8B:8GiB:x2 is -b 8 -e 8G -f 2)")
 	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "sizes" { // --sizes is an alias of --size
 			name = "size"
@@ -137,6 +138,14 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 		o.Ops = append(o.Ops, op)
 	}
 	for _, s := range splitList(f.sizes) {
+		if strings.Contains(s, ":") {
+			bs, err := units.ParseBytesSweep(s)
+			if err != nil {
+				return o, errs.Usage("--size: %v", err)
+			}
+			o.Sizes = append(o.Sizes, bs...)
+			continue
+		}
 		b, err := units.ParseBytes(s)
 		if err != nil {
 			return o, errs.Usage("--size: %v", err)
@@ -235,7 +244,7 @@ func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 	if reconfig {
 		head += "reconfig\t"
 	}
-	fmt.Fprintln(tw, head+"total\tbus bw\tbottleneck\t")
+	fmt.Fprintln(tw, head+"total\talg bw\tbus bw\tbottleneck\t")
 	for i, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t", docs[i].Op, r.GPUs)
 		if grouped {
@@ -245,7 +254,7 @@ func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 		if reconfig {
 			fmt.Fprintf(tw, "%v\t", r.Cost.Reconfig)
 		}
-		fmt.Fprintf(tw, "%v\t%v\t%s\t\n", r.Cost.Total, r.BusBW, r.Cost.Bottleneck)
+		fmt.Fprintf(tw, "%v\t%v\t%v\t%s\t\n", r.Cost.Total, r.AlgBW, r.BusBW, r.Cost.Bottleneck)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -227,6 +227,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"collective", "--strategy", "fastest"}, 2, []string{`"fastest"`, "ring, biring, hierarchical"}},
 		{[]string{"collective", "--strategy", "ramp", "--net", "topoopt", "--gpus", "64"}, 2, []string{"topoopt", "ramp", "valid: best, ring"}},
 		{[]string{"collective", "--net", "alphabeta", "--node-tbps", "2.4"}, 2, []string{`"node_tbps"`, "bandwidth_gbit_per_s"}},
+		{[]string{"collective", "--size", "8B:8GiB:x1"}, 2, []string{`"x1"`, "MIN:MAX:xFACTOR"}},
 		{[]string{"collective", "--net", "sipac", "--gpus", "512", "--pattern", "one-to-many"}, 2, []string{`"one-to-many"`, "one-to-all", "all-to-one", "all-to-all"}},
 		{[]string{"collective", "--net", "sipac", "--gpus", "512", "--pattern", "one-to-all", "--root", "512"}, 2, []string{"--root 512", "0–511"}},
 		{[]string{"collective", "--net", "sipac", "--gpus", "1001"}, 2, []string{"1001", "1000 = 10^3", "1024 = 32^2"}},

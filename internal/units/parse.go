@@ -110,3 +110,55 @@ func splitNumber(s string) (string, string) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// MaxSweep is the most sizes a sweep may name.
+const MaxSweep = 10000
+
+// ParseBytesSweep reads an nccl-tests-style size sweep "MIN:MAX:xF" (MIN, MIN·F, MIN·F², … up to
+// MAX, as nccl-tests -b MIN -e MAX -f F) or "MIN:MAX:+STEP" (MIN, MIN+STEP, … up to MAX, as -i
+// STEP). MAX is included when the sweep lands on it (within 1e-9). nccl-tests' "8G" is 8 GiB:
+// write 8GiB for its sizes.
+func ParseBytesSweep(s string) ([]Bytes, error) {
+	const valid = "MIN:MAX:xFACTOR or MIN:MAX:+STEP, e.g. 8B:8GiB:x2 or 1MB:10MB:+1MB"
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%q is not a sweep; want %s", s, valid)
+	}
+	lo, err := ParseBytes(parts[0])
+	if err != nil {
+		return nil, fmt.Errorf("sweep %q: %v", s, err)
+	}
+	hi, err := ParseBytes(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("sweep %q: %v", s, err)
+	}
+	if hi < lo {
+		return nil, fmt.Errorf("sweep %q: MAX %v is below MIN %v; want %s", s, hi, lo, valid)
+	}
+	step := strings.TrimSpace(parts[2])
+	var next func(Bytes) Bytes
+	switch {
+	case strings.HasPrefix(step, "x"):
+		f, err := strconv.ParseFloat(step[1:], 64)
+		if err != nil || !(f > 1) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("sweep %q: factor %q is not a number > 1; want %s", s, step, valid)
+		}
+		next = func(b Bytes) Bytes { return b * Bytes(f) }
+	case strings.HasPrefix(step, "+"):
+		d, err := ParseBytes(step[1:])
+		if err != nil {
+			return nil, fmt.Errorf("sweep %q: step: %v", s, err)
+		}
+		next = func(b Bytes) Bytes { return b + d }
+	default:
+		return nil, fmt.Errorf("sweep %q: step %q is neither xFACTOR nor +STEP; want %s", s, step, valid)
+	}
+	var out []Bytes
+	for b := lo; b <= hi*(1+1e-9); b = next(b) {
+		if len(out) == MaxSweep {
+			return nil, fmt.Errorf("sweep %q names more than %d sizes; want a larger step", s, MaxSweep)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
