@@ -87,7 +87,7 @@ func patterns(o CollectiveOptions, net network.Model, cfg network.Config, env ne
 	if !ok {
 		gr, isGraph := cfg.(graphed)
 		if !isGraph {
-			return nil, errs.Usage("network %s prices collectives on levels, not raw traffic; --pattern needs a routed network (sipac, fattree, hxmesh, dragonfly, superpod, torus, alphabeta)", net.Name())
+			return nil, errs.Usage("network %s prices collectives on levels, not raw traffic; --pattern needs a routed network (sipac, bcube, fattree, hxmesh, dragonfly, superpod, torus, alphabeta)", net.Name())
 		}
 		fg, err := gr.Fabric(env.GPUs)
 		if err != nil {

@@ -1,7 +1,6 @@
 package collective
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/units"
@@ -39,16 +38,44 @@ func GrayNext(radices ...int) []int32 {
 	return next
 }
 
-var grays sync.Map // fmt of the radices → table id
+// grays holds the registered Gray tables by radices (a plain map under a lock: an array key is
+// neither boxed nor formatted on the pricing path).
+var grays = struct {
+	sync.RWMutex
+	m map[grayKey]int32
+}{m: map[grayKey]int32{}}
+
+// MaxGrayDigits bounds the radices of a Gray table: a table of p < 2^31 members has at most 31
+// digits of radix ≥ 2 (digits of radix 1 do not change the order and are dropped).
+const MaxGrayDigits = 31
+
+// grayKey is the radices ≥ 2, zero-padded.
+type grayKey [MaxGrayDigits]int32
 
 // GrayTable is the id of GrayNext's successor table for the radices (built and registered once).
 func GrayTable(radices ...int) int32 {
-	key := fmt.Sprint(radices)
-	if id, ok := grays.Load(key); ok {
-		return id.(int32)
+	var k grayKey
+	n := 0
+	for _, r := range radices {
+		if r > 1 && n < MaxGrayDigits {
+			k[n] = int32(r)
+			n++
+		}
 	}
-	id, _ := grays.LoadOrStore(key, Register(&Successors{Next: GrayNext(radices...)}))
-	return id.(int32)
+	grays.RLock()
+	id, ok := grays.m[k]
+	grays.RUnlock()
+	if ok {
+		return id
+	}
+	grays.Lock()
+	defer grays.Unlock()
+	if id, ok := grays.m[k]; ok {
+		return id
+	}
+	id = Register(&Successors{Next: GrayNext(radices...)})
+	grays.m[k] = id
+	return id
 }
 
 // SnakeRing is the ring in Gray order over the group's levels (a torus's dimensions): every ring
@@ -61,18 +88,18 @@ var SnakeRing = NewFlow("ring", "ring in Gray (snake) order over the group's lev
 	func(op network.Op, s units.Bytes, g Members, out *Flows) error {
 		switch op {
 		case network.AllReduce, network.ReduceScatter, network.AllGather, network.Barrier:
-			lay := g.Layout()
-			var rad []int
-			p := 1
-			for _, l := range lay.Levels {
-				if l.Size > 1 {
-					rad = append(rad, l.Size)
+			var rad [MaxGrayDigits]int
+			n, p := 0, 1
+			for _, l := range g.Layout().Levels {
+				if l.Size > 1 && n < MaxGrayDigits {
+					rad[n] = l.Size
+					n++
 					p *= l.Size
 				}
 			}
-			if len(rad) > 1 && p == g.P() {
+			if n > 1 && p == g.P() {
 				out.Algorithm = "ring (snake)"
-				return RingOver(op, s, p, One(TablePart(GrayTable(rad...))), g, out)
+				return RingOver(op, s, p, One(TablePart(GrayTable(rad[:n]...))), g, out)
 			}
 		}
 		return Ring.Rounds(op, s, g, out)

@@ -155,19 +155,14 @@ func GrayRing(r int) collective.Flow {
 			case network.AllReduce, network.ReduceScatter, network.AllGather, network.Barrier:
 				if j > 1 && p > 1 {
 					out.Algorithm = "ring (Gray order)"
-					pt := collective.One(collective.TablePart(collective.GrayTable(radices(r, j)...)))
+					var rad [collective.MaxGrayDigits]int // j ≤ 31: p = r^j < 2^31
+					for i := range j {
+						rad[i] = r
+					}
+					pt := collective.One(collective.TablePart(collective.GrayTable(rad[:j]...)))
 					return collective.RingOver(op, s, p, pt, g, out)
 				}
 			}
 			return collective.Ring.Rounds(op, s, g, out)
 		})
-}
-
-// radices is j digits of radix r.
-func radices(r, j int) []int {
-	d := make([]int, j)
-	for i := range d {
-		d[i] = r
-	}
-	return d
 }

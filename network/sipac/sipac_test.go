@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,7 +259,7 @@ func checkDistances(t *testing.T, g *fabric.Graph) {
 // TestGrayRing: every ring neighbour one digit (one WSS hop) away, the wrap-around too for even r.
 func TestGrayRing(t *testing.T) {
 	for _, c := range []struct{ r, j int }{{2, 3}, {4, 3}, {8, 2}, {3, 2}, {16, 3}} {
-		next := collective.GrayNext(radices(c.r, c.j)...)
+		next := collective.GrayNext(slices.Repeat([]int{c.r}, c.j)...)
 		seen := map[int32]bool{}
 		x := int32(0)
 		for range next {
@@ -529,7 +530,7 @@ func derivedRun(t *testing.T, r, l int, op network.Op) {
 	digit := func(x, k int) int { return (x / pow(r, k)) % r }
 	setDigit := func(x, k, v int) int { return x + (v-digit(x, k))*pow(r, k) }
 	rng := rand.New(rand.NewPCG(uint64(r), uint64(l)*uint64(op+1)))
-	const root = 1 % 64 // a root that is not CU 0
+	const root = 1 // a root that is not CU 0
 	in := make([]*tensor.Dense, p)
 	for x := range in {
 		data := make([]float64, n)

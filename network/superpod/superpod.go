@@ -1,7 +1,6 @@
 package superpod
 
 import (
-	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -81,19 +80,16 @@ var offered = collective.Routable{Levels: algorithms,
 func (c *Config) Algorithms() []collective.Algorithm { return offered.List(c.Routed) }
 
 // routedOffer is Offer on the graph.
-func (c *Config) routedOffer(op network.Op) []collective.Algorithm {
-	if op == network.AllToAll && !c.ExtendedA2A {
-		return ringOnly
-	}
-	return offered.Graph
-}
+func (c *Config) routedOffer(op network.Op) []collective.Algorithm { return c.offer(op, offered.Graph) }
 
 // Offer is what runs op: all-to-all only on the ring's pairwise exchange unless extended_alltoall.
-func (c *Config) Offer(op network.Op) []collective.Algorithm {
+func (c *Config) Offer(op network.Op) []collective.Algorithm { return c.offer(op, algorithms) }
+
+func (c *Config) offer(op network.Op, all []collective.Algorithm) []collective.Algorithm {
 	if op == network.AllToAll && !c.ExtendedA2A {
 		return ringOnly
 	}
-	return algorithms
+	return all
 }
 
 // ib is one GPU's InfiniBand rate.
@@ -142,8 +138,8 @@ func Spec() network.Spec {
 			if !c.Routed {
 				return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
 			}
-			if env.GPUs > c.MaxGPUs {
-				return nil, errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", env.GPUs, Name, c.MaxGPUs)
+			if err := topology.Fits(Name, env.GPUs, c.MaxGPUs); err != nil {
+				return nil, err
 			}
 			g, err := c.Fabric(env.GPUs)
 			if err != nil {

@@ -23,8 +23,8 @@ func (*Model) Shareable() {}
 
 // NewModel checks that the job fits the network (maxGPUs ranks).
 func NewModel(name string, tiers []Tier, offer func(network.Op) []collective.Algorithm, choice collective.Choice, env network.Env, maxGPUs int) (*Model, error) {
-	if env.GPUs > maxGPUs {
-		return nil, errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", env.GPUs, name, maxGPUs)
+	if err := Fits(name, env.GPUs, maxGPUs); err != nil {
+		return nil, err
 	}
 	m := &Model{NetName: name, Tiers: tiers, Offer: offer, Choice: choice, Env: env}
 	if len(tiers) <= maxSharedTiers {
@@ -38,6 +38,14 @@ func NewModel(name string, tiers []Tier, offer func(network.Op) []collective.Alg
 		network.Share(&m.memo, k, env)
 	}
 	return m, nil
+}
+
+// Fits checks that a job of gpus ranks fits network name, built for at most maxGPUs.
+func Fits(name string, gpus, maxGPUs int) error {
+	if gpus > maxGPUs {
+		return errs.Usage("a job of %d GPUs does not fit network %s: its maximum is %d", gpus, name, maxGPUs)
+	}
+	return nil
 }
 
 // shareKey is what a model's prices depend on, for the process-wide memo: the tiers, the

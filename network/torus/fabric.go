@@ -1,11 +1,11 @@
 package torus
 
 import (
-	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
+	"github.com/ddlest/ddlest/network/topology"
 )
 
 // offered is what the torus runs on its dimensions and, flow by flow on its graph (routed=true):
@@ -25,13 +25,10 @@ func routedOffer(network.Op) []collective.Algorithm { return offered.Graph }
 // do. Distances are closed-form and the translations of the torus are its symmetry. The graph is
 // the whole torus whatever the job (a job of gpus ranks fills x first, then y).
 func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
-	if err := c.Validate(); err != nil {
+	if err := topology.Fits(Name, gpus, c.DimX*c.DimY); err != nil {
 		return nil, err
 	}
-	if gpus > c.DimX*c.DimY {
-		return nil, errs.Usage("a job of %d GPUs does not fit network torus: its %d × %d nodes", gpus, c.DimX, c.DimY)
-	}
-	key := graphKey{x: c.DimX, y: c.DimY, port: units.Tbps(c.NodeTbps) / units.BytesPerSecond(c.Ports), px: c.PropXNs, py: c.PropYNs, io: c.IONs}
+	key := graphKey{x: c.DimX, y: c.DimY, port: c.port(), px: c.PropXNs, py: c.PropYNs, io: c.IONs}
 	return fabric.Cached(key, key.build)
 }
 

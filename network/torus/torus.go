@@ -45,9 +45,14 @@ func (c *Config) Validate() error {
 	return p.Err("network torus")
 }
 
+// port is one port's rate: node_tbps over the ports.
+func (c *Config) port() units.BytesPerSecond {
+	return units.Tbps(c.NodeTbps) / units.BytesPerSecond(c.Ports)
+}
+
 // Tiers: x then y, each a physical ring with ± ports at node_tbps/ports per port.
 func (c *Config) Tiers() []topology.Tier {
-	port := units.Tbps(c.NodeTbps) / units.BytesPerSecond(c.Ports)
+	port := c.port()
 	return []topology.Tier{
 		{Name: "x", Span: c.DimX, Ring: true, Duplex: true, Link: collective.Link{Latency: units.Ns(c.IONs + c.PropXNs), Bandwidth: port}},
 		{Name: "y", Span: c.DimX * c.DimY, Ring: true, Duplex: true, Link: collective.Link{Latency: units.Ns(c.IONs + c.PropYNs), Bandwidth: port}},
