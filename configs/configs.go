@@ -29,3 +29,9 @@ var Clusters []byte
 //
 //go:embed models.json
 var Models []byte
+
+// Measured is the table of public measured runs (nccl-tests logs with their hardware) that
+// ddlest validate --measured compares with; job decodes it strictly.
+//
+//go:embed measured.json
+var Measured []byte

@@ -22,6 +22,9 @@
 // budget, cost and power), superpod (DGX SuperPod fat tree), torus (2D torus), topoopt (TopoOpt
 // circuit rings), fattree, dragonfly and hxmesh (HammingMesh, HyperX, torus of boards; routed),
 // wdmring (WRHT's WDM optical ring: lightpaths assigned wavelengths by first fit).
+// Electrical networks with DGX-style nodes (superpod, alphabeta) can run their collectives
+// through NCCL's cost model instead (network/nccl: per-call latency, ring or tree, LL/LL128/Simple,
+// NVLS), as the DGX cluster presets do; the seeds' networks keep their papers' schedules.
 // Configs that implement Costing have a cost and power model, Structured ones a bill, diameter,
 // bisection and bandwidth shares (ddlest cost).
 //

@@ -430,3 +430,48 @@ func TestREADMEExamples(t *testing.T) {
 		t.Errorf("ran %d README examples; the README has more", ran)
 	}
 }
+
+// TestREADMEAccuracy: README's accuracy table is validate --measured --format markdown.
+func TestREADMEAccuracy(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "<!-- validate --measured -->\n", "<!-- end validate --measured -->"
+	s := string(data)
+	i, j := strings.Index(s, start), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README has no validate --measured section")
+	}
+	out, errOut, code := execute("validate", "--measured", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if got := s[i+len(start) : j]; got != out {
+		t.Errorf("README's accuracy table differs from validate --measured --format markdown; paste:\n%s", out)
+	}
+}
+
+// TestValidateMeasured: every format renders every row; bad usage exits 2 with one line.
+func TestValidateMeasured(t *testing.T) {
+	for _, f := range []string{"table", "json", "csv", "markdown"} {
+		out, errOut, code := execute("validate", "--measured", "--format", f)
+		if code != 0 || !strings.Contains(out, "nccl-tests#119") || strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+			t.Errorf("%s: exit %d %s\n%s", f, code, errOut, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate"}, "needs --measured"},
+		{[]string{"validate", "--measured", "--format", "xml"}, `--format "xml" is not valid; valid: table, json, csv, markdown`},
+		{[]string{"collective", "--cluster", "dgx-a100", "--net-param", "nccl=blackwell"}, `nccl "blackwell" is not valid; valid: off, volta, ampere, hopper`},
+		{[]string{"collective", "--net-preset", "sipac-superpod", "--net-param", "nccl=ampere"}, "it needs routed=false"},
+	} {
+		_, errOut, code := execute(c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want 2 and %q on one line", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
+	"github.com/ddlest/ddlest/network/nccl"
 )
 
 // Name is the registry key.
@@ -15,6 +16,9 @@ const Name = "alphabeta"
 type Config struct {
 	BandwidthGbit float64 `json:"bandwidth_gbit_per_s" help:"per-GPU injection bandwidth, each direction (Gb/s)" source:"[P] RAMP §7.5: 200 Gb/s InfiniBand per GPU in the DGX-A100 SuperPod"`
 	LatencyNs     float64 `json:"latency_ns" help:"per-step latency α (ns)" source:"[D] RAMP §7.5 leaf-spine-leaf path: 2×100 ns node in-out + 3×350 ns QM8790 + 2×10 + 2×50 ns propagation = 1370 ns"`
+	// NCCL prices the collectives as NCCL would with every GPU a node of its own (its NIC at
+	// bandwidth_gbit_per_s); latency_ns is then NCCL's.
+	nccl.Params
 }
 
 // Default values (see the tags for sources).
@@ -28,6 +32,7 @@ func (c *Config) Validate() error {
 	var p params.Problems
 	p.Positive("bandwidth_gbit_per_s", c.BandwidthGbit)
 	p.NonNegative("latency_ns", c.LatencyNs)
+	c.Params.Check(&p)
 	return p.Err("network alphabeta")
 }
 
@@ -38,18 +43,19 @@ func Spec() network.Spec {
 		Summary: "flat α–β network: every GPU has one link of the given bandwidth and latency; ring algorithms",
 		Source:  "[X] Hockney α–β model with ring collectives (Patarasuk & Yuan 2009; Thakur et al. 2005)",
 		NewConfig: func() network.Config {
-			return &Config{BandwidthGbit: DefaultBandwidthGbit, LatencyNs: DefaultLatencyNs}
+			return &Config{BandwidthGbit: DefaultBandwidthGbit, LatencyNs: DefaultLatencyNs, Params: nccl.DefaultParams()}
 		},
 		New: func(cfg network.Config, env network.Env) (network.Model, error) {
 			c := cfg.(*Config)
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			m := &model{env: env, link: collective.Link{Name: "link", Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}}
+			m := &model{env: env, link: collective.Link{Name: "link", Latency: units.Ns(c.LatencyNs), Bandwidth: units.Gbps(c.BandwidthGbit)}, nccl: c.Params.Config()}
 			network.Share(&m.memo, struct {
 				link collective.Link
 				gpus int
-			}{m.link, env.GPUs}, env) // the link and the job's size set every price
+				nccl nccl.Config
+			}{m.link, env.GPUs, m.nccl}, env) // the link, the job's size and the library set every price
 			return m, nil
 		},
 	}
@@ -58,6 +64,7 @@ func Spec() network.Spec {
 type model struct {
 	env  network.Env
 	link collective.Link
+	nccl nccl.Config
 	memo network.Memo
 }
 
@@ -72,6 +79,13 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 	}
 	if cost, ok := m.memo.Get(c); ok {
 		return cost, nil
+	}
+	if m.nccl.On() {
+		n := c.Group.Size
+		if cost, ok := m.nccl.Price(c.Op, c.Bytes, nccl.Comm{Ranks: n, Nodes: n, NIC: m.link.Bandwidth}); ok {
+			m.memo.Put(c, cost)
+			return cost, nil
+		}
 	}
 	cost, err := collective.OnLevels(collective.Ring, c.Op, c.Bytes, collective.Flat(c.Group.Size, m.link), m.env.Reducer, c.DType)
 	if err == nil {

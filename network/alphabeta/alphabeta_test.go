@@ -45,7 +45,7 @@ func TestValidate(t *testing.T) {
 	if s := err.Error(); !strings.Contains(s, "bandwidth_gbit_per_s 0") || !strings.Contains(s, "latency_ns -1") {
 		t.Errorf("message %q", s)
 	}
-	if (&Config{BandwidthGbit: DefaultBandwidthGbit, LatencyNs: DefaultLatencyNs}).Validate() != nil {
+	if Spec().NewConfig().Validate() != nil {
 		t.Error("defaults invalid")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
+	"github.com/ddlest/ddlest/network/nccl"
 	"github.com/ddlest/ddlest/network/topology"
 )
 
@@ -30,14 +31,15 @@ type Config struct {
 	Strategy         string  `json:"strategy" help:"collective algorithm: best, one this network offers (ddlest nets), or op=name pairs" source:"[P] RAMP §7.6: ring, 2D-torus and hierarchical ring; the best is chosen per collective"`
 	IBGbit           float64 `json:"ib_gbps" help:"InfiniBand rate per GPU (Gb/s; 0: node_tbps/oversubscription): fixes the inter-node bandwidth while node_tbps (NVLink) is swept" source:"[P] SiPAC §VI-A-1: inter-node bandwidth fixed at 8 × 200 Gb/s per DGX-A100 while the NVLink per-CU bandwidth is swept"`
 	Routed           bool    `json:"routed" help:"price every collective flow by flow on the fat tree's graph instead of per tier: adds mesh, hring (SiPAC Table II, k = gpus_per_node) and linear, whose traffic shares links the tiers do not see; slower" source:"[D] off: the tiers are exact for the level strategies (the flow pricer's test); SiPAC §VI-A-4 runs mesh and H-Ring on its SuperPod baseline"`
-	ExtendedA2A      bool    `json:"extended_alltoall" help:"let all-to-all use Bruck (rhd) and per-level phases (hierarchical, torus2d), not only the ring's pairwise exchange" source:"[D] off: RAMP §7.6 compares ring-based strategies, and Fig. 18's 171× all-to-all speed-up needs the pairwise baseline (Bruck would give 121×)"`
+	nccl.Params
+	ExtendedA2A bool `json:"extended_alltoall" help:"let all-to-all use Bruck (rhd) and per-level phases (hierarchical, torus2d), not only the ring's pairwise exchange" source:"[D] off: RAMP §7.6 compares ring-based strategies, and Fig. 18's 171× all-to-all speed-up needs the pairwise baseline (Bruck would give 121×)"`
 }
 
 // DefaultConfig is the RAMP paper's realistic SuperPod.
 func DefaultConfig() *Config {
 	return &Config{NodeTbps: 2.4, Oversubscription: 12, GPUsPerNode: 8, NodesPerLeaf: 20, LeavesPerSpine: 20,
 		NVSwitchNs: 100, IBSwitchNs: 350, PropNodeNs: 20, PropLeafNs: 10, PropSpineNs: 50, PropCoreNs: 1250,
-		IONs: 100, MaxGPUs: 65536, Strategy: "best"}
+		IONs: 100, MaxGPUs: 65536, Strategy: "best", Params: nccl.DefaultParams()}
 }
 
 // Validate reports every problem at once.
@@ -61,6 +63,10 @@ func (c *Config) Validate() error {
 	}
 	_, err := offered.Parse(c.Strategy, c.Routed)
 	p.Check(err)
+	c.Params.Check(&p)
+	if c.Routed && c.Params.NCCL != nccl.ArchNames[nccl.Off] {
+		p.Addf("nccl=%s prices collectives per tier: it needs routed=false", c.Params.NCCL)
+	}
 	return p.Err("network superpod")
 }
 
@@ -136,7 +142,8 @@ func Spec() network.Spec {
 			}
 			choice, _ := offered.Parse(c.Strategy, c.Routed)
 			if !c.Routed {
-				return topology.NewModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs)
+				// The first tier is the DGX's NVSwitch: NCCL's node.
+				return topology.NewLibraryModel(Name, c.Tiers(), c.Offer, choice, env, c.MaxGPUs, topology.Library{NCCL: c.Params.Config(), NodeTiers: 1})
 			}
 			if err := topology.Fits(Name, env.GPUs, c.MaxGPUs); err != nil {
 				return nil, err

@@ -1,0 +1,223 @@
+package job
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/ddlest/ddlest/configs"
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+// measuredFile is configs/measured.json: public measured runs, each with its exact source, the
+// hardware as posted and the cluster that describes it.
+type measuredFile struct {
+	Description string               `json:"description"`
+	Collectives []measuredCollective `json:"collectives"`
+}
+
+// measuredCollective is one nccl-tests log (or a statement of one): points of one op on one
+// communicator of GPUs ranks.
+type measuredCollective struct {
+	Set      string            `json:"set"`
+	ID       string            `json:"id"`
+	Source   string            `json:"source"`
+	Hardware string            `json:"hardware"`
+	Cluster  Cluster           `json:"cluster"`
+	Sources  map[string]string `json:"sources"`
+	GPUs     int               `json:"gpus"`
+	Op       string            `json:"op"`
+	DType    string            `json:"dtype"`
+	// Metric is time_us (nccl-tests' out-of-place time) or busbw_gbyte_per_s.
+	Metric string          `json:"metric"`
+	Points []measuredPoint `json:"points"`
+}
+
+type measuredPoint struct {
+	Bytes float64 `json:"bytes"`
+	Value float64 `json:"value"`
+}
+
+const measuredName = "configs/measured.json"
+
+// MeasuredRow compares one measured value with ddlest's estimate; Error is
+// (estimate − measured) / measured. Values are SI: seconds for time_s, B/s for busbw_byte_per_s.
+type MeasuredRow struct {
+	Set      string  `json:"set"`
+	ID       string  `json:"id"`
+	Source   string  `json:"source"`
+	Metric   string  `json:"metric"`
+	Case     string  `json:"case"`
+	Measured float64 `json:"measured"`
+	Estimate float64 `json:"estimate"`
+	Error    float64 `json:"error"`
+	// Algorithm is what ddlest priced (NCCL's algorithm and protocol).
+	Algorithm string `json:"algorithm"`
+}
+
+// MeasuredSet summarises a set's rows: mean absolute percentage error, the largest absolute
+// error, and Spearman's rank correlation of estimates with measurements (rows of one metric).
+type MeasuredSet struct {
+	Set      string  `json:"set"`
+	Rows     int     `json:"rows"`
+	MAPE     float64 `json:"mape"`
+	MaxError float64 `json:"max_abs_error"`
+	Spearman float64 `json:"spearman"`
+}
+
+// MeasuredReport is ddlest validate --measured.
+type MeasuredReport struct {
+	Rows []MeasuredRow `json:"rows"`
+	Sets []MeasuredSet `json:"sets"`
+}
+
+// ValidateMeasured prices every measured run of configs/measured.json on its cluster.
+func ValidateMeasured() (MeasuredReport, error) {
+	var f measuredFile
+	if err := params.Decode(configs.Measured, measuredName, &f); err != nil {
+		return MeasuredReport{}, err
+	}
+	var rep MeasuredReport
+	for _, m := range f.Collectives {
+		rows, err := m.compare()
+		if err != nil {
+			return MeasuredReport{}, fmt.Errorf("%s: %s: %w", measuredName, m.ID, err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
+	rep.Sets = summarise(rep.Rows)
+	return rep, nil
+}
+
+func (m measuredCollective) compare() ([]MeasuredRow, error) {
+	op, err := network.ParseOp(m.Op)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := dtype.Parse(m.DType)
+	if err != nil {
+		return nil, err
+	}
+	if m.Metric != "time_us" && m.Metric != "busbw_gbyte_per_s" {
+		return nil, errs.Usage("metric %q is not valid; valid: time_us, busbw_gbyte_per_s", m.Metric)
+	}
+	if err := m.Cluster.Validate(); err != nil {
+		return nil, err
+	}
+	sizes := make([]units.Bytes, len(m.Points))
+	for i, p := range m.Points {
+		if !(p.Bytes > 0 && p.Value > 0) {
+			return nil, errs.Usage("point %d: bytes %g and value %g must be > 0", i, p.Bytes, p.Value)
+		}
+		sizes[i] = units.Bytes(p.Bytes)
+	}
+	cl := m.Cluster
+	priced, err := Collectives(CollectiveOptions{Ops: []network.Op{op}, Sizes: sizes, GPUs: []int{m.GPUs}, Cluster: &cl, GPU: cl.GPU, DType: dt})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MeasuredRow, len(priced))
+	for i, r := range priced {
+		row := MeasuredRow{Set: m.Set, ID: m.ID, Source: m.Source, Case: fmt.Sprintf("%s, %d GPUs, %.0f B", m.Op, m.GPUs, m.Points[i].Bytes), Algorithm: r.Cost.Algorithm}
+		if m.Metric == "time_us" {
+			row.Metric, row.Measured, row.Estimate = "time_s", m.Points[i].Value*1e-6, float64(r.Cost.Total)
+		} else {
+			row.Metric, row.Measured, row.Estimate = "busbw_byte_per_s", m.Points[i].Value*1e9, float64(r.BusBW)
+		}
+		row.Error = (row.Estimate - row.Measured) / row.Measured
+		out[i] = row
+	}
+	return out, nil
+}
+
+// summarise gives each set, in order of first appearance, its MAPE, largest error and Spearman
+// correlation (over the rows of the set's most common metric; 0 with fewer than 3 rows).
+func summarise(rows []MeasuredRow) []MeasuredSet {
+	var sets []MeasuredSet
+	for _, r := range rows {
+		if !slices.ContainsFunc(sets, func(s MeasuredSet) bool { return s.Set == r.Set }) {
+			sets = append(sets, MeasuredSet{Set: r.Set})
+		}
+	}
+	for i := range sets {
+		s := &sets[i]
+		var meas, est []float64
+		metric := map[string]int{}
+		for _, r := range rows {
+			if r.Set != s.Set {
+				continue
+			}
+			s.Rows++
+			s.MAPE += math.Abs(r.Error)
+			s.MaxError = max(s.MaxError, math.Abs(r.Error))
+			metric[r.Metric]++
+		}
+		s.MAPE /= float64(s.Rows)
+		top := ""
+		for k, n := range metric {
+			if top == "" || n > metric[top] || n == metric[top] && k < top {
+				top = k
+			}
+		}
+		for _, r := range rows {
+			if r.Set == s.Set && r.Metric == top {
+				meas, est = append(meas, r.Measured), append(est, r.Estimate)
+			}
+		}
+		s.Spearman = Spearman(meas, est)
+	}
+	return sets
+}
+
+// Spearman is the rank correlation of x and y (average ranks for ties); 0 when fewer than 3 pairs
+// or a constant series.
+func Spearman(x, y []float64) float64 {
+	if len(x) < 3 || len(x) != len(y) {
+		return 0
+	}
+	rx, ry := ranks(x), ranks(y)
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx /= float64(len(rx))
+	my /= float64(len(ry))
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// ranks are 1-based ranks, ties sharing their average rank.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
+}

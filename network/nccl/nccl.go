@@ -1,0 +1,314 @@
+package nccl
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+)
+
+// Arch is the GPU generation whose NCCL tables apply; Off turns the model off.
+type Arch int
+
+const (
+	Off Arch = iota
+	Volta
+	Ampere
+	Hopper
+)
+
+// ArchNames are the values of the nccl parameter.
+var ArchNames = []string{"off", "volta", "ampere", "hopper"}
+
+// CPU is the host CPU vendor (NCCL's network post overhead and LL cap across nodes).
+type CPU int
+
+const (
+	Intel CPU = iota
+	AMD
+)
+
+// CPUNames are the values of nccl_cpu.
+var CPUNames = []string{"intel", "amd"}
+
+// Algo is NCCL's algorithm (NCCL_ALGO); AlgoAuto lets the model choose.
+type Algo int
+
+const (
+	AlgoAuto Algo = iota
+	Ring
+	Tree
+)
+
+// AlgoNames are the values of nccl_algo.
+var AlgoNames = []string{"auto", "ring", "tree"}
+
+// Proto is NCCL's protocol (NCCL_PROTO); ProtoAuto lets the model choose.
+type Proto int
+
+const (
+	ProtoAuto Proto = iota
+	LL
+	LL128
+	Simple
+)
+
+// ProtoNames are the values of nccl_proto.
+var ProtoNames = []string{"auto", "ll", "ll128", "simple"}
+
+// Config selects NCCL's tables and overrides.
+type Config struct {
+	Arch  Arch
+	CPU   CPU
+	Algo  Algo
+	Proto Proto
+	// NICEfficiency is the share of a NIC's line rate NCCL reaches.
+	NICEfficiency float64
+}
+
+// On reports whether the model is on.
+func (c Config) On() bool { return c.Arch != Off }
+
+// Comm is what NCCL sees of one communicator.
+type Comm struct {
+	Ranks, Nodes int
+	// NVLink is one GPU's NVLink bandwidth, each direction, at line rate (25 GB/s per link).
+	NVLink units.BytesPerSecond
+	// NIC is one rank's network bandwidth at line rate (its own NIC on a rail-optimised node).
+	NIC units.BytesPerSecond
+}
+
+// Indices of NCCL's tables: algorithms tree, ring; protocols LL, LL128, Simple; hardware NVLink,
+// network.
+const (
+	tree, ring          = 0, 1
+	pLL, pLL128, pSimpl = 0, 1, 2
+	hwNVLink, hwNet     = 0, 1
+)
+
+// baseLat is the per-call latency in µs [P] NCCL 2.20.3 tuning.cc baseLat (Tree, Ring × LL, LL128, Simple).
+var baseLat = [2][3]float64{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}}
+
+// hwLat is the per-step latency in µs [P] NCCL 2.20.3 tuning.cc hwLat, NVLink and NET rows.
+var hwLat = [2][2][3]float64{
+	hwNVLink: {tree: {.6, 1.25, 28}, ring: {.6, 1.9, 3.4}},
+	hwNet:    {tree: {5.0, 8.5, 28}, ring: {2.7, 4.0, 14.0}},
+}
+
+// nvlinkGBps is NCCL's model of one NVLink's bandwidth (GB/s) [P] NCCL topo.h SM70_NVLINK_BW 20.0,
+// SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6; a link of NVLink 2, 3 and 4 carries 25 GB/s each way
+// [X] NVIDIA V100/A100/H100 datasheets (300/600/900 GB/s over 6/12/18 links, both directions).
+var nvlinkGBps = [...]float64{Volta: 20, Ampere: 20, Hopper: 20.6}
+
+const nvlinkLineGBps = 25
+
+// llMaxBw caps LL's bus bandwidth (GB/s) [P] NCCL 2.20.3 tuning.cc llMaxBws: one node by GPU
+// generation, across nodes by CPU vendor; columns 1, 2, more nodes.
+var llMaxBw = [...][3]float64{
+	Volta: {39.0, 39.0, 20.4}, Ampere: {87.7, 22.5, 19.0}, Hopper: {87.7, 22.5, 19.0},
+}
+
+// llMaxBwNet is llMaxBws's rows across nodes: Intel (row 0), AMD (row 1).
+var llMaxBwNet = [...][3]float64{Intel: {39.0, 39.0, 20.4}, AMD: {87.7, 22.5, 19.0}}
+
+// netOverheadUs is the network post overhead per ring step across nodes [P] NCCL 2.20.3
+// tuning.cc getNetOverhead (×3 for Simple).
+var netOverheadUs = [...]float64{Intel: 1, AMD: 2}
+
+// treeCorrection multiplies the tree's bandwidth by size, powers of two from 64 B to 256 MB
+// (index ⌊log2(S/64)⌋) [P] NCCL 2.20.3 tuning.cc treeCorrectionFactor.
+var treeCorrection = [3][23]float64{
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+}
+
+// names are the Cost.Algorithm strings, static per (algorithm, protocol).
+var names = [2][3]string{
+	tree: {"nccl tree/LL", "nccl tree/LL128", "nccl tree/Simple"},
+	ring: {"nccl ring/LL", "nccl ring/LL128", "nccl ring/Simple"},
+}
+
+// NVLS (NVLink SHARP, Hopper's in-switch all-reduce) in one node: latency [P] NCCL 2.20.3
+// tuning.cc hwLat NVLink NVLS Simple (23 µs, no base latency); algorithm bandwidth ≈275 GB/s on 8
+// H100s whose NVLink carries 450 GB/s each way [P] sjeaugey (NVIDIA), nccl-tests issue #212,
+// 2024-05-06: "On 8 GPUs, you should reach a peak busBw of ~480GB/s (algbw ~275GB/s)".
+const (
+	hwNVLSUs     = 23
+	nvlsAlgShare = 275.0 / 450
+	nvlsName     = "nccl nvls/Simple"
+)
+
+const (
+	p2pName = "nccl p2p/Simple"
+	us      = 1e-6
+)
+
+// Price prices op on comm; ok is false for the ops NCCL's model leaves to the network (scatter,
+// gather, barrier) and for a single rank.
+func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cost, ok bool) {
+	n, nodes := comm.Ranks, max(1, min(comm.Nodes, comm.Ranks))
+	if n <= 1 {
+		return network.Cost{Algorithm: "none"}, op != network.Scatter && op != network.Gather && op != network.Barrier
+	}
+	ppn := float64(n) / float64(nodes)
+	nv := float64(comm.NVLink) * nvlinkGBps[c.Arch] / nvlinkLineGBps / 1e9 // GB/s
+	nic := float64(comm.NIC) * c.NICEfficiency / 1e9
+	bus, bottleneck := nv, "nvlink"
+	if nodes > 1 && (nv <= 0 || ppn*nic < nv) {
+		bus, bottleneck = ppn*nic, "network" // a node without NVLink holds one rank
+	}
+	if !(bus > 0) {
+		return network.Cost{}, false
+	}
+	var steps, netSteps int
+	switch op {
+	case network.AllReduce:
+		steps = 2 * (n - 1)
+		if nodes > 1 {
+			netSteps = 2 * nodes
+		}
+	case network.ReduceScatter, network.AllGather:
+		steps, netSteps = n-1, nodes-1
+	case network.Broadcast, network.Reduce:
+		steps, netSteps = n, nodes
+	case network.AllToAll, network.SendRecv:
+		return c.p2p(op, s, n, ppn, nv, nic, nodes > 1), true
+	default:
+		return network.Cost{}, false
+	}
+	best, bestSel := network.Cost{}, math.Inf(1)
+	try := func(name string, steps int, base, lat, bw float64) {
+		h2t := float64(s) / (bw * 1e9)
+		if sel := lat*us + h2t; sel < bestSel { // NCCL's choice: latency plus transfer
+			// The time charged keeps the call's base latency and overlaps the per-step
+			// latencies with the pipelined transfer (doc.go).
+			h2h := base * us
+			fill := (lat - base) * us
+			best, bestSel = network.Cost{Algorithm: name, Steps: steps, H2H: units.Seconds(h2h + max(0, fill-h2t)),
+				H2T: units.Seconds(h2t), Total: units.Seconds(h2h + max(fill, h2t)), Bottleneck: bottleneck}, sel
+		}
+	}
+	if op == network.AllReduce && c.Arch == Hopper && nodes == 1 && c.Algo == AlgoAuto && (c.Proto == ProtoAuto || c.Proto == Simple) {
+		try(nvlsName, 1, 0, hwNVLSUs, float64(comm.NVLink)*nvlsAlgShare/1e9)
+	}
+	for a := tree; a <= ring; a++ {
+		if a == tree && (op != network.AllReduce || c.Algo == Ring) || a == ring && c.Algo == Tree && op == network.AllReduce {
+			continue
+		}
+		for p := pLL; p <= pSimpl; p++ {
+			if c.Proto != ProtoAuto && int(c.Proto)-1 != p {
+				continue
+			}
+			lat, bw := c.model(op, a, p, n, nodes, ppn, steps, netSteps, bus)
+			if a == tree {
+				i := max(0, bits.Len64(uint64(s)>>6)-1)
+				if i < len(treeCorrection[p]) {
+					bw *= treeCorrection[p][i]
+				}
+			}
+			if a == ring && p == pSimpl && nodes > 1 && op == network.AllReduce {
+				lat *= plateau(c.Arch)
+			}
+			try(names[a][p], steps, baseLat[a][p], lat, bw)
+		}
+	}
+	return best, true
+}
+
+// plateau is the Simple ring's latency factor across nodes [P] tuning.cc ncclTopoGetAlgoTime:
+// 1.9 before compute capability 8.0, 1.4 from it.
+func plateau(a Arch) float64 {
+	if a == Volta {
+		return 1.9
+	}
+	return 1.4
+}
+
+// model is NCCL's latency (µs) and algorithm bandwidth (GB/s) of algorithm a and protocol p.
+func (c Config) model(op network.Op, a, p, n, nodes int, ppn float64, steps, netSteps int, bus float64) (lat, bw float64) {
+	col := min(nodes, 3) - 1
+	llCap := llMaxBw[c.Arch][col]
+	if nodes > 1 {
+		llCap = llMaxBwNet[c.CPU][col]
+	}
+	switch {
+	case a == ring && p == pLL:
+		f := 1.0 / 4
+		if nodes == 1 && (op == network.ReduceScatter || op == network.AllGather || op == network.Broadcast) {
+			f = 1.0 / 3
+		}
+		bus = min(llCap, bus*f)
+	case a == ring && p == pLL128:
+		if ppn < 2 {
+			bus *= 0.7
+		} else {
+			bus *= 0.92
+		}
+	case a == tree:
+		bus *= 0.92
+		switch p {
+		case pLL:
+			bus = min(bus/3.8, llCap)
+		case pLL128:
+			if nodes == 1 {
+				bus *= 7.0 / 9
+			} else {
+				bus *= 120.0 / 128
+			}
+		}
+	}
+	intra, inter := hwLat[hwNVLink][a][p], hwLat[hwNet][a][p]
+	lat = baseLat[a][p]
+	if op == network.Broadcast || op == network.Reduce {
+		// NCCL's rule for rooted rings whose channels differ: every step pays the hardware
+		// latency, Simple the tree's chunk latency.
+		hw := hwNVLink
+		if nodes > 1 {
+			hw = hwNet
+		}
+		step := hwLat[hw][ring][p]
+		if p == pSimpl {
+			step = hwLat[hw][tree][p]
+		}
+		return lat + float64(steps)*step, bus
+	}
+	if a == tree {
+		return lat + 2*(float64(n/nodes-1)*intra+float64(bits.Len(uint(nodes))-1)*inter), bus / 2
+	}
+	if nodes > 1 {
+		o := netOverheadUs[c.CPU]
+		if p == pSimpl {
+			o *= 3
+		}
+		intra = max(intra, o)
+	}
+	return lat + float64(steps-netSteps)*intra + float64(netSteps)*inter, bus * float64(n) / float64(steps)
+}
+
+// p2p prices all-to-all and send/recv as grouped Simple point-to-point calls [D] (doc.go).
+func (c Config) p2p(op network.Op, s units.Bytes, n int, ppn, nv, nic float64, net bool) network.Cost {
+	hw := hwNVLink
+	if net {
+		hw = hwNet
+	}
+	lat := (baseLat[ring][pSimpl] + hwLat[hw][ring][pSimpl]) * us
+	var t float64
+	bottleneck := "nvlink"
+	switch {
+	case op == network.SendRecv && net:
+		t, bottleneck = float64(s)/(nic*1e9), "network"
+	case op == network.SendRecv:
+		t = float64(s) / (nv * 1e9)
+	default:
+		share := float64(s) / float64(n)
+		intra := (ppn - 1) * share / (nv * 1e9)
+		inter := (float64(n) - ppn) * share / (nic * 1e9)
+		t = max(intra, inter)
+		if inter > intra {
+			bottleneck = "network"
+		}
+	}
+	return network.Cost{Algorithm: p2pName, Steps: 1, H2H: units.Seconds(lat), H2T: units.Seconds(t), Total: units.Seconds(lat + t), Bottleneck: bottleneck}
+}
