@@ -54,3 +54,13 @@ func TestSpearman(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValidateMeasured is ddlest validate --measured's work (issue 13: ≤ 2 s).
+func BenchmarkValidateMeasured(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ValidateMeasured(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -134,3 +134,15 @@ func TestParams(t *testing.T) {
 		t.Error("on by default")
 	}
 }
+
+// BenchmarkPrice is one collective through NCCL's model (no memo): every algorithm and protocol
+// tried, no allocation.
+func BenchmarkPrice(b *testing.B) {
+	comm := dgxA100(1024, 128)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := ampere.Price(network.AllReduce, units.Bytes(int64(1)<<(10+i%20)), comm); !ok {
+			b.Fatal("not priced")
+		}
+	}
+}
