@@ -175,7 +175,7 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 			Target: tg, MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
 			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, TPComm: cfg.TPComm, Recompute: cfg.Recompute, Precision: cfg.Precision, RankOrder: cfg.RankOrder,
 			Optimizer: cfg.Optimizer, MicroBatch: cfg.MicroBatch, UntiedEmbeddings: cfg.UntiedEmbeddings,
-			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap,
+			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap, AsyncTP: cfg.AsyncTP,
 		})
 		if err != nil {
 			return nil, cfg, err

@@ -89,6 +89,7 @@ type TransformerExecution struct {
 	RankOrder    megatron.RankOrder `json:"rank_order" help:"rank order: tp-first (Megatron-LM) or pp-first (the HammingMesh SST motifs)"`
 	DPBucket     units.Bytes        `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size, e.g. 25MB (0: Megatron-Core's max(4e7, 1e6·DP) parameters)"`
 	NoDPOverlap  bool               `json:"no_dp_overlap" help:"all-reduce the gradients after the backward pass instead of overlapping buckets with it"`
+	AsyncTP      bool               `json:"async_tp" help:"run each column-parallel linear's backward TP all-reduce (reduce-scatter with seq_parallel) during its weight-gradient GEMM, as Megatron-LM's async dgrad all-reduce (megatron/core/tensor_parallel/layers.py); off: after it, as in Megatron-LM 2021"`
 	Steps        float64            `json:"steps" help:"training iterations (explicit layout; 0: from tokens)"`
 	Tokens       float64            `json:"tokens" help:"training tokens (explicit layout; steps = tokens / (global batch × seq))"`
 	IgnoreMemory bool               `json:"ignore_memory" help:"estimate even when the plan does not fit in GPU memory; the report warns"`
@@ -119,7 +120,7 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
 		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
-		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, NoDPOverlap: e.NoDPOverlap, RankOrder: e.RankOrder,
+		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, RankOrder: e.RankOrder,
 		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
 }
 

@@ -115,6 +115,11 @@ type Config struct {
 	// NoDPOverlap issues the gradient all-reduce after the backward pass instead of
 	// overlapping the buckets with it (the RAMP paper's reading, §7.2.1).
 	NoDPOverlap bool
+	// AsyncTP runs the backward tensor-parallel collective of each column-parallel linear (the
+	// all-reduce of its input gradient, or its reduce-scatter under sequence parallelism)
+	// asynchronously with that linear's weight-gradient GEMM (Megatron-LM's
+	// LinearWithGradAccumulationAndAsyncCommunication).
+	AsyncTP bool
 	// MoE, when MoE.Experts > 0, replaces every layer's MLP with a Mixture-of-Experts FF layer
 	// under expert parallelism (partition/moe; tensor parallelism must then be 1).
 	MoE moe.Spec

@@ -18,7 +18,7 @@ type geom struct {
 	// (phases = 2) run their collectives at once; the blocks are the groups per stage.
 	phases, tpBlock, epBlock int
 	vocab                    int // padded vocabulary (0: none)
-	sp                       bool
+	sp, asyncTP              bool
 	tpc                      TPComm
 	rc                       Recompute
 	dt                       dtype.DType
@@ -104,7 +104,7 @@ func (g geom) tpCollectives() []partition.Collective {
 	}
 	if !g.sp {
 		add("tp.g.fwd", network.AllReduce, partition.Forward, 2)
-		add("tp.f.bwd", network.AllReduce, partition.Backward, 2)
+		cs = g.backwardDgrad(cs, "tp.f.bwd", network.AllReduce)
 		if g.rc == RecomputeFull {
 			add("tp.g.recompute", network.AllReduce, partition.Recompute, 2)
 		}
@@ -113,7 +113,7 @@ func (g geom) tpCollectives() []partition.Collective {
 	add("sp.f.fwd", network.AllGather, partition.Forward, 2)
 	add("sp.g.fwd", network.ReduceScatter, partition.Forward, 2)
 	add("sp.g.bwd", network.AllGather, partition.Backward, 2)
-	add("sp.f.bwd", network.ReduceScatter, partition.Backward, 2)
+	cs = g.backwardDgrad(cs, "sp.f.bwd", network.ReduceScatter)
 	// The column-parallel weight gradients need the gathered input again; Megatron-LM re-gathers
 	// it concurrently with the data-gradient GEMM instead of storing it.
 	for _, behind := range []string{"mlp.fc1.dgrad", "attn.qkv.dgrad"} {
@@ -124,6 +124,24 @@ func (g geom) tpCollectives() []partition.Collective {
 	if g.rc == RecomputeFull {
 		add("sp.f.recompute", network.AllGather, partition.Recompute, 2)
 		add("sp.g.recompute", network.ReduceScatter, partition.Recompute, 2)
+	}
+	return cs
+}
+
+// backwardDgrad appends the backward collective of the two column-parallel linears' input
+// gradients (attention's QKV and the MLP's fc1): after each backward, or, with asyncTP, running
+// during that linear's weight-gradient GEMM, as Megatron-LM launches it (NVIDIA/Megatron-LM
+// megatron/core/tensor_parallel/layers.py @000c4ac2, LinearWithGradAccumulationAndAsyncCommunication
+// .backward: the input gradient's all-reduce, or reduce-scatter under sequence parallelism, with
+// async_op=True before the weight-gradient GEMM, waited for after it).
+func (g geom) backwardDgrad(cs []partition.Collective, name string, op network.Op) []partition.Collective {
+	if !g.asyncTP {
+		return append(cs, g.tpCollective(name, op, partition.Backward, 2))
+	}
+	for _, behind := range []string{"attn.qkv.wgrad", "mlp.fc1.wgrad"} {
+		c := g.tpCollective(name, op, partition.Backward, 1)
+		c.Overlap, c.HideBehind = partition.BehindOp, behind
+		cs = append(cs, c)
 	}
 	return cs
 }

@@ -424,3 +424,45 @@ func TestBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncTP: Megatron-LM's asynchronous dgrad collective (megatron/core/tensor_parallel/
+// layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward) keeps the same backward
+// traffic, two per layer, each now running during its column-parallel linear's weight-gradient
+// GEMM (QKV and fc1), with and without sequence parallelism.
+func TestAsyncTP(t *testing.T) {
+	for _, sp := range []bool{false, true} {
+		c := baseConfig()
+		c.SeqParallel = sp
+		sync := layerOf(build(t, c))
+		c.AsyncTP = true
+		async := layerOf(build(t, c))
+		op := network.AllReduce
+		if sp {
+			op = network.ReduceScatter
+		}
+		if a, s := countColl(async, op, partition.Backward), countColl(sync, op, partition.Backward); a != 2 || s != 2 {
+			t.Errorf("sp=%v: backward %v count async %d sync %d, want 2 and 2", sp, op, a, s)
+		}
+		ops := map[string]bool{}
+		for _, o := range async.Ops {
+			ops[o.Name] = true
+		}
+		var behind []string
+		for _, col := range async.Collectives {
+			if col.Op == op && col.Phase == partition.Backward {
+				if col.Overlap != partition.BehindOp || !ops[col.HideBehind] {
+					t.Errorf("sp=%v: %s overlap %v behind %q (not an op of the layer)", sp, col.Name, col.Overlap, col.HideBehind)
+				}
+				behind = append(behind, col.HideBehind)
+			}
+		}
+		if len(behind) != 2 || behind[0] != "attn.qkv.wgrad" || behind[1] != "mlp.fc1.wgrad" {
+			t.Errorf("sp=%v: hidden behind %v, want the QKV and fc1 weight-gradient GEMMs", sp, behind)
+		}
+		for _, col := range sync.Collectives {
+			if col.Op == op && col.Phase == partition.Backward && col.Overlap == partition.BehindOp {
+				t.Errorf("sp=%v: synchronous %s overlaps", sp, col.Name)
+			}
+		}
+	}
+}
