@@ -140,10 +140,7 @@ const (
 	nvlsName     = "nccl nvls/Simple"
 )
 
-const (
-	p2pName = "nccl p2p/Simple"
-	us      = 1e-6
-)
+const p2pName = "nccl p2p/Simple"
 
 // Price prices op on comm; ok is false for the ops NCCL's model leaves to the network (scatter,
 // gather, barrier) and for a single rank.
@@ -153,11 +150,11 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 		return network.Cost{Algorithm: "none"}, op != network.Scatter && op != network.Gather && op != network.Barrier
 	}
 	ppn := float64(n) / float64(nodes)
-	nv := float64(comm.NVLink) * nvlinkGBps[c.Arch] / nvlinkLineGBps / 1e9 // GB/s
-	nic := float64(comm.NIC) * c.NICEfficiency / 1e9
+	nv := comm.NVLink * units.BytesPerSecond(nvlinkGBps[c.Arch]/nvlinkLineGBps)
+	nic := comm.NIC * units.BytesPerSecond(c.NICEfficiency)
 	bus, bottleneck := nv, "nvlink"
-	if nodes > 1 && (nv <= 0 || ppn*nic < nv) {
-		bus, bottleneck = ppn*nic, "network" // a node without NVLink holds one rank
+	if net := units.BytesPerSecond(ppn) * nic; nodes > 1 && (nv <= 0 || net < nv) {
+		bus, bottleneck = net, "network" // a node without NVLink holds one rank
 	}
 	if !(bus > 0) {
 		return network.Cost{}, false
@@ -178,20 +175,20 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 	default:
 		return network.Cost{}, false
 	}
-	best, bestSel := network.Cost{}, math.Inf(1)
-	try := func(name string, steps int, base, lat, bw float64) {
-		h2t := float64(s) / (bw * 1e9)
-		if sel := lat*us + h2t; sel < bestSel { // NCCL's choice: latency plus transfer
+	best, bestSel := network.Cost{}, units.Seconds(math.Inf(1))
+	// try weighs algorithm name with base and whole latencies in µs (NCCL's tables) at bandwidth bw.
+	try := func(name string, steps int, base, lat float64, bw units.BytesPerSecond) {
+		h2t := s.Over(bw)
+		if sel := units.Us(lat) + h2t; sel < bestSel { // NCCL's choice: latency plus transfer
 			// The time charged keeps the call's base latency and overlaps the per-step
 			// latencies with the pipelined transfer (doc.go).
-			h2h := base * us
-			fill := (lat - base) * us
-			best, bestSel = network.Cost{Algorithm: name, Steps: steps, H2H: units.Seconds(h2h + max(0, fill-h2t)),
-				H2T: units.Seconds(h2t), Total: units.Seconds(h2h + max(fill, h2t)), Bottleneck: bottleneck}, sel
+			h2h, fill := units.Us(base), units.Us(lat-base)
+			best, bestSel = network.Cost{Algorithm: name, Steps: steps, H2H: h2h + units.Max(0, fill-h2t),
+				H2T: h2t, Total: h2h + units.Max(fill, h2t), Bottleneck: bottleneck}, sel
 		}
 	}
 	if op == network.AllReduce && c.Arch == Hopper && nodes == 1 && c.Algo == AlgoAuto && (c.Proto == ProtoAuto || c.Proto == Simple) {
-		try(nvlsName, 1, 0, hwNVLSUs, float64(comm.NVLink)*nvlsAlgShare/1e9)
+		try(nvlsName, 1, 0, hwNVLSUs, comm.NVLink*nvlsAlgShare)
 	}
 	for a := tree; a <= ring; a++ {
 		if a == tree && (op != network.AllReduce || c.Algo == Ring) || a == ring && c.Algo == Tree && op == network.AllReduce {
@@ -205,7 +202,7 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 			if a == tree {
 				i := max(0, bits.Len64(uint64(s)>>6)-1)
 				if i < len(treeCorrection[p]) {
-					bw *= treeCorrection[p][i]
+					bw *= units.BytesPerSecond(treeCorrection[p][i])
 				}
 			}
 			if a == ring && p == pSimpl && nodes > 1 && op == network.AllReduce {
@@ -226,16 +223,17 @@ func plateau(a Arch) float64 {
 	return 1.4
 }
 
-// model is NCCL's latency (µs) and algorithm bandwidth (GB/s) of algorithm a and protocol p.
-func (c Config) model(op network.Op, a, p, n, nodes int, ppn float64, steps, netSteps int, bus float64) (lat, bw float64) {
+// model is NCCL's latency (µs) and algorithm bandwidth of algorithm a and protocol p on a bus
+// of bandwidth bus.
+func (c Config) model(op network.Op, a, p, n, nodes int, ppn float64, steps, netSteps int, bus units.BytesPerSecond) (lat float64, bw units.BytesPerSecond) {
 	col := min(nodes, 3) - 1
-	llCap := llMaxBw[c.Arch][col]
+	llCap := units.GBps(llMaxBw[c.Arch][col])
 	if nodes > 1 {
-		llCap = llMaxBwNet[c.CPU][col]
+		llCap = units.GBps(llMaxBwNet[c.CPU][col])
 	}
 	switch {
 	case a == ring && p == pLL:
-		f := 1.0 / 4
+		f := units.BytesPerSecond(1.0 / 4)
 		if nodes == 1 && (op == network.ReduceScatter || op == network.AllGather || op == network.Broadcast) {
 			f = 1.0 / 3
 		}
@@ -284,31 +282,31 @@ func (c Config) model(op network.Op, a, p, n, nodes int, ppn float64, steps, net
 		}
 		intra = max(intra, o)
 	}
-	return lat + float64(steps-netSteps)*intra + float64(netSteps)*inter, bus * float64(n) / float64(steps)
+	return lat + float64(steps-netSteps)*intra + float64(netSteps)*inter, bus * units.BytesPerSecond(float64(n)/float64(steps))
 }
 
 // p2p prices all-to-all and send/recv as grouped Simple point-to-point calls [D] (doc.go).
-func (c Config) p2p(op network.Op, s units.Bytes, n int, ppn, nv, nic float64, net bool) network.Cost {
+func (c Config) p2p(op network.Op, s units.Bytes, n int, ppn float64, nv, nic units.BytesPerSecond, net bool) network.Cost {
 	hw := hwNVLink
 	if net {
 		hw = hwNet
 	}
-	lat := (baseLat[ring][pSimpl] + hwLat[hw][ring][pSimpl]) * us
-	var t float64
+	lat := units.Us(baseLat[ring][pSimpl] + hwLat[hw][ring][pSimpl])
+	var t units.Seconds
 	bottleneck := "nvlink"
 	switch {
 	case op == network.SendRecv && net:
-		t, bottleneck = float64(s)/(nic*1e9), "network"
+		t, bottleneck = s.Over(nic), "network"
 	case op == network.SendRecv:
-		t = float64(s) / (nv * 1e9)
+		t = s.Over(nv)
 	default:
 		share := float64(s) / float64(n)
-		intra := (ppn - 1) * share / (nv * 1e9)
-		inter := (float64(n) - ppn) * share / (nic * 1e9)
-		t = max(intra, inter)
+		intra := units.Bytes((ppn - 1) * share).Over(nv) // none without NVLink: one rank per node
+		inter := units.Bytes((float64(n) - ppn) * share).Over(nic)
+		t = units.Max(intra, inter)
 		if inter > intra {
 			bottleneck = "network"
 		}
 	}
-	return network.Cost{Algorithm: p2pName, Steps: 1, H2H: units.Seconds(lat), H2T: units.Seconds(t), Total: units.Seconds(lat + t), Bottleneck: bottleneck}
+	return network.Cost{Algorithm: p2pName, Steps: 1, H2H: lat, H2T: t, Total: lat + t, Bottleneck: bottleneck}
 }

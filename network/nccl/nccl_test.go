@@ -49,6 +49,9 @@ func TestHandCounts(t *testing.T) {
 		// Forced ring on H100: NCCL's 18 · 20.6 = 370.8 GB/s ("370GB/s", nccl-tests #212).
 		{"8 H100 ring 8 GB", Config{Arch: Hopper, Algo: Ring, NICEfficiency: 0.96}, network.AllReduce, 8e9,
 			Comm{Ranks: 8, Nodes: 1, NVLink: units.GBps(450)}, "nccl ring/Simple", 8.4*us + 8e9*14.0/8/370.8e9},
+		// All-to-all with every GPU a node of its own (alphabeta, no NVLink): 8.4 + 14 µs, then
+		// 15/16 of 1 MB over the rank's 24 GB/s.
+		{"all-to-all without NVLink", ampere, network.AllToAll, 1e6, Comm{Ranks: 16, Nodes: 16, NIC: units.Gbps(200)}, "nccl p2p/Simple", 22.4*us + 1e6*15.0/16/24e9},
 		// Send/recv across nodes: Simple, 8.4 + 14 µs, then 24 GB/s.
 		{"p2p across nodes", ampere, network.SendRecv, 1e6, dgxA100(2, 2), "nccl p2p/Simple", 22.4*us + 1e6/24e9},
 	} {
