@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 )
 
@@ -36,7 +38,7 @@ date); no row has a setting fitted to it. --format markdown is README's accuracy
 			if !measured {
 				return errs.Usage("validate needs --measured (the comparison with public measured runs; the papers' reproductions are go test ./internal/repro)")
 			}
-			if !validFormat(f) {
+			if !slices.Contains(validateFormats, f) {
 				return errs.Usage("--format %q is not valid; valid: %s", f, joinNames(validateFormats))
 			}
 			rep, err := job.ValidateMeasured()
@@ -52,15 +54,6 @@ date); no row has a setting fitted to it. --format markdown is README's accuracy
 		return validateFormats, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
-}
-
-func validFormat(f string) bool {
-	for _, v := range validateFormats {
-		if f == v {
-			return true
-		}
-	}
-	return false
 }
 
 // writeMeasured renders the report; every number is finite (estimates are priced collectives).
@@ -111,15 +104,9 @@ func g(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func human(metric string, v float64) string {
 	switch metric {
 	case "time_s":
-		switch {
-		case v < 1e-3:
-			return fmt.Sprintf("%.4g µs", v*1e6)
-		case v < 1:
-			return fmt.Sprintf("%.4g ms", v*1e3)
-		}
-		return fmt.Sprintf("%.4g s", v)
+		return units.Seconds(v).String()
 	case "busbw_byte_per_s":
-		return fmt.Sprintf("%.4g GB/s", v/1e9)
+		return units.BytesPerSecond(v).String()
 	}
 	return g(v)
 }

@@ -19,7 +19,7 @@
 // already in flight once the message fills the pipeline (NCCL keeps several chunks in flight per
 // step), so large messages run at the protocol's bandwidth plus one call's latency, small ones pay
 // NCCL's whole latency. On nccl-tests issue #119 (3 × 8 A100, 4 HDR NICs per node) the additive
-// form is 12–19% slow from 23 MB to 133 MB while this one is within 7% (internal/measured). The
+// form is 12–19% slow from 23 MB to 133 MB while this one is within 7% (configs/measured.json, ddlest validate --measured). The
 // ring's latency is
 //
 //	L = base(a, q) + (s − s_net)·max(hw_nvlink(q), o_net) + s_net·hw_net(q)
