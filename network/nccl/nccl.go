@@ -224,7 +224,8 @@ func plateau(a Arch) float64 {
 }
 
 // model is NCCL's latency (µs) and algorithm bandwidth of algorithm a and protocol p on a bus
-// of bandwidth bus.
+// of bandwidth bus. Every factor is NCCL's [P] 2.20.3 tuning.cc ncclTopoTuneModel ("Various model
+// refinements", "Convert bus BW to algorithm BW", the latency sums); doc.go lists them.
 func (c Config) model(op network.Op, a, p, n, nodes int, ppn float64, steps, netSteps int, bus units.BytesPerSecond) (lat float64, bw units.BytesPerSecond) {
 	col := min(nodes, 3) - 1
 	llCap := units.GBps(llMaxBw[c.Arch][col])
