@@ -35,3 +35,9 @@ var Models []byte
 //
 //go:embed measured.json
 var Measured []byte
+
+// Software is the table of training-software presets (a JSON array; job decodes it strictly):
+// the execution settings each stack defaults and the values it supports, each with its source.
+//
+//go:embed software.json
+var Software []byte

@@ -19,7 +19,10 @@
 //	pipeline       M · T
 //	bubble         (p − 1)/v · T
 //	p2p            (count + 2(p − 1)) · t_p2p: every send/receive of a stage (2·v·M) is blocking,
-//	               plus the fill and drain hops
+//	               plus the fill and drain hops; with P2POverlap (interleaved schedule,
+//	               Megatron-Core overlap_p2p_comm) only the 2(p − 1) hops are exposed. A
+//	               scatter/gather pipeline (P2PGather) adds an all-gather over the tensor-parallel
+//	               group after every receive: (count + 2(p − 1)) · t_gather
 //	DP gradients   bucket simulation during the last micro-batch's backward pass: block
 //	               repetitions finish in reverse order, their gradients fill the buckets of the
 //	               GradSync their block names, buckets of all GradSyncs are all-reduced one after
@@ -36,6 +39,10 @@
 //	               bucket sizes i (n_i calls, H2T_i' from PriceConcurrent). The backward pass
 //	               keeps its time; the delay is charged to the gradients. On disjoint links,
 //	               or with idle link time between buckets, nothing changes.
+//	param gather   distributed optimizer (ParamGathers): the updated parameters' all-gather, in
+//	               the gradient buckets, after the optimizer step; exposed whole, or overlapped
+//	               with the next iteration's forward pass: max(first bucket, Σ buckets − F_s)
+//	               (charged with the DP gradients)
 //	per-iteration  collectives after the backward pass (tied-embedding gradients between the
 //	               first and last stage), exposed, counted with the pipeline communication
 //	optimizer      the stage's update ops

@@ -139,8 +139,9 @@ func Estimate(in Input) (Result, error) {
 		}
 	}
 	c := stages[crit]
-	// The critical stage's collectives leave the scratch (one allocation, room for the P2P).
-	c.colls = append(make([]CollectiveTime, 0, len(c.colls)+1), c.colls...)
+	// The critical stage's collectives leave the scratch (one allocation, room for the P2P and
+	// its gather).
+	c.colls = append(make([]CollectiveTime, 0, len(c.colls)+2), c.colls...)
 	period := c.period()
 
 	r.Stage = crit
@@ -166,18 +167,27 @@ func Estimate(in Input) (Result, error) {
 	}
 	r.Breakdown.PP = perIter // the embedding-group all-reduce between the first and last stage
 	if p.P2P != nil && p.P2P.Group.Size > 1 {
-		cost, err := e.price(p.P2P.Collective)
-		if err != nil {
-			return Result{}, err
-		}
 		// Blocking sends/receives: every transfer of the critical stage plus the 2(p−1) hops of
-		// pipeline fill and drain (doc.go).
-		n := float64(p.P2P.Count) + 2*(pp-1)
-		d := units.Seconds(n) * cost.Total
-		r.Breakdown.PP += d
-		c.colls = append(c.colls, CollectiveTime{Name: p.P2P.Name, Kind: p.P2P.Op, Dim: p.P2P.Dim, Phase: p.P2P.Phase,
-			Bytes: p.P2P.Bytes, Group: p.P2P.Group.Size, Stride: p.P2P.Group.Stride, Count: int(n), Cost: cost,
-			Time: d, Exposed: d})
+		// pipeline fill and drain; overlapped ones expose only the hops (doc.go). A scatter/gather
+		// receive is followed by its all-gather over the tensor-parallel group.
+		calls, exposed := float64(p.P2P.Count)+2*(pp-1), units.Seconds(1)
+		if p.P2POverlap {
+			exposed = units.Seconds(2 * (pp - 1) / calls)
+		}
+		for _, x := range [2]*partition.Collective{p.P2P, p.P2PGather} {
+			if x == nil || x.Group.Size <= 1 {
+				continue
+			}
+			cost, err := e.price(x.Collective)
+			if err != nil {
+				return Result{}, err
+			}
+			d := units.Seconds(calls) * cost.Total
+			r.Breakdown.PP += d * exposed
+			c.colls = append(c.colls, CollectiveTime{Name: x.Name, Kind: x.Op, Dim: x.Dim, Phase: x.Phase,
+				Bytes: x.Bytes, Group: x.Group.Size, Stride: x.Group.Stride, Count: int(calls), Cost: cost,
+				Time: d, Exposed: d * exposed})
+		}
 	}
 	it := &r.Iteration
 	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer
@@ -213,7 +223,8 @@ func Estimate(in Input) (Result, error) {
 // that their times are equal.
 func sameWork(a, b *partition.Stage) bool {
 	if len(a.Blocks) != len(b.Blocks) || len(a.PerIteration) != len(b.PerIteration) ||
-		len(a.PerIterationCollectives) != 0 || len(b.PerIterationCollectives) != 0 || len(a.Grads) != len(b.Grads) || a.Params != b.Params {
+		len(a.PerIterationCollectives) != 0 || len(b.PerIterationCollectives) != 0 || len(a.Grads) != len(b.Grads) ||
+		len(a.ParamGathers) != len(b.ParamGathers) || a.Params != b.Params {
 		return false
 	}
 	for i := range a.Blocks {
@@ -232,6 +243,11 @@ func sameWork(a, b *partition.Stage) bool {
 	}
 	for i := range a.Grads {
 		if a.Grads[i] != b.Grads[i] {
+			return false
+		}
+	}
+	for i := range a.ParamGathers {
+		if a.ParamGathers[i] != b.ParamGathers[i] {
 			return false
 		}
 	}
@@ -435,7 +451,66 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 	}
 	t.dpExposed, t.dpShared = dp, shared
 	t.colls = colls
+	for _, g := range st.ParamGathers {
+		d, err := e.paramGather(g, t.fwd, &t.colls)
+		if err != nil {
+			return t, err
+		}
+		t.dpExposed += d
+	}
 	return t, nil
+}
+
+// paramGather prices a distributed optimizer's all-gather of the updated parameters, bucket by
+// bucket, after the optimizer step. Without overlap it is exposed whole; overlapped
+// (Megatron-Core overlap_param_gather) each bucket is waited for before its layers' forward pass
+// of the next iteration, so the first bucket and whatever outlasts one micro-batch's forward
+// pass fwd are exposed. It returns the exposed time.
+func (e *estimate) paramGather(g partition.GradSync, fwd units.Seconds, colls *[]CollectiveTime) (units.Seconds, error) {
+	full, rest := g.Buckets()
+	if g.Group.Size <= 1 || full+boolInt(rest > 0) == 0 {
+		return 0, nil
+	}
+	bucket := g.Bytes
+	if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
+		bucket = g.BucketBytes
+	}
+	var fullCost, restCost network.Cost
+	var err error
+	if full > 0 {
+		if fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: bucket, Group: g.Group, DType: g.DType}); err != nil {
+			return 0, err
+		}
+	}
+	if rest > 0 {
+		if restCost, err = e.price(network.Collective{Op: g.Op, Bytes: rest, Group: g.Group, DType: g.DType}); err != nil {
+			return 0, err
+		}
+	}
+	total := units.Seconds(full)*(fullCost.Total+g.FusionLatency) + restCost.Total + g.FusionLatency*units.Seconds(boolInt(rest > 0))
+	exposed := total
+	if g.Overlap {
+		first := fullCost.Total + g.FusionLatency
+		if full == 0 {
+			first = restCost.Total + g.FusionLatency
+		}
+		exposed = units.Max(first, total-fwd)
+	}
+	name := gradName(g)
+	for _, x := range [2]struct {
+		n    int
+		size units.Bytes
+		cost network.Cost
+	}{{full, bucket, fullCost}, {boolInt(rest > 0), rest, restCost}} {
+		if x.n == 0 {
+			continue
+		}
+		d := units.Seconds(x.n) * (x.cost.Total + g.FusionLatency)
+		*colls = append(*colls, CollectiveTime{Name: name, Kind: g.Op, Dim: g.Dim, Phase: partition.Update,
+			Bytes: x.size, Group: g.Group.Size, Stride: g.Group.Stride, Count: x.n, Cost: x.cost,
+			Time: d, Exposed: exposed * d / total})
+	}
+	return exposed, nil
 }
 
 // gradName is the name a gradient reduction's buckets are reported under.

@@ -27,7 +27,7 @@ func TestAsyncTPHandWorked(t *testing.T) {
 	run := func(async bool) *Report {
 		o := MegatronOptions{Mode: ModeExplicit, GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Cluster: &cl,
 			Config: megatron.Config{Layers: layers, Hidden: h, Heads: 32, Seq: s, Vocab: 0, GlobalBatch: b, MicroBatch: b,
-				TP: tp, PP: 1, DP: 1, Interleave: 1, Recompute: megatron.RecomputeNone, Precision: megatron.MixedBF16, Optimizer: megatron.Adam, AsyncTP: async}}
+				TP: tp, PP: 1, DP: 1, Interleave: 1, Recompute: megatron.RecomputeNone, Precision: megatron.MixedBF16, Optimizer: megatron.Adam, Stack: megatron.Stack{AsyncTP: async}}}
 		o.Steps = 1
 		r, err := Megatron(o)
 		if err != nil {

@@ -13,6 +13,13 @@
 // report's JSON is the job plus the report, a valid input again. Columns is the one column
 // specification CSV output, sweep rows and comparisons read a report through.
 //
+// Software presets (software.go, configs/software.json) name the training software a
+// transformer job models — Megatron-LM 2021 and 2022, Megatron-Core, DeepSpeed — as data: per
+// execution key a default and the values the stack supports, each with its source. The preset
+// sets its defaults where it is named (first among the execution's keys), later keys override
+// them, and Run refuses any value the software lacks (exit 2, naming the key and the source); a
+// search enumerates only the supported values of the keys it chooses.
+//
 // Search (search.go) enumerates a transformer's layouts on N GPUs (megatron.Layouts: TP | heads,
 // PP·interleave | layers, DP = N/(TP·PP) | global batch, micro-batch | local batch, interleaving
 // only with micro-batches % PP = 0 as Megatron-LM requires, EP | DP and experts, every

@@ -46,7 +46,7 @@ type MegatronOptions struct {
 
 	// Both modes. In auto mode these fields of Config are used as the execution settings:
 	// Vocab, SeqParallel, Recompute, Precision, Optimizer, MicroBatch (0: auto),
-	// UntiedEmbeddings, DPBucketBytes, NoDPOverlap.
+	// UntiedEmbeddings, DPBucketBytes, Stack.
 	GPU        string
 	Efficiency roofline.Efficiency
 	Network    NetworkChoice
@@ -63,6 +63,9 @@ type MegatronOptions struct {
 	IgnoreMemory bool
 	// placements, when set, reuses networks placed for earlier jobs of a sweep worker.
 	placements *placements
+	// software, when set, is the job's training software: a search enumerates only what it
+	// supports.
+	software *Software
 	// Search, when set, replaces the layout (TP, PP, DP, micro-batch, interleave, EP,
 	// recomputation, sequence parallelism) with the fastest that fits (search.go).
 	Search *SearchOptions
@@ -98,7 +101,7 @@ type Transformer struct {
 type PipelineStep struct {
 	Stage             int
 	Forward, Backward units.Seconds // compute + exposed collectives of that half
-	P2P               units.Seconds // one send/receive
+	P2P               units.Seconds // one send/receive (and its all-gather under scatter/gather)
 	Total             units.Seconds // max(Forward, Backward) + P2P
 }
 
@@ -115,8 +118,9 @@ func pipelineStep(r estimator.Result) *PipelineStep {
 		}
 	}
 	for _, c := range r.Collectives {
-		if c.Dim == partition.DimPP && c.Kind == network.SendRecv {
-			best.P2P = c.Cost.Total
+		// One send/receive, and the all-gather that follows it under scatter/gather.
+		if c.Dim == partition.DimPP && (c.Kind == network.SendRecv || c.Kind == network.AllGather) {
+			best.P2P += c.Cost.Total
 		}
 	}
 	best.Total = max(best.Forward, best.Backward) + best.P2P
@@ -175,7 +179,7 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 			Target: tg, MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
 			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, TPComm: cfg.TPComm, Recompute: cfg.Recompute, Precision: cfg.Precision, RankOrder: cfg.RankOrder,
 			Optimizer: cfg.Optimizer, MicroBatch: cfg.MicroBatch, UntiedEmbeddings: cfg.UntiedEmbeddings,
-			DPBucketBytes: cfg.DPBucketBytes, NoDPOverlap: cfg.NoDPOverlap, AsyncTP: cfg.AsyncTP,
+			DPBucketBytes: cfg.DPBucketBytes, Stack: cfg.Stack,
 		})
 		if err != nil {
 			return nil, cfg, err

@@ -319,6 +319,9 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 	}
 	space := so.Space
 	space.GPUs = gpus
+	if o.software != nil {
+		o.software.restrict(&space)
+	}
 	var cands []Candidate
 	var shortfall *partition.Memory
 	var stop error

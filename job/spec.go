@@ -161,6 +161,14 @@ func (j *Job) DecodeNode(d *params.Decoder, n *yaml.Node, path string) error {
 		}
 	}
 	if en, ok := m["execution"]; ok {
+		// The software preset first: it sets defaults that the execution's other keys override.
+		if em, _, err := d.Mapping(en, "execution"); err != nil {
+			return err
+		} else if sn, ok := em["software"]; ok {
+			if err := j.UseSoftware(sn.Value); err != nil {
+				return d.Errorf(sn, "execution.software: %v", err)
+			}
+		}
 		if err := d.Decode(en, j.Execution, "execution"); err != nil {
 			return err
 		}
@@ -198,12 +206,15 @@ func (j *Job) Set(key, value string) error {
 		return j.Cluster.Network.resolve()
 	case "net-preset", "cluster.network.preset":
 		return j.Cluster.Network.SetPreset(value)
+	case "software", "execution.software":
+		return j.UseSoftware(value)
 	}
 	return params.SetPath(j, key, value)
 }
 
 // presetKeys are the keys Set treats specially: they replace more than one leaf.
-var presetKeys = []string{"cluster", "cluster.preset", "model", "model.preset", "net", "cluster.network.model", "net-preset", "cluster.network.preset"}
+var presetKeys = []string{"cluster", "cluster.preset", "model", "model.preset", "net", "cluster.network.model", "net-preset", "cluster.network.preset",
+	"software", "execution.software"}
 
 // Validate checks the cluster; the workload validates the rest when it runs.
 func (j *Job) Validate() error { return j.Cluster.Validate() }

@@ -22,7 +22,7 @@ func TestDecodeErrors(t *testing.T) {
 		name, doc string
 		want      []string
 	}{
-		{"unknown key", "workload: megatron\nexecution:\n  tp: 2\n  tpp: 3\n", []string{"bad.yaml:4", `"tpp"`, "valid: layout, gpus", "trace_tp"}},
+		{"unknown key", "workload: megatron\nexecution:\n  tp: 2\n  tpp: 3\n", []string{"bad.yaml:4", `"tpp"`, "valid: software, layout, gpus", "trace_tp"}},
 		{"unknown top key", "workload: megatron\nmodle: gpt3\n", []string{"bad.yaml:2", `"modle"`, "workload, model, execution, cluster"}},
 		{"wrong unit", "workload: megatron\nexecution:\n  dp_bucket_bytes: 2us\n", []string{"bad.yaml:3", "execution.dp_bucket_bytes", `"2us"`, "wrong unit", "25MB"}},
 		{"wrong unit, network", "workload: megatron\ncluster:\n  network:\n    model: superpod\n    params:\n      node_tbps: 1GB\n", []string{"bad.yaml:6", "cluster.network.params.node_tbps", "wrong unit"}},

@@ -222,9 +222,14 @@ type Stage struct {
 	// path (e.g. the tied-embedding gradient all-reduce between the first and last stage).
 	PerIterationCollectives []Collective
 	// Grads are the stage's gradient reductions; they share one communication stream.
-	Grads  []GradSync
-	Params float64 // parameters held by one GPU of this stage
-	Memory Memory
+	Grads []GradSync
+	// ParamGathers are the all-gathers of the updated parameters after the optimizer step when
+	// the optimizer state is sharded (distributed optimizer, ZeRO stage 1), bucketed as the
+	// gradients; with Overlap each bucket is waited for only before its layers' forward pass
+	// of the next iteration (Megatron-Core overlap_param_gather).
+	ParamGathers []GradSync
+	Params       float64 // parameters held by one GPU of this stage
+	Memory       Memory
 }
 
 // Layout is the parallel decomposition.
@@ -248,6 +253,13 @@ type Plan struct {
 	// P2P is the activation (forward) / gradient (backward) message between adjacent pipeline
 	// stages per micro-batch and model chunk; nil without pipelining.
 	P2P *Collective
+	// P2PGather, when set, follows every P2P receive: the all-gather over the tensor-parallel
+	// group that rebuilds the activation each rank received 1/TP of (scatter/gather, Narayanan
+	// et al. SC'21 §4.1).
+	P2PGather *Collective
+	// P2POverlap hides the steady-state sends and receives behind compute (interleaved schedule
+	// with Megatron-Core overlap_p2p_comm): only the pipeline's fill and drain hops are exposed.
+	P2POverlap bool
 	// ModelFLOP is the work per iteration across all GPUs without recomputation, the numerator
 	// of model FLOP utilisation.
 	ModelFLOP units.FLOP

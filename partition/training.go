@@ -106,6 +106,14 @@ func StaticMemory(params float64, o Optimizer, p Precision, capacity units.Bytes
 	return m
 }
 
+// WithOptimizerShard keeps the optimizer state of only params parameters (a sharded optimizer:
+// ZeRO stage 1, Megatron-LM's distributed optimizer).
+func (m Memory) WithOptimizerShard(params float64, o Optimizer, p Precision) Memory {
+	m.Optimizer = units.Bytes(params) * StateBytes(o, p)
+	m.Total = m.Weights + m.Grads + m.Optimizer + m.Activations
+	return m
+}
+
 // WithActivations adds activation memory to a footprint.
 func (m Memory) WithActivations(a units.Bytes) Memory {
 	m.Activations = a

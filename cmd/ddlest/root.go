@@ -30,7 +30,7 @@ network model prices the collectives.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newVersionCommand())
+	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSoftwareCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newVersionCommand())
 	return root
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
@@ -142,5 +143,59 @@ func writeModels(w io.Writer, ms []job.ModelPresetEntry, f format) error {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "\nsources: ddlest models --format json")
+	return err
+}
+
+func newSoftwareCommand() *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "software",
+		Short: "List the training-software presets (--software): the execution settings each defaults and supports, with sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := job.Softwares()
+			if err != nil {
+				return err
+			}
+			return writeSoftware(cmd.OutOrStdout(), r.All(), f)
+		},
+	}
+	addFormatFlag(cmd.Flags(), &f)
+	return cmd
+}
+
+func writeSoftware(w io.Writer, ss []*job.Software, f format) error {
+	switch f {
+	case formatJSON:
+		return writeJSON(w, ss)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"software", "key", "default", "supported", "source"})
+		for _, s := range ss {
+			for _, st := range s.Settings {
+				_ = cw.Write([]string{s.Name, st.Key, st.Default, strings.Join(st.Supported, " "), st.Source})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "software\tkey\tdefault\tsupported")
+	for _, s := range ss {
+		for _, st := range s.Settings {
+			def, sup := st.Default, strings.Join(st.Supported, ", ")
+			if def == "" {
+				def = "-"
+			}
+			if sup == "" {
+				sup = "any"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, st.Key, def, sup)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nkeys given after --software override its defaults within what it supports; sources: ddlest software --format json")
 	return err
 }

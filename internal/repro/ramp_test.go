@@ -140,7 +140,7 @@ func TestMegatronSection81(t *testing.T) {
 				Mode: job.ModeAuto, Scaling: scaling.DefaultRequest(row.Loss), MaxGPUs: megatron.DefaultMaxGPUs,
 				GPU: "ramp-a100", Efficiency: roofline.DefaultEfficiency, Network: job.NetworkChoice{Name: net},
 				Config: megatron.Config{Vocab: 0, Recompute: megatron.RecomputeFull, Precision: megatron.MixedFP16,
-					Optimizer: megatron.Adam, NoDPOverlap: true, TPComm: megatron.TPCommRAMP},
+					Optimizer: megatron.Adam, Stack: megatron.Stack{NoDPOverlap: true}, TPComm: megatron.TPCommRAMP},
 			})
 			if err != nil {
 				t.Fatalf("CE %g on %s: %v", row.Loss, net, err)

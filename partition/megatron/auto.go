@@ -38,8 +38,7 @@ type AutoConfig struct {
 	// Passed through to Config.
 	UntiedEmbeddings bool
 	DPBucketBytes    units.Bytes
-	NoDPOverlap      bool
-	AsyncTP          bool
+	Stack            Stack
 	RankOrder        RankOrder
 }
 
@@ -103,7 +102,7 @@ func Auto(a AutoConfig) (AutoResult, error) {
 		Layers: layers, Hidden: h, Heads: heads, Seq: tg.Seq, Vocab: a.Vocab,
 		TP: t, PP: 1, DP: 1, Interleave: 1, GlobalBatch: 1, MicroBatch: 1,
 		SeqParallel: a.SeqParallel, TPComm: a.TPComm, Recompute: a.Recompute, Precision: a.Precision, Optimizer: a.Optimizer, RankOrder: a.RankOrder,
-		UntiedEmbeddings: a.UntiedEmbeddings, DPBucketBytes: a.DPBucketBytes, NoDPOverlap: a.NoDPOverlap, AsyncTP: a.AsyncTP,
+		UntiedEmbeddings: a.UntiedEmbeddings, DPBucketBytes: a.DPBucketBytes, Stack: a.Stack,
 		Capacity: a.Capacity,
 	}
 	maxMicro, mem1, err := maxMicroBatch(cfg)

@@ -115,7 +115,11 @@ func Build(c Config) (*partition.Plan, error) {
 	distinct := min(p, 3)
 	blockSlab := make([]partition.Block, 0, distinct*(len(layers)+2))
 	optSlab := make([]partition.Op, 0, distinct)
-	syncSlab := make([]partition.GradSync, 0, 2*distinct)
+	syncs := 2 // per stage: the data-parallel and the expert gradients
+	if c.DistOptimizer {
+		syncs = 4 // and their parameter all-gathers
+	}
+	syncSlab := make([]partition.GradSync, 0, syncs*distinct)
 	for i := range plan.Stages {
 		if mid != nil && i < p-1 {
 			// Same weights and per-micro-batch activations as stage 1; fewer in flight
@@ -147,11 +151,16 @@ func Build(c Config) (*partition.Plan, error) {
 			}
 		}
 		plan.ModelFLOP += flop
-		optSlab = append(optSlab, partition.OptimizerOp(st.Params, c.Optimizer, c.Precision))
+		optSlab = append(optSlab, partition.OptimizerOp(optimizerParams(syncedParams(st), c), c.Optimizer, c.Precision))
 		st.PerIteration = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		start = len(syncSlab)
 		syncSlab = gradSyncs(syncSlab, st, c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
+		if c.DistOptimizer {
+			start = len(syncSlab)
+			syncSlab = paramGathers(syncSlab, st.Grads)
+			st.ParamGathers = syncSlab[start:len(syncSlab):len(syncSlab)]
+		}
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
 			// The tied input/output embedding lives on the first and last stage; their gradients
 			// are summed over the embedding group before the optimizer (Megatron-LM
@@ -174,16 +183,69 @@ func Build(c Config) (*partition.Plan, error) {
 	if p > 1 {
 		// Activations forward and gradients backward cross each stage boundary once per
 		// micro-batch and model chunk (Narayanan et al. 2021 §2.2); with sequence parallelism each
-		// TP rank sends its sequence shard.
-		b := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
+		// TP rank sends its sequence shard. Scatter/gather (SC'21 §4.1) sends 1/TP of the whole
+		// activation per rank and all-gathers it over the tensor-parallel group on arrival.
+		whole := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
+		b := whole
+		n := 2 * c.Interleave * mbs
+		if c.PPScatterGather && t > 1 && !c.SeqParallel {
+			b = whole / units.Bytes(t)
+			plan.P2PGather = &partition.Collective{
+				Name:       "pp.gather",
+				Collective: network.Collective{Op: network.AllGather, Bytes: whole, Group: network.Group{Size: t, Stride: g.tpStride}, DType: g.dt},
+				Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
+			}
+		}
 		plan.P2P = &partition.Collective{
 			Name:       "pp.p2p",
 			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: ppStride}, DType: g.dt},
-			Dim:        partition.DimPP, Phase: partition.Forward, Count: 2 * c.Interleave * mbs,
+			Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
 		}
+		plan.P2POverlap = c.P2POverlap && c.Interleave > 1
 	}
 	return plan, nil
 }
+
+// syncedParams splits a stage's parameters by the gradient reduction that syncs them: the
+// data-parallel group (0) and, for MoE experts, the expert-data-parallel group (1).
+func syncedParams(st partition.Stage) (params [2]float64) {
+	for _, b := range st.Blocks {
+		if b.Sync >= 0 {
+			params[b.Sync] += b.Params * float64(b.Repeat)
+		}
+	}
+	return params
+}
+
+// optimizerParams is how many parameters one GPU keeps optimizer state for and updates: all of
+// its own, or with the distributed optimizer its 1/DP shard of the data-parallel ones and its
+// 1/(DP/EP) shard of the experts (Megatron-LM dist_optimizer.md: "distribute all optimizer
+// state" over the data-parallel ranks).
+func optimizerParams(params [2]float64, c Config) float64 {
+	if !c.DistOptimizer {
+		return params[0] + params[1]
+	}
+	p := params[0] / float64(c.DP)
+	if params[1] > 0 {
+		p += params[1] / float64(c.DP/c.MoE.EP)
+	}
+	return p
+}
+
+// paramGathers appends, for each gradient reduce-scatter of the distributed optimizer, the
+// all-gather of the updated parameters over the same group and in the same buckets
+// (dist_optimizer.md "Key steps": reduce-scatter, step, all-gather of the fp16/bf16 params).
+func paramGathers(dst []partition.GradSync, grads []partition.GradSync) []partition.GradSync {
+	for _, g := range grads {
+		g.Name = gatherNames[g.Name]
+		g.Op = network.AllGather
+		dst = append(dst, g)
+	}
+	return dst
+}
+
+// gatherNames names each gradient reduction's parameter all-gather.
+var gatherNames = map[string]string{"dp.grads": "dp.params", "ep.expert_grads": "ep.expert_params"}
 
 // gradSyncs appends a stage's gradient all-reduces to dst: everything over the data-parallel group, except
 // MoE experts (Sync 1), which only the DP/EP expert-data-parallel ranks at stride TP·EP share.
@@ -193,13 +255,15 @@ func gradSyncs(dst []partition.GradSync, st partition.Stage, c Config) []partiti
 	if bucket == 0 {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
 	}
-	var params [2]float64
-	for _, b := range st.Blocks {
-		params[b.Sync] += b.Params * float64(b.Repeat)
+	params := syncedParams(st)
+	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
+	op := network.AllReduce
+	if c.DistOptimizer {
+		op = network.ReduceScatter
 	}
 	sync := func(name string, dim partition.Dim, p float64, g network.Group) partition.GradSync {
 		return partition.GradSync{Name: name, Dim: dim,
-			Collective:  network.Collective{Op: network.AllReduce, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
+			Collective:  network.Collective{Op: op, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
 			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
 	}
 	_, dpStride, _ := c.Strides()
@@ -224,21 +288,22 @@ func inFlight(p, v, i, mbs int) float64 {
 	return n
 }
 
-// stageParams is the parameter count of one GPU of stage i.
-func stageParams(g geom, c Config, i int) float64 {
-	layer := LayerParamsPerGPU(g.h, g.t)
+// stageParams is the parameter count of one GPU of stage i: those synced over the
+// data-parallel group and the MoE experts (synced over the expert-data-parallel group).
+func stageParams(g geom, c Config, i int) (params [2]float64) {
+	layer, experts := LayerParamsPerGPU(g.h, g.t), 0.0
 	if g.moe.Experts > 0 {
-		dense, experts := moeParamsPerGPU(g)
-		layer = dense + experts
+		layer, experts = moeParamsPerGPU(g)
 	}
-	p := layer * float64(c.Layers/c.PP)
+	n := float64(c.Layers / c.PP)
+	params[0], params[1] = layer*n, experts*n
 	if g.vocab > 0 && i == 0 {
-		p += embeddingParams(g)
+		params[0] += embeddingParams(g)
 	}
 	if g.vocab > 0 && i == c.PP-1 {
-		p += headParams(g, c.UntiedEmbeddings || c.PP > 1)
+		params[0] += headParams(g, c.UntiedEmbeddings || c.PP > 1)
 	}
-	return p
+	return params
 }
 
 // stageActivations is what one micro-batch keeps on stage i, and the largest recomputation
@@ -296,7 +361,11 @@ type footprint struct {
 }
 
 func stageFootprint(g geom, c Config, i int) footprint {
-	f := footprint{static: partition.StaticMemory(stageParams(g, c, i), c.Optimizer, c.Precision, c.Capacity)}
+	params := stageParams(g, c, i)
+	f := footprint{static: partition.StaticMemory(params[0]+params[1], c.Optimizer, c.Precision, c.Capacity)}
+	if c.DistOptimizer {
+		f.static = f.static.WithOptimizerShard(optimizerParams(params, c), c.Optimizer, c.Precision)
+	}
 	f.perMB, f.workspace = stageActivations(g, c, i)
 	return f
 }

@@ -112,14 +112,8 @@ type Config struct {
 	// DPBucketBytes is the gradient bucket size; 0 uses Megatron-Core's default of
 	// max(4e7, 1e6·DP) parameters (megatron/core/distributed/distributed_data_parallel_config.py).
 	DPBucketBytes units.Bytes
-	// NoDPOverlap issues the gradient all-reduce after the backward pass instead of
-	// overlapping the buckets with it (the RAMP paper's reading, §7.2.1).
-	NoDPOverlap bool
-	// AsyncTP runs the backward tensor-parallel collective of each column-parallel linear (the
-	// all-reduce of its input gradient, or its reduce-scatter under sequence parallelism)
-	// asynchronously with that linear's weight-gradient GEMM (Megatron-LM's
-	// LinearWithGradAccumulationAndAsyncCommunication).
-	AsyncTP bool
+	// Stack is what the training software overlaps and sends (the software presets of job).
+	Stack
 	// MoE, when MoE.Experts > 0, replaces every layer's MLP with a Mixture-of-Experts FF layer
 	// under expert parallelism (partition/moe; tensor parallelism must then be 1).
 	MoE moe.Spec
@@ -127,6 +121,37 @@ type Config struct {
 	RankOrder RankOrder
 	// Capacity is the GPU memory the footprint is checked against.
 	Capacity units.Bytes
+}
+
+// Stack is the behaviour of the training software that the layout leaves open: what overlaps
+// with compute and what crosses the network. The zero value is ddlest's documented default
+// (gradient buckets overlapped with the backward pass, everything else off).
+type Stack struct {
+	// NoDPOverlap issues the gradient reduction after the backward pass instead of overlapping
+	// the buckets with it (Megatron-LM before Megatron-Core's overlap_grad_reduce, DeepSpeed's
+	// pipeline engine; the RAMP paper's reading, §7.2.1). With DistOptimizer it also keeps the
+	// parameter all-gather out of the next forward pass.
+	NoDPOverlap bool
+	// AsyncTP runs the backward tensor-parallel collective of each column-parallel linear (the
+	// all-reduce of its input gradient, or its reduce-scatter under sequence parallelism)
+	// asynchronously with that linear's weight-gradient GEMM (Megatron-LM's
+	// LinearWithGradAccumulationAndAsyncCommunication).
+	AsyncTP bool
+	// PPScatterGather sends 1/TP of the activation per tensor-parallel rank between pipeline
+	// stages and all-gathers it over the tensor-parallel group on arrival, when TP > 1 without
+	// sequence parallelism (Narayanan et al. SC'21 §4.1; Megatron-LM megatron/p2p_communication.py
+	// scatter_gather_tensors_in_pipeline). Off: every rank sends the whole activation.
+	PPScatterGather bool
+	// P2POverlap overlaps the pipeline sends and receives of the interleaved schedule with
+	// compute (Megatron-Core overlap_p2p_comm, megatron/core/pipeline_parallel/schedules.py); only
+	// the fill and drain hops stay exposed. Without interleaving it has no effect (Megatron-LM's
+	// non-interleaved schedule refuses it).
+	P2POverlap bool
+	// DistOptimizer shards the optimizer state over the data-parallel group: gradients are
+	// reduce-scattered, each rank updates its 1/DP shard and the updated parameters are
+	// all-gathered (Megatron-LM docs/source/api-guide/dist_optimizer.md; ZeRO stage 1,
+	// Rajbhandari et al. 2020 §5.1).
+	DistOptimizer bool
 }
 
 // GPUs is the job size TP·PP·DP.

@@ -34,6 +34,19 @@
 // workspace) times the micro-batches in flight under 1F1B (p − i on stage i, × (1 + (p−1)/(pv))
 // interleaved). A plan over the GPU's capacity is infeasible (exit code 3).
 //
+// The software stack (Stack) changes what overlaps and what is sent, not the work:
+//
+//	NoDPOverlap      gradient buckets reduced after the backward pass instead of during it
+//	AsyncTP          each column-parallel linear's backward TP collective behind its weight-gradient
+//	                 GEMM (layers.py LinearWithGradAccumulationAndAsyncCommunication)
+//	PPScatterGather  with t > 1 and no SP, each rank sends S_p/t of the activation S_p = b·s·h·2
+//	                 and the receiver all-gathers S_p over the TP group (SC'21 §4.1)
+//	P2POverlap       interleaved schedule only: sends and receives behind compute (overlap_p2p_comm)
+//	DistOptimizer    gradients reduce-scattered (same bytes as the all-reduce, nccl-tests size),
+//	                 the step updates 1/DP of the parameters (1/(DP/EP) of the experts), the
+//	                 parameters all-gathered in the same buckets, optimizer state 12/DP bytes per
+//	                 parameter (Megatron-LM dist_optimizer.md; ZeRO stage 1 P_os)
+//
 // Auto mode (RAMP §7.2.1) turns a scaling-law target into a configuration: MP as above, heads
 // raised to a multiple of MP, the local batch from Table 9 or from memory, DP = 2^round(log2(
 // B_crit/b)) capped by the GPU budget, the micro-batch as the largest divisor of the local batch

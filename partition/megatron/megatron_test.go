@@ -399,9 +399,10 @@ func TestMemoryAccountingMatchesGraph(t *testing.T) {
 					}
 					g := geometry(c)
 					perMB, workspace := stageActivations(g, c, i)
-					if params != st.Params || params != stageParams(g, c, i) || saved != perMB || ws != workspace {
+					split := stageParams(g, c, i)
+					if params != st.Params || params != split[0]+split[1] || saved != perMB || ws != workspace {
 						t.Errorf("%s sp=%v untied=%v stage %d: params %g/%g saved %v/%v workspace %v/%v", rc, sp, untied, i,
-							params, stageParams(g, c, i), saved, perMB, ws, workspace)
+							params, split[0]+split[1], saved, perMB, ws, workspace)
 					}
 				}
 			}
