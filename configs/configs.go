@@ -41,3 +41,10 @@ var Measured []byte
 //
 //go:embed software.json
 var Software []byte
+
+// GEMM is the shape-aware GEMM efficiency table (a JSON array; profile/roofline decodes it
+// strictly): per GPU its SM count, the thread-block tile and the measured ceiling per dtype,
+// each with its source.
+//
+//go:embed gemm.json
+var GEMM []byte

@@ -80,6 +80,29 @@ func runGPUs(f format, w io.Writer) error {
 			fmt.Fprintf(b, "  %s: %s\n", k, g.Sources[k])
 		}
 	}
+	gemm, err := roofline.GEMMTable()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(b, "\nshape-aware GEMMs (--gemm shape|auto, configs/gemm.json): measured ceiling × tile and wave quantisation")
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tSMs\tTILE\tMAMF")
+	for _, e := range gemm.All() {
+		var mamf []string
+		for _, dt := range []string{"fp8", "fp16", "bf16"} {
+			if v, ok := e.MAMF[dt]; ok {
+				mamf = append(mamf, dt+" "+units.FLOPPerSecond(v).String())
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d×%d\t%s\n", e.GPU, e.SMs, e.TileM, e.TileN, strings.Join(mamf, ", "))
+	}
+	_ = tw.Flush()
+	for _, e := range gemm.All() {
+		fmt.Fprintf(b, "%s\n", e.GPU)
+		for _, k := range []string{"sms", "tile", "mamf_flop_per_s"} {
+			fmt.Fprintf(b, "  %s: %s\n", k, e.Sources[k])
+		}
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -10,6 +10,17 @@
 // of the HBM bandwidth. The fractions are overridable (--matmul-eff, --conv-eff, --vector-eff,
 // --mem-eff).
 //
+// Shape-aware GEMMs (Efficiency.GEMM = shape, or auto where configs/gemm.json has the GPU and
+// dtype; the DGX cluster presets use auto): a GEMM whose output is M × N (a batch of B of them)
+// runs at
+//
+//	e = MAMF/peak · M·N / (⌈M/Tm⌉Tm · ⌈N/Tn⌉Tn) · T / (⌈T/SMs⌉ · SMs),   T = B·⌈M/Tm⌉·⌈N/Tn⌉
+//
+// the GPU's measured maximum achievable matmul FLOPS (stas00/ml-engineering; its best shapes
+// are whole 256×128 tiles in whole waves, where the model gives the measurement) times tile
+// and wave quantisation (NVIDIA "Matrix Multiplication Background" guide). Short-K GEMMs are
+// bounded by the roofline's memory term; no further K penalty is modelled.
+//
 // profile.Scaled calibrates any profile to measured phase totals (the HammingMesh paper's A100
 // times ship as such "published" profiles).
 //

@@ -18,6 +18,9 @@ type Efficiency struct {
 	Vector float64 `json:"vector" help:"fraction of the vector peak elementwise kernels achieve" flag:"vector-eff"`
 	// Memory is the fraction of the HBM peak reached by streaming kernels.
 	Memory float64 `json:"memory" help:"fraction of the HBM bandwidth memory-bound kernels achieve" flag:"mem-eff"`
+	// GEMM chooses the GEMM efficiency: MatMul for every GEMM (constant), or the GPU's measured
+	// ceiling with tile and wave quantisation over its SMs (shape, configs/gemm.json).
+	GEMM GEMMModel `json:"gemm" help:"GEMM efficiency: constant (matmul_eff for every GEMM), shape (the GPU's measured matmul ceiling × tile and wave quantisation over its SMs; configs/gemm.json, listed by ddlest gpus) or auto (shape where the table has the GPU and dtype, else constant)" flag:"gemm"`
 }
 
 // Default efficiencies [X]:
@@ -63,6 +66,10 @@ type Roofline struct {
 	// The GPU table's peaks per dtype, read once (OpTime runs for every op of every estimate):
 	// tensor (0 when unsupported) and vector (fp32's when the table has none).
 	tensor, vector [dtype.Count]units.FLOPPerSecond
+	// gemm is the shape-aware GEMM model of gemmDT (Eff.GEMM == GEMMShape).
+	gemm   gemmShape
+	gemmDT dtype.DType
+	shaped bool
 }
 
 // New builds a roofline profile, checking that the GPU supports dt on its matrix engines.
@@ -81,11 +88,26 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
 		r.vector[d] = g.VectorPeak(d)
 	}
+	if eff.GEMM != GEMMConstant {
+		var err error
+		r.gemm, err = newGEMMShape(g, dt)
+		switch {
+		case err == nil:
+			r.gemmDT, r.shaped = dt, true
+		case eff.GEMM == GEMMShape:
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
-// Name identifies the profile.
-func (r *Roofline) Name() string { return "roofline " + r.GPU.Name }
+// Name identifies the profile (and the shape-aware GEMM model, when it applies).
+func (r *Roofline) Name() string {
+	if r.shaped {
+		return "roofline " + r.GPU.Name + ", shape-aware GEMMs"
+	}
+	return "roofline " + r.GPU.Name
+}
 
 // PeakFLOP is the dense tensor peak for dt (0 when unsupported).
 func (r *Roofline) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return r.tensor[dt] }
@@ -96,12 +118,27 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	switch {
 	case op.Kind == partition.Convolution:
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.Conv)
+	case r.shaped && op.DType == r.gemmDT && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
+		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.gemmEfficiency(op))
 	case op.Kind.IsMatMul():
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.MatMul)
 	default:
 		rate = r.vector[op.DType] * units.FLOPPerSecond(r.Eff.Vector)
 	}
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
+}
+
+// gemmEfficiency is the shape model's efficiency for a GEMM's output, [M, N] or batched
+// [B, M, N].
+func (r *Roofline) gemmEfficiency(op partition.Op) float64 {
+	o := op.Output
+	switch len(o) {
+	case 2:
+		return r.gemm.efficiency(1, o[0], o[1])
+	case 3:
+		return r.gemm.efficiency(o[0], o[1], o[2])
+	}
+	return r.gemm.ceiling
 }
 
 // ReduceKey is what ReduceTime depends on for dt: the vector rate and the memory bandwidth

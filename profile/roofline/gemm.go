@@ -1,0 +1,153 @@
+package roofline
+
+import (
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/ddlest/ddlest/configs"
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/enum"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/registry"
+)
+
+// GEMMModel is how GEMM efficiency is chosen.
+type GEMMModel int
+
+const (
+	// GEMMConstant runs every GEMM at Efficiency.MatMul of the tensor peak (the seeds' papers'
+	// reading).
+	GEMMConstant GEMMModel = iota
+	// GEMMShape runs a GEMM at the GPU's measured ceiling times its tile and wave quantisation
+	// over the SMs (configs/gemm.json; doc.go).
+	GEMMShape
+	// GEMMAuto is GEMMShape where configs/gemm.json has the GPU and dtype, GEMMConstant
+	// elsewhere (the cluster presets' setting; the profile's name says which applied).
+	GEMMAuto
+)
+
+var gemmModelNames = []string{"constant", "shape", "auto"}
+
+func (m GEMMModel) String() string { return gemmModelNames[m] }
+
+// MarshalText renders the name in JSON and YAML.
+func (m GEMMModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads the name.
+func (m *GEMMModel) UnmarshalText(b []byte) error { return enum.Unmarshal(m, b, gemmModelNames) }
+
+// GEMMShapeEntry is one GPU's row of configs/gemm.json.
+type GEMMShapeEntry struct {
+	GPU string `json:"gpu"`
+	// SMs is the number of streaming multiprocessors: one tile runs per SM per wave.
+	SMs int `json:"sms"`
+	// TileM × TileN is the thread-block tile of the output matrix.
+	TileM int `json:"tile_m"`
+	TileN int `json:"tile_n"`
+	// MAMF is the measured maximum achievable matmul FLOP/s per dtype name: what a GEMM of
+	// whole tiles in whole waves reaches (its ceiling is MAMF / the dense tensor peak).
+	MAMF map[string]float64 `json:"mamf_flop_per_s"`
+	// Sources cites sms, tile and mamf_flop_per_s.
+	Sources map[string]string `json:"sources"`
+}
+
+var (
+	gemmOnce  sync.Once
+	gemmTable *registry.Registry[GEMMShapeEntry]
+	gemmErr   error
+)
+
+// GEMMTable returns the shape-aware GEMM table, decoded strictly and checked.
+func GEMMTable() (*registry.Registry[GEMMShapeEntry], error) {
+	gemmOnce.Do(func() { gemmTable, gemmErr = decodeGEMM(configs.GEMM, "configs/gemm.json") })
+	return gemmTable, gemmErr
+}
+
+// decodeGEMM reads a GEMM table: every entry names a GPU, has positive SMs and tile sides,
+// positive MAMFs of known dtypes, and a source for sms, tile and mamf_flop_per_s.
+func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], error) {
+	var list []GEMMShapeEntry
+	if err := params.Decode(data, name, &list); err != nil {
+		return nil, err
+	}
+	r := registry.New[GEMMShapeEntry]("GEMM table entry")
+	for i, e := range list {
+		var p params.Problems
+		if e.GPU == "" {
+			p.Addf("entry %d has no gpu", i)
+		}
+		p.AtLeast(e.GPU+".sms", e.SMs, 1)
+		p.AtLeast(e.GPU+".tile_m", e.TileM, 1)
+		p.AtLeast(e.GPU+".tile_n", e.TileN, 1)
+		if len(e.MAMF) == 0 {
+			p.Addf("%s.mamf_flop_per_s: no dtype", e.GPU)
+		}
+		for dt, c := range e.MAMF {
+			if _, err := dtype.Parse(dt); err != nil {
+				p.Addf("%s.mamf_flop_per_s.%s: %v", e.GPU, dt, err)
+			}
+			if !(c > 0) || math.IsInf(c, 0) {
+				p.Addf("%s.mamf_flop_per_s.%s %g must be > 0", e.GPU, dt, c)
+			}
+		}
+		for _, k := range []string{"sms", "tile", "mamf_flop_per_s"} {
+			if strings.TrimSpace(e.Sources[k]) == "" {
+				p.Addf("%s.sources.%s: missing; every number names where it comes from", e.GPU, k)
+			}
+		}
+		if err := p.Err(name); err != nil {
+			return nil, err
+		}
+		r.Add(e.GPU, e)
+	}
+	return r, nil
+}
+
+// gemmShape is a roofline's shape-aware GEMM model for one dtype.
+type gemmShape struct {
+	sms, tm, tn int
+	ceiling     float64
+}
+
+// newGEMMShape looks the GPU and dtype up in the table (a usage error names what is missing);
+// the ceiling is the measured MAMF over the GPU's dense tensor peak, at most 1.
+func newGEMMShape(g GPU, dt dtype.DType) (gemmShape, error) {
+	gpu := g.Name
+	t, err := GEMMTable()
+	if err != nil {
+		return gemmShape{}, err
+	}
+	e, err := t.Lookup(gpu)
+	if err != nil {
+		return gemmShape{}, errs.Usage("--gemm shape: %v (or --gemm constant)", err)
+	}
+	mamf, ok := e.MAMF[dt.String()]
+	if !ok {
+		return gemmShape{}, errs.Usage("--gemm shape: GPU %s has no measured %s GEMM ceiling; measured: %s (or --gemm constant)", gpu, dt, strings.Join(keys(e.MAMF), ", "))
+	}
+	peak, err := g.TensorPeak(dt)
+	if err != nil {
+		return gemmShape{}, err
+	}
+	if mamf > float64(peak) {
+		return gemmShape{}, errs.Usage("GEMM table: %s %s measured %g FLOP/s above the dense peak %g", gpu, dt, mamf, float64(peak))
+	}
+	return gemmShape{sms: e.SMs, tm: e.TileM, tn: e.TileN, ceiling: mamf / float64(peak)}, nil
+}
+
+// efficiency is the fraction of the tensor peak a batch of b GEMMs with M × N outputs reaches:
+// the ceiling times the useful share of the tiles (tile quantisation) and of the waves (wave
+// quantisation): M·N / (⌈M/Tm⌉·Tm · ⌈N/Tn⌉·Tn) · T / (⌈T/SMs⌉·SMs) with T = b·⌈M/Tm⌉·⌈N/Tn⌉.
+func (g gemmShape) efficiency(b, m, n int) float64 {
+	if b < 1 || m < 1 || n < 1 {
+		return g.ceiling
+	}
+	tm, tn := (m+g.tm-1)/g.tm, (n+g.tn-1)/g.tn
+	tiles := b * tm * tn
+	waves := (tiles + g.sms - 1) / g.sms
+	tile := float64(m) * float64(n) / (float64(tm*g.tm) * float64(tn*g.tn))
+	wave := float64(tiles) / float64(waves*g.sms)
+	return g.ceiling * tile * wave
+}

@@ -1,0 +1,143 @@
+package roofline
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// TestGEMMShapeMAMF: at the shapes where stas00/ml-engineering measured each GPU's maximum
+// achievable matmul FLOPS (compute/accelerator/README.md @b9e29720, v1 table), which are whole
+// 256×128 tiles in whole waves over the SMs, the model gives the measurement.
+func TestGEMMShapeMAMF(t *testing.T) {
+	for _, c := range []struct {
+		gpu     string
+		m, n, k int
+		tflops  float64 // measured, bf16
+	}{
+		{"a100-80gb", 6912, 2048, 16384, 267.9},
+		{"h100", 6144, 2816, 17920, 792.1},
+		{"h200", 11264, 1536, 19712, 821.0}, // the GH200's measurement (configs/gemm.json)
+	} {
+		r := shapeRoofline(t, c.gpu, dtype.BF16)
+		gr := partition.NewGraph(4, 4)
+		op := gr.MatMul("gemm", partition.Forward, gr.Shape(c.m, c.k), gr.Shape(c.k, c.n), dtype.BF16)
+		got := float64(op.FLOP) / float64(r.OpTime(op)) / 1e12
+		if math.Abs(got-c.tflops) > 1e-9*c.tflops {
+			t.Errorf("%s %d×%d×%d: %.1f TFLOP/s, want the measured %.1f", c.gpu, c.m, c.n, c.k, got, c.tflops)
+		}
+	}
+}
+
+// TestGEMMShapeQuantisation: hand counts of tile and wave quantisation on an A100 (108 SMs,
+// 256×128 tiles, ceiling 267.9/312 = 0.859).
+func TestGEMMShapeQuantisation(t *testing.T) {
+	r := shapeRoofline(t, "a100-80gb", dtype.BF16)
+	const c = 267.9 / 312 // MAMF over the bf16 dense peak
+	for _, c := range []struct {
+		b, m, n int
+		want    float64
+	}{
+		// GPT-3's QKV GEMM at TP 8 (2048 tokens × 3·12288/8): 8·36 = 288 tiles, 3 waves of 108.
+		{1, 2048, 4608, c * 288 / 324},
+		// 2100 rows: 9 tiles of 256 = 2304 rows computed for 2100; one tile column, 9 tiles in
+		// one wave of 108.
+		{1, 2100, 128, c * 2100 / 2304 * 9 / 108},
+		// A batch of 4 × 12 = 48 attention-score GEMMs of 2048 × 2048: 48·8·16 = 6144 tiles,
+		// 57 waves (6156 slots).
+		{48, 2048, 2048, c * 6144 / 6156},
+	} {
+		if got := r.gemmEfficiency(partition.Op{Output: outShape(c.b, c.m, c.n)}); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%d × %d×%d: efficiency %.6f, want %.6f", c.b, c.m, c.n, got, c.want)
+		}
+	}
+}
+
+func outShape(b, m, n int) []int {
+	if b == 1 {
+		return []int{m, n}
+	}
+	return []int{b, m, n}
+}
+
+func shapeRoofline(t *testing.T, gpu string, dt dtype.DType) *Roofline {
+	t.Helper()
+	g, err := LookupGPU(gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff := DefaultEfficiency
+	eff.GEMM = GEMMShape
+	r, err := New(g, eff, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestGEMMTableErrors: an entry without a source, a MAMF that is not positive or of an unknown
+// dtype, and a GPU or dtype the table lacks are refused with exit 2.
+func TestGEMMTableErrors(t *testing.T) {
+	ok := `"sms": 108, "tile_m": 256, "tile_n": 128`
+	src := `"sources": {"sms": "s", "tile": "t", "mamf_flop_per_s": "c"}`
+	for _, c := range []struct{ table, want string }{
+		{`[{"gpu": "x", ` + ok + `, "mamf_flop_per_s": {"bf16": 2e14}, "sources": {"sms": "s", "tile": "t"}}]`, "x.sources.mamf_flop_per_s: missing"},
+		{`[{"gpu": "x", ` + ok + `, "mamf_flop_per_s": {"bf16": -1}, ` + src + `}]`, "x.mamf_flop_per_s.bf16 -1 must be > 0"},
+		{`[{"gpu": "x", ` + ok + `, "mamf_flop_per_s": {"bf17": 2e14}, ` + src + `}]`, "bf17"},
+		{`[{"gpu": "x", "sms": 0, "tile_m": 256, "tile_n": 128, "mamf_flop_per_s": {"bf16": 2e14}, ` + src + `}]`, "x.sms"},
+		{`[{"gpu": "x", ` + ok + `, "mamf_flop_per_s": {"bf16": 2e14}, ` + src + `, "sm": 1}]`, `"sm"`},
+	} {
+		_, err := decodeGEMM([]byte(c.table), "gemm.json")
+		if err == nil || errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want exit 2 naming %q", c.table, err, c.want)
+		}
+	}
+	eff := DefaultEfficiency
+	eff.GEMM = GEMMShape
+	for _, c := range []struct {
+		gpu  string
+		dt   dtype.DType
+		want string
+	}{
+		{"v100", dtype.FP16, `"v100"`},
+		{"a100-80gb", dtype.TF32, "no measured tf32 GEMM ceiling; measured: bf16, fp16"},
+	} {
+		g, _ := LookupGPU(c.gpu)
+		if _, err := New(g, eff, c.dt); err == nil || errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: err %v, want exit 2 naming %q", c.gpu, c.dt, err, c.want)
+		}
+	}
+	if _, err := GEMMTable(); err != nil {
+		t.Fatalf("configs/gemm.json: %v", err)
+	}
+}
+
+// TestGEMMAuto: auto is the shape model where the table has the GPU and dtype and the constant
+// efficiency elsewhere; the profile's name says which.
+func TestGEMMAuto(t *testing.T) {
+	eff := DefaultEfficiency
+	eff.GEMM = GEMMAuto
+	for _, c := range []struct {
+		gpu    string
+		dt     dtype.DType
+		shaped bool
+	}{{"a100-80gb", dtype.BF16, true}, {"a100-80gb", dtype.TF32, false}, {"v100", dtype.FP16, false}, {"h100", dtype.FP8, true}} {
+		g, _ := LookupGPU(c.gpu)
+		r, err := New(g, eff, c.dt)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.gpu, c.dt, err)
+		}
+		if r.shaped != c.shaped || strings.Contains(r.Name(), "shape-aware") != c.shaped {
+			t.Errorf("%s %s: shaped %v (%q), want %v", c.gpu, c.dt, r.shaped, r.Name(), c.shaped)
+		}
+		gr := partition.NewGraph(4, 4)
+		op := gr.MatMul("gemm", partition.Forward, gr.Shape(2048, 4096), gr.Shape(4096, 4096), c.dt)
+		if want := float64(op.FLOP) / (float64(r.PeakFLOP(c.dt)) * DefaultEfficiency.MatMul); !c.shaped && math.Abs(float64(r.OpTime(op))-want) > 1e-9*want {
+			t.Errorf("%s %s: constant fallback %v, want %v", c.gpu, c.dt, r.OpTime(op), want)
+		}
+	}
+}
