@@ -273,6 +273,11 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"trace", "inspect"}, 2, []string{`"inspect"`, "import, show"}},
 		{[]string{"collective", "--cluster", "dgx-z"}, 2, []string{"dgx-z", "dgx-a100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,warp"}, 2, []string{"warp"}},
+		// Software presets: an unknown one lists them; a setting it lacks is named by its flag.
+		{[]string{"megatron", "--model", "gpt3-175b", "--software", "megatron-2025"}, 2, []string{"megatron-2025", "megatron-2021, megatron-2022, megatron-core, deepspeed"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--software", "megatron-2021", "--seq-parallel"}, 2, []string{"--seq-parallel true", "megatron-2021 does not support it"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--interleave", "2", "--dp", "8", "--software", "deepspeed"}, 2, []string{"--interleave 2", "deepspeed"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--gemm", "shape", "--gpu", "v100"}, 2, []string{"--gemm shape", `"v100"`}},
 		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},
 		{[]string{"compare", "gpt3", "--nets", "superpod,torus", "--baseline", "ideal"}, 2, []string{"ideal", "superpod, torus"}},
 	} {
