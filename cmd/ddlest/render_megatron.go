@@ -302,6 +302,7 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	}
 	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d × PP %d (interleave %d); sequence parallel %s; recompute %s",
 		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
+	row("software", describeStack(r))
 	if s := r.Search; s != nil {
 		row("layout", "search: "+describeSearch(*s))
 	}
@@ -312,8 +313,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	if r.Cluster != nil {
 		row("cluster", describeCluster(*r.Cluster))
 	}
+	gemm := pct(r.Efficiency.MatMul)
+	if ceil, ok := roofline.GEMMCeiling(r.Efficiency.GEMM, r.GPU, c.Precision.DType()); ok {
+		gemm = "shape-aware: measured " + pct(ceil) + " × tile and wave quantisation"
+	}
 	row("gpu", fmt.Sprintf("%s: %s (roofline, GEMM %s / vector %s of peak, HBM %s)", r.GPU.Name, r.GPU.Description,
-		pct(r.Efficiency.MatMul), pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
+		gemm, pct(r.Efficiency.Vector), pct(r.Efficiency.Memory)))
 	if r.Profile != "roofline" {
 		row("profile", r.Profile)
 	}
@@ -431,4 +436,23 @@ func joinInts(xs []int) string {
 		b.WriteString(itoa(x))
 	}
 	return b.String()
+}
+
+// describeStack names the job's training software (if a preset) and what it overlaps and sends.
+func describeStack(r *job.Report) string {
+	st := r.Config.Stack
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	name := "ddlest defaults"
+	if r.Job != nil {
+		if e, ok := r.Job.Execution.(*job.TransformerExecution); ok && e.Software != "" {
+			name = e.Software
+		}
+	}
+	return fmt.Sprintf("%s: DP overlap %s, async TP %s, pipeline scatter/gather %s, p2p overlap %s, distributed optimizer %s",
+		name, onOff(!st.NoDPOverlap), onOff(st.AsyncTP), onOff(st.PPScatterGather), onOff(st.P2POverlap), onOff(st.DistOptimizer))
 }

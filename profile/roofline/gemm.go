@@ -151,3 +151,13 @@ func (g gemmShape) efficiency(b, m, n int) float64 {
 	wave := float64(tiles) / float64(waves*g.sms)
 	return g.ceiling * tile * wave
 }
+
+// GEMMCeiling is the shape model's ceiling (MAMF / dense peak) for a GPU and dtype under
+// model m, and whether the shape model applies (constant, or auto without a table entry: no).
+func GEMMCeiling(m GEMMModel, g GPU, dt dtype.DType) (float64, bool) {
+	if m == GEMMConstant {
+		return 0, false
+	}
+	s, err := newGEMMShape(g, dt)
+	return s.ceiling, err == nil
+}
