@@ -467,34 +467,19 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 // of the next iteration, so the first bucket and whatever outlasts one micro-batch's forward
 // pass fwd are exposed. It returns the exposed time.
 func (e *estimate) paramGather(g partition.GradSync, fwd units.Seconds, colls *[]CollectiveTime) (units.Seconds, error) {
-	full, rest := g.Buckets()
-	if g.Group.Size <= 1 || full+boolInt(rest > 0) == 0 {
+	full, rest := g.Buckets() // full ≥ 1 whenever there are bytes
+	if g.Group.Size <= 1 || full == 0 {
 		return 0, nil
 	}
-	bucket := g.Bytes
-	if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
-		bucket = g.BucketBytes
-	}
-	var fullCost, restCost network.Cost
-	var err error
-	if full > 0 {
-		if fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: bucket, Group: g.Group, DType: g.DType}); err != nil {
-			return 0, err
-		}
-	}
-	if rest > 0 {
-		if restCost, err = e.price(network.Collective{Op: g.Op, Bytes: rest, Group: g.Group, DType: g.DType}); err != nil {
-			return 0, err
-		}
+	bucket := g.Bucket()
+	fullCost, restCost, err := e.bucketCosts(g, bucket, rest)
+	if err != nil {
+		return 0, err
 	}
 	total := units.Seconds(full)*(fullCost.Total+g.FusionLatency) + restCost.Total + g.FusionLatency*units.Seconds(boolInt(rest > 0))
 	exposed := total
 	if g.Overlap {
-		first := fullCost.Total + g.FusionLatency
-		if full == 0 {
-			first = restCost.Total + g.FusionLatency
-		}
-		exposed = units.Max(first, total-fwd)
+		exposed = units.Max(fullCost.Total+g.FusionLatency, total-fwd) // the first bucket always waits
 	}
 	name := gradName(g)
 	for _, x := range [2]struct {
@@ -511,6 +496,16 @@ func (e *estimate) paramGather(g partition.GradSync, fwd units.Seconds, colls *[
 			Time: d, Exposed: exposed * d / total})
 	}
 	return exposed, nil
+}
+
+// bucketCosts prices a gradient reduction's (or parameter gather's) full bucket and, when rest
+// > 0, its remainder.
+func (e *estimate) bucketCosts(g partition.GradSync, bucket, rest units.Bytes) (full, remainder network.Cost, err error) {
+	if full, err = e.price(network.Collective{Op: g.Op, Bytes: bucket, Group: g.Group, DType: g.DType}); err != nil || rest <= 0 {
+		return full, remainder, err
+	}
+	remainder, err = e.price(network.Collective{Op: g.Op, Bytes: rest, Group: g.Group, DType: g.DType})
+	return full, remainder, err
 }
 
 // gradName is the name a gradient reduction's buckets are reported under.
@@ -555,10 +550,7 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			s.full, s.rest = 0, 0
 			continue
 		}
-		s.bucket = g.Bytes
-		if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
-			s.bucket = g.BucketBytes
-		}
+		s.bucket = g.Bucket()
 		if g.Fusion == partition.FuseTensors {
 			s.tensors = true
 			s.full, s.rest = 0, 0
@@ -573,13 +565,8 @@ func (e *estimate) gradients(st *partition.Stage, repBwd []units.Seconds, colls 
 			continue
 		}
 		var err error
-		if s.fullCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.bucket, Group: g.Group, DType: g.DType}); err != nil {
+		if s.fullCost, s.restCost, err = e.bucketCosts(g, s.bucket, s.rest); err != nil {
 			return 0, 0, nil, err
-		}
-		if s.rest > 0 {
-			if s.restCost, err = e.price(network.Collective{Op: g.Op, Bytes: s.rest, Group: g.Group, DType: g.DType}); err != nil {
-				return 0, 0, nil, err
-			}
 		}
 		s.total = units.Seconds(s.full)*s.fullCost.Total + s.restCost.Total
 		commTotal += s.total

@@ -179,12 +179,22 @@ func (f Fusion) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
 // UnmarshalText reads the name.
 func (f *Fusion) UnmarshalText(b []byte) error { return enum.Unmarshal(f, b, fusionNames) }
 
-// Buckets returns the number of full buckets and the size of the remainder.
+// Bucket is the size of a full bucket: BucketBytes, or everything in one bucket when it is not
+// set or not smaller.
+func (g GradSync) Bucket() units.Bytes {
+	if g.BucketBytes > 0 && g.BucketBytes < g.Bytes {
+		return g.BucketBytes
+	}
+	return g.Bytes
+}
+
+// Buckets returns the number of full buckets (at least one when there are bytes) and the size
+// of the remainder.
 func (g GradSync) Buckets() (full int, rest units.Bytes) {
 	if g.Bytes <= 0 {
 		return 0, 0
 	}
-	if g.BucketBytes <= 0 || g.BucketBytes >= g.Bytes {
+	if g.Bucket() == g.Bytes {
 		return 1, 0
 	}
 	full = int(float64(g.Bytes) / float64(g.BucketBytes))

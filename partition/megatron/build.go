@@ -151,10 +151,11 @@ func Build(c Config) (*partition.Plan, error) {
 			}
 		}
 		plan.ModelFLOP += flop
-		optSlab = append(optSlab, partition.OptimizerOp(optimizerParams(syncedParams(st), c), c.Optimizer, c.Precision))
+		synced := syncedParams(st)
+		optSlab = append(optSlab, partition.OptimizerOp(optimizerParams(synced, c), c.Optimizer, c.Precision))
 		st.PerIteration = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		start = len(syncSlab)
-		syncSlab = gradSyncs(syncSlab, st, c)
+		syncSlab = gradSyncs(syncSlab, synced, c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
 		if c.DistOptimizer {
 			start = len(syncSlab)
@@ -247,15 +248,16 @@ func paramGathers(dst []partition.GradSync, grads []partition.GradSync) []partit
 // gatherNames names each gradient reduction's parameter all-gather.
 var gatherNames = map[string]string{"dp.grads": "dp.params", "ep.expert_grads": "ep.expert_params"}
 
-// gradSyncs appends a stage's gradient all-reduces to dst: everything over the data-parallel group, except
-// MoE experts (Sync 1), which only the DP/EP expert-data-parallel ranks at stride TP·EP share.
-func gradSyncs(dst []partition.GradSync, st partition.Stage, c Config) []partition.GradSync {
+// gradSyncs appends a stage's gradient reductions to dst (all-reduces, or reduce-scatters with the
+// distributed optimizer) of its synced parameters (syncedParams): everything over the
+// data-parallel group, except MoE experts (Sync 1), which only the DP/EP expert-data-parallel
+// ranks at stride TP·EP share.
+func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partition.GradSync {
 	dt := c.Precision.DType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
 	}
-	params := syncedParams(st)
 	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
 	op := network.AllReduce
 	if c.DistOptimizer {
