@@ -72,36 +72,39 @@ func (l *Layout) UnmarshalText(b []byte) error { return enum.Unmarshal(l, b, lay
 type TransformerExecution struct {
 	// Software comes first: its preset sets the other keys' defaults, which the keys after it
 	// (flags, a config file's keys) override within what the software supports.
-	Software        string             `json:"software" help:"training software preset (ddlest software lists them with sources): megatron-2021, megatron-2022, megatron-core or deepspeed; sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap and distributed_optimizer, and refuses settings it does not have; empty: ddlest's defaults"`
-	Layout          Layout             `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute and seq_parallel) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
-	GPUs            int                `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
-	MaxGPUs         int                `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
-	ParamsPerGPU    float64            `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
-	TP              int                `json:"tp" help:"tensor-parallel degree"`
-	PP              int                `json:"pp" help:"pipeline-parallel degree"`
-	DP              int                `json:"dp" help:"data-parallel degree"`
-	EP              int                `json:"ep" help:"expert-parallel degree (divides DP; MoE only)"`
-	Interleave      int                `json:"interleave" help:"model chunks per pipeline stage (interleaved 1F1B)"`
-	GlobalBatch     int                `json:"global_batch" help:"sequences per iteration"`
-	MicroBatch      int                `json:"micro_batch" help:"sequences per micro-batch (0: explicit layout 1, ramp layout fills memory)"`
-	SeqParallel     bool               `json:"seq_parallel" help:"sequence parallelism (reduce-scatter + all-gather instead of all-reduce)"`
-	TPComm          megatron.TPComm    `json:"tp_comm" help:"tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)"`
-	Recompute       megatron.Recompute `json:"recompute" help:"activation recomputation: none, selective or full"`
-	Precision       megatron.Precision `json:"precision" help:"training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)"`
-	Optimizer       megatron.Optimizer `json:"optimizer" help:"optimizer: adam or sgd (with momentum)"`
-	RankOrder       megatron.RankOrder `json:"rank_order" help:"rank order: tp-first (Megatron-LM) or pp-first (the HammingMesh SST motifs)"`
-	DPBucket        units.Bytes        `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size, e.g. 25MB (0: Megatron-Core's max(4e7, 1e6·DP) parameters)"`
-	NoDPOverlap     bool               `json:"no_dp_overlap" help:"all-reduce the gradients after the backward pass instead of overlapping buckets with it"`
-	AsyncTP         bool               `json:"async_tp" help:"run each column-parallel linear's backward TP all-reduce (reduce-scatter with seq_parallel) during its weight-gradient GEMM, as Megatron-LM's async dgrad all-reduce (megatron/core/tensor_parallel/layers.py); off: after it, as in Megatron-LM 2021"`
-	PPScatterGather bool               `json:"pp_scatter_gather" help:"with tp > 1 and no seq_parallel, each TP rank sends 1/TP of the activation to the next pipeline stage, which all-gathers it over NVLink (Megatron-LM 2021-22 scatter_gather_tensors_in_pipeline, SC'21 §4.1); off: every rank sends the whole activation"`
-	P2POverlap      bool               `json:"p2p_overlap" help:"overlap the interleaved schedule's pipeline sends and receives with compute (Megatron-Core overlap_p2p_comm); only pipeline fill and drain stay exposed; no effect with interleave 1"`
-	DistOptimizer   bool               `json:"distributed_optimizer" help:"shard the optimizer state over the DP group: reduce-scatter the gradients, update 1/DP, all-gather the parameters (Megatron-LM --use-distributed-optimizer, DeepSpeed ZeRO stage 1)"`
-	Steps           float64            `json:"steps" help:"training iterations (explicit layout; 0: from tokens)"`
-	Tokens          float64            `json:"tokens" help:"training tokens (explicit layout; steps = tokens / (global batch × seq))"`
-	IgnoreMemory    bool               `json:"ignore_memory" help:"estimate even when the plan does not fit in GPU memory; the report warns"`
-	Profile         string             `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
-	TraceBatch      int                `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`
-	TraceTP         int                `json:"trace_tp" help:"tensor-parallel degree of the profiled run, when not the plan's"`
+	Software        string               `json:"software" help:"training software preset (ddlest software lists them with sources): megatron-2021, megatron-2022, megatron-core or deepspeed; sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap, distributed_optimizer, grad_allreduce, fp32_grad_reduce and pp_partition, and refuses settings it does not have; empty: ddlest's defaults"`
+	Layout          Layout               `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute and seq_parallel) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
+	GPUs            int                  `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
+	MaxGPUs         int                  `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
+	ParamsPerGPU    float64              `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
+	TP              int                  `json:"tp" help:"tensor-parallel degree"`
+	PP              int                  `json:"pp" help:"pipeline-parallel degree"`
+	DP              int                  `json:"dp" help:"data-parallel degree"`
+	EP              int                  `json:"ep" help:"expert-parallel degree (divides DP; MoE only)"`
+	Interleave      int                  `json:"interleave" help:"model chunks per pipeline stage (interleaved 1F1B)"`
+	GlobalBatch     int                  `json:"global_batch" help:"sequences per iteration"`
+	MicroBatch      int                  `json:"micro_batch" help:"sequences per micro-batch (0: explicit layout 1, ramp layout fills memory)"`
+	SeqParallel     bool                 `json:"seq_parallel" help:"sequence parallelism (reduce-scatter + all-gather instead of all-reduce)"`
+	TPComm          megatron.TPComm      `json:"tp_comm" help:"tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)"`
+	Recompute       megatron.Recompute   `json:"recompute" help:"activation recomputation: none, selective or full"`
+	Precision       megatron.Precision   `json:"precision" help:"training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)"`
+	Optimizer       megatron.Optimizer   `json:"optimizer" help:"optimizer: adam or sgd (with momentum)"`
+	RankOrder       megatron.RankOrder   `json:"rank_order" help:"rank order: tp-first (Megatron-LM) or pp-first (the HammingMesh SST motifs)"`
+	DPBucket        units.Bytes          `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size, e.g. 25MB (0: Megatron-Core's max(4e7, 1e6·DP) parameters)"`
+	NoDPOverlap     bool                 `json:"no_dp_overlap" help:"all-reduce the gradients after the backward pass instead of overlapping buckets with it"`
+	AsyncTP         bool                 `json:"async_tp" help:"run each column-parallel linear's backward TP all-reduce (reduce-scatter with seq_parallel) during its weight-gradient GEMM, as Megatron-LM's async dgrad all-reduce (megatron/core/tensor_parallel/layers.py); off: after it, as in Megatron-LM 2021"`
+	PPScatterGather bool                 `json:"pp_scatter_gather" help:"with tp > 1 and no seq_parallel, each TP rank sends 1/TP of the activation to the next pipeline stage, which all-gathers it over NVLink (Megatron-LM 2021-22 scatter_gather_tensors_in_pipeline, SC'21 §4.1); off: every rank sends the whole activation"`
+	P2POverlap      bool                 `json:"p2p_overlap" help:"overlap the interleaved schedule's pipeline sends and receives with compute (Megatron-Core overlap_p2p_comm); only pipeline fill and drain stay exposed; no effect with interleave 1"`
+	DistOptimizer   bool                 `json:"distributed_optimizer" help:"shard the optimizer state over the DP group: reduce-scatter the gradients, update 1/DP, all-gather the parameters (Megatron-LM --use-distributed-optimizer, DeepSpeed ZeRO stage 1)"`
+	GradAllReduce   bool                 `json:"grad_allreduce" help:"with distributed_optimizer: all-reduce the gradients, then update the shard (DeepSpeed's BF16_Optimizer), instead of reduce-scattering them"`
+	FP32GradReduce  bool                 `json:"fp32_grad_reduce" help:"bf16 training: accumulate and reduce the gradients in fp32 (Megatron-LM's default for bf16, DeepSpeed's BF16_Optimizer); no effect in fp16 or fp32"`
+	PPPartition     megatron.PPPartition `json:"pp_partition" help:"pipeline stage partition: uniform (layers/pp per stage, embedding and LM head added to the first and last, Megatron-LM) or embedding-slot (the embedding and the head each take one layer's slot, DeepSpeed's partition_method type:transformer|embedding)"`
+	Steps           float64              `json:"steps" help:"training iterations (explicit layout; 0: from tokens)"`
+	Tokens          float64              `json:"tokens" help:"training tokens (explicit layout; steps = tokens / (global batch × seq))"`
+	IgnoreMemory    bool                 `json:"ignore_memory" help:"estimate even when the plan does not fit in GPU memory; the report warns"`
+	Profile         string               `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
+	TraceBatch      int                  `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`
+	TraceTP         int                  `json:"trace_tp" help:"tensor-parallel degree of the profiled run, when not the plan's"`
 }
 
 type megatronWorkload struct{}
@@ -127,8 +130,9 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,
-		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer},
-		MoE:   moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
+		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer,
+			GradAllReduce: e.GradAllReduce, FP32GradReduce: e.FP32GradReduce, PPPartition: e.PPPartition},
+		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
 }
 
 // options resolves a job into the pipeline's options.

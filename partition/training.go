@@ -114,6 +114,14 @@ func (m Memory) WithOptimizerShard(params float64, o Optimizer, p Precision) Mem
 	return m
 }
 
+// WithGrads sets the gradient buffer (gradients kept in another dtype than the weights, e.g.
+// fp32 accumulation of bf16 training).
+func (m Memory) WithGrads(g units.Bytes) Memory {
+	m.Grads = g
+	m.Total = m.Weights + m.Grads + m.Optimizer + m.Activations
+	return m
+}
+
 // WithActivations adds activation memory to a footprint.
 func (m Memory) WithActivations(a units.Bytes) Memory {
 	m.Activations = a

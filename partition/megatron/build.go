@@ -1,6 +1,7 @@
 package megatron
 
 import (
+	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
@@ -91,11 +92,6 @@ func Build(c Config) (*partition.Plan, error) {
 	}
 	tied := !c.UntiedEmbeddings
 	cached := blocks(g, !tied || p > 1)
-	var layerArr [2]partition.Block
-	layers := append(layerArr[:0], cached.layers...)
-	for i := range layers {
-		layers[i].Repeat = c.Layers / p
-	}
 	embed, head := cached.embed, cached.head
 
 	plan := &partition.Plan{
@@ -113,7 +109,7 @@ func Build(c Config) (*partition.Plan, error) {
 	// At most three stages differ (first, middle, last): their blocks, optimizer ops and
 	// gradient reductions come from three slabs, one allocation each.
 	distinct := min(p, 3)
-	blockSlab := make([]partition.Block, 0, distinct*(len(layers)+2))
+	blockSlab := make([]partition.Block, 0, distinct*(len(cached.layers)+2))
 	optSlab := make([]partition.Op, 0, distinct)
 	syncs := 2 // per stage: the data-parallel and the expert gradients
 	if c.DistOptimizer {
@@ -135,7 +131,11 @@ func Build(c Config) (*partition.Plan, error) {
 		if g.vocab > 0 && i == 0 {
 			blockSlab = append(blockSlab, embed)
 		}
-		blockSlab = append(blockSlab, layers...)
+		n := len(blockSlab)
+		blockSlab = append(blockSlab, cached.layers...)
+		for j := n; j < len(blockSlab); j++ {
+			blockSlab[j].Repeat = c.StageLayers(i)
+		}
 		if g.vocab > 0 && i == p-1 {
 			blockSlab = append(blockSlab, head)
 		}
@@ -159,7 +159,7 @@ func Build(c Config) (*partition.Plan, error) {
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
 		if c.DistOptimizer {
 			start = len(syncSlab)
-			syncSlab = paramGathers(syncSlab, st.Grads)
+			syncSlab = paramGathers(syncSlab, st.Grads, c.Precision.DType())
 			st.ParamGathers = syncSlab[start:len(syncSlab):len(syncSlab)]
 		}
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
@@ -234,12 +234,18 @@ func optimizerParams(params [2]float64, c Config) float64 {
 }
 
 // paramGathers appends, for each gradient reduce-scatter of the distributed optimizer, the
-// all-gather of the updated parameters over the same group and in the same buckets
-// (dist_optimizer.md "Key steps": reduce-scatter, step, all-gather of the fp16/bf16 params).
-func paramGathers(dst []partition.GradSync, grads []partition.GradSync) []partition.GradSync {
+// all-gather of the updated parameters over the same group and in the same buckets of
+// parameters (dist_optimizer.md "Key steps": reduce-scatter, step, all-gather of the fp16/bf16
+// params), in the parameters' dtype pt (the gradients may be fp32: Stack.FP32GradReduce).
+func paramGathers(dst []partition.GradSync, grads []partition.GradSync, pt dtype.DType) []partition.GradSync {
 	for _, g := range grads {
 		g.Name = gatherNames[g.Name]
 		g.Op = network.AllGather
+		if g.DType != pt {
+			g.Bytes = g.Bytes / g.DType.Size() * pt.Size()
+			g.BucketBytes = g.BucketBytes / g.DType.Size() * pt.Size()
+			g.DType = pt
+		}
 		dst = append(dst, g)
 	}
 	return dst
@@ -253,14 +259,14 @@ var gatherNames = map[string]string{"dp.grads": "dp.params", "ep.expert_grads": 
 // data-parallel group, except MoE experts (Sync 1), which only the DP/EP expert-data-parallel
 // ranks at stride TP·EP share.
 func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partition.GradSync {
-	dt := c.Precision.DType()
+	dt := c.gradDType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
 	}
 	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
 	op := network.AllReduce
-	if c.DistOptimizer {
+	if c.DistOptimizer && !c.GradAllReduce {
 		op = network.ReduceScatter
 	}
 	sync := func(name string, dim partition.Dim, p float64, g network.Group) partition.GradSync {
@@ -297,7 +303,7 @@ func stageParams(g geom, c Config, i int) (params [2]float64) {
 	if g.moe.Experts > 0 {
 		layer, experts = moeParamsPerGPU(g)
 	}
-	n := float64(c.Layers / c.PP)
+	n := float64(c.StageLayers(i))
 	params[0], params[1] = layer*n, experts*n
 	if g.vocab > 0 && i == 0 {
 		params[0] += embeddingParams(g)
@@ -337,7 +343,7 @@ func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 			perMB += x
 		}
 	}
-	perMB *= units.Bytes(c.Layers / c.PP)
+	perMB *= units.Bytes(c.StageLayers(i))
 	if g.vocab > 0 && i == 0 {
 		perMB += embeddingActivations(g)
 	}
@@ -365,6 +371,9 @@ type footprint struct {
 func stageFootprint(g geom, c Config, i int) footprint {
 	params := stageParams(g, c, i)
 	f := footprint{static: partition.StaticMemory(params[0]+params[1], c.Optimizer, c.Precision, c.Capacity)}
+	if gt := c.gradDType(); gt != c.Precision.DType() {
+		f.static = f.static.WithGrads(units.Bytes(params[0]+params[1]) * gt.Size())
+	}
 	if c.DistOptimizer {
 		f.static = f.static.WithOptimizerShard(optimizerParams(params, c), c.Optimizer, c.Precision)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
@@ -77,6 +78,33 @@ const (
 )
 
 var rankOrderNames = []string{"tp-first", "pp-first"}
+
+// PPPartition is how a pipeline's stages share the transformer layers.
+type PPPartition int
+
+const (
+	// PPUniform gives every stage L/PP layers, the input embedding joining the first stage and
+	// the LM head the last (Megatron-LM: megatron/core/transformer/transformer_block.py
+	// get_num_layers_to_build, num_layers / pipeline_model_parallel_size).
+	PPUniform PPPartition = iota
+	// PPEmbeddingSlot counts the input embedding and the LM head as one layer each and splits
+	// the L + 2 slots evenly: the first stage holds the embedding and (L+2)/PP − 1 layers, the
+	// last (L+2)/PP − 1 layers and the head, the others (L+2)/PP layers (DeepSpeed
+	// PipelineModule partition_method "type:transformer|embedding", which BLOOM-176B trained with:
+	// bigscience-workshop/bigscience train/tr11-176B-ml/README.md, "--pp-partition-method").
+	// Interleaving is not offered (DeepSpeed's pipeline has one chunk per stage).
+	PPEmbeddingSlot
+)
+
+var ppPartitionNames = []string{"uniform", "embedding-slot"}
+
+func (x PPPartition) String() string { return ppPartitionNames[x] }
+
+// MarshalText renders the name in JSON and YAML.
+func (x PPPartition) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *PPPartition) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, ppPartitionNames) }
 
 func (r RankOrder) String() string { return rankOrderNames[r] }
 
@@ -152,6 +180,50 @@ type Stack struct {
 	// all-gathered (Megatron-LM docs/source/api-guide/dist_optimizer.md; ZeRO stage 1,
 	// Rajbhandari et al. 2020 §5.1).
 	DistOptimizer bool
+	// FP32GradReduce accumulates and reduces the gradients of bf16 training in fp32 (4 bytes per
+	// parameter in the gradient buffer and on the wire): Megatron-LM sets
+	// accumulate_allreduce_grads_in_fp32 for bf16 unless --grad-reduce-in-bf16
+	// (megatron/training/arguments.py, "accumulate and all-reduce gradients in fp32 for bfloat16
+	// data type"); DeepSpeed's BF16_Optimizer all-reduces its fp32 gradients
+	// (deepspeed/runtime/pipe/engine.py _bf16_reduce_grads, optimizer.get_grads_for_reduction).
+	// No effect in fp16 or fp32 training.
+	FP32GradReduce bool
+	// GradAllReduce, with DistOptimizer, all-reduces the gradients (every rank receives all of
+	// them, then updates its shard) instead of reduce-scattering them: DeepSpeed's BF16_Optimizer,
+	// its own ZeRO-1 under zero stage 0 (deepspeed/runtime/pipe/engine.py _bf16_reduce_grads:
+	// buffered_allreduce_fallback; bf16_optimizer.py step: update the partition, then
+	// all_gather_dp_groups of the bf16 parameters).
+	GradAllReduce bool
+	// PPPartition is how the pipeline stages share the layers (uniform by default).
+	PPPartition PPPartition
+}
+
+// gradDType is the dtype gradients are accumulated and reduced in.
+func (c Config) gradDType() dtype.DType {
+	if c.FP32GradReduce && c.Precision == MixedBF16 {
+		return dtype.FP32
+	}
+	return c.Precision.DType()
+}
+
+// StageLayers is the number of transformer layers on pipeline stage i (all chunks).
+func (c Config) StageLayers(i int) int {
+	if c.PPPartition == PPEmbeddingSlot && c.PP > 1 {
+		slots := (c.Layers + 2) / c.PP
+		if i == 0 || i == c.PP-1 {
+			return slots - 1
+		}
+		return slots
+	}
+	return c.Layers / c.PP
+}
+
+// splits reports whether pp stages of v chunks each can share the layers under the partition.
+func (c Config) splits(pp, v int) bool {
+	if c.PPPartition == PPEmbeddingSlot && pp > 1 {
+		return v == 1 && (c.Layers+2)%pp == 0 && (c.Layers+2)/pp >= 2
+	}
+	return c.Layers%(pp*v) == 0
 }
 
 // GPUs is the job size TP·PP·DP.
@@ -205,9 +277,16 @@ func (c Config) Validate() error {
 		p.Addf("--seq-parallel needs --tp %d to divide --seq %d", c.TP, c.Seq)
 	}
 	if okL && okP && okV {
-		if c.Interleave > 1 && c.PP == 1 {
+		switch {
+		case c.Interleave > 1 && c.PP == 1:
 			p.Addf("--interleave %d needs --pp > 1", c.Interleave)
-		} else if c.Layers%(c.PP*c.Interleave) != 0 {
+		case c.PPPartition == PPEmbeddingSlot && c.PP > 1 && c.Interleave > 1:
+			p.Addf("--pp-partition embedding-slot has one model chunk per stage (DeepSpeed's pipeline); use --interleave 1")
+		case c.PPPartition == PPEmbeddingSlot && c.PP > 1 && c.Vocab == 0:
+			p.Addf("--pp-partition embedding-slot needs an embedding (--vocab > 0)")
+		case c.PPPartition == PPEmbeddingSlot && !c.splits(c.PP, 1):
+			p.Addf("--pp %d does not divide the %d layers + embedding + head = %d slots into stages of ≥ 2 (--pp-partition embedding-slot)", c.PP, c.Layers, c.Layers+2)
+		case !c.splits(c.PP, c.Interleave):
 			p.Addf("--pp %d × --interleave %d = %d does not divide the %d layers", c.PP, c.Interleave, c.PP*c.Interleave, c.Layers)
 		}
 	}

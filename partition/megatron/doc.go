@@ -46,6 +46,14 @@
 //	                 the step updates 1/DP of the parameters (1/(DP/EP) of the experts), the
 //	                 parameters all-gathered in the same buckets, optimizer state 12/DP bytes per
 //	                 parameter (Megatron-LM dist_optimizer.md; ZeRO stage 1 P_os)
+//	GradAllReduce    with DistOptimizer, the gradients all-reduced (2(n−1)/n of the buffer on the
+//	                 wire instead of (n−1)/n) before the shard's step (DeepSpeed BF16_Optimizer)
+//	FP32GradReduce   bf16 training keeps and reduces 4-byte gradients: the DP buffer is 4·P bytes
+//	                 (the parameter all-gather stays 2·P), gradient memory 4 bytes per parameter
+//	PPPartition      uniform: L/p layers per stage; embedding-slot: the embedding and the LM head
+//	                 each count as a layer, stage 0 holds (L+2)/p − 1 layers, the last (L+2)/p − 1,
+//	                 the others (L+2)/p (DeepSpeed partition_method "type:transformer|embedding").
+//	                 The pipeline runs at the pace of its slowest stage (estimator)
 //
 // Auto mode (RAMP §7.2.1) turns a scaling-law target into a configuration: MP as above, heads
 // raised to a multiple of MP, the local batch from Table 9 or from memory, DP = 2^round(log2(

@@ -46,7 +46,7 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 			continue
 		}
 		for pp := 1; pp <= n/tp; pp++ {
-			if (n/tp)%pp != 0 || base.Layers%pp != 0 || !allowed(s.PP, pp) {
+			if (n/tp)%pp != 0 || !base.splits(pp, 1) || !allowed(s.PP, pp) {
 				continue
 			}
 			dp := n / (tp * pp)
@@ -96,7 +96,7 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 		}
 	}
 	for v := 1; v <= c.Layers/pp; v++ {
-		if (c.Layers/pp)%v != 0 || !allowed(s.Interleave, v) || (v > 1 && (pp == 1 || mbs%pp != 0)) {
+		if !c.splits(pp, v) || !allowed(s.Interleave, v) || (v > 1 && (pp == 1 || mbs%pp != 0)) {
 			continue
 		}
 		c.Interleave = v
@@ -135,9 +135,13 @@ func PeakMemory(c Config) partition.Memory {
 	g := geometry(c)
 	g.moeAct = &moeActivations{}
 	m := stageMemory(g, c, 0)
-	if c.PP > 1 {
-		if last := stageMemory(g, c, c.PP-1); last.Total > m.Total {
-			m = last
+	for _, i := range [2]int{1, c.PP - 1} {
+		// The second stage holds the most layers in flight when the first gives up a layer's
+		// slot to the embedding (PPEmbeddingSlot); the last holds the LM head.
+		if i > 0 && i < c.PP {
+			if s := stageMemory(g, c, i); s.Total > m.Total {
+				m = s
+			}
 		}
 	}
 	return m

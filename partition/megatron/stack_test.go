@@ -1,6 +1,8 @@
 package megatron
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/units"
@@ -87,5 +89,93 @@ func TestDistOptimizer(t *testing.T) {
 	}
 	if got, want := PeakMemory(c), p.MaxMemory(); got != want {
 		t.Errorf("closed-form peak footprint %v, want the built plan's %v", got, want)
+	}
+}
+
+// TestPPEmbeddingSlot: BLOOM-176B's --pp-partition-method 'type:transformer|embedding'
+// (bigscience train/tr11-176B-ml/README.md, "Architecture"): 70 layers on 12 stages give
+// "pp rank 0: [embed | 5 transformer blocks], pp rank 1 … 10: [6 transformer blocks],
+// pp rank 11: [5 transformer blocks | embed]". Parameters (README "Sizes of each layer", TP 1):
+// a layer is 12h² + 13h = 2,466,437,120 and the embedding v·h = 250880·14336 = 3,596,615,680;
+// ddlest's GPT model adds the learned position table s·h = 2048·14336 = 29,360,128 to the first
+// stage (BLOOM's ALiBi has none) and the final LayerNorm 2h = 28,672 plus the tied output
+// weights (another v·h) to the last.
+func TestPPEmbeddingSlot(t *testing.T) {
+	c := Config{Layers: 70, Hidden: 14336, Heads: 112, Seq: 2048, Vocab: 250880, GlobalBatch: 2048, MicroBatch: 2,
+		TP: 1, PP: 12, DP: 8, Interleave: 1, Recompute: RecomputeFull, Precision: MixedBF16, Optimizer: Adam,
+		Capacity: 800 * units.GB, Stack: Stack{PPPartition: PPEmbeddingSlot}}
+	p := build(t, c)
+	const layer, embed, pos = 2466437120.0, 3596615680.0, 29360128.0
+	want := map[int]float64{0: 5*layer + embed + pos, 1: 6 * layer, 10: 6 * layer, 11: 5*layer + embed + 28672}
+	for i, w := range want {
+		if got := p.Stages[i].Params; got != w {
+			t.Errorf("stage %d: %.0f parameters, want %.0f", i, got, w)
+		}
+	}
+	layers := 0
+	for i := range p.Stages {
+		layers += c.StageLayers(i)
+	}
+	if layers != 70 {
+		t.Errorf("the stages hold %d layers, want 70", layers)
+	}
+	if got, want := PeakMemory(c), p.MaxMemory(); got != want {
+		t.Errorf("closed-form peak footprint %v, want the built plan's %v", got, want)
+	}
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.PP = 5 }, "--pp 5 does not divide the 70 layers + embedding + head = 72 slots"},
+		{func(c *Config) { c.PP = 36; c.Interleave = 2 }, "one model chunk per stage"},
+		{func(c *Config) { c.Vocab = 0 }, "needs an embedding"},
+	} {
+		bad := c
+		tc.edit(&bad)
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want an error containing %q", err, tc.want)
+		}
+	}
+	// A search enumerates the pipeline depths that split 72 slots into stages of ≥ 2 (on 72
+	// GPUs, a global batch of 576 that every DP = 72/PP divides).
+	var pps []int
+	c.GlobalBatch = 576
+	Layouts(c, Space{GPUs: 72, TP: []int{1}, MicroBatch: []int{1}, Recompute: []Recompute{RecomputeFull}, SeqParallel: []bool{false}}, func(x Config) bool {
+		pps = append(pps, x.PP)
+		return true
+	})
+	if want := []int{1, 2, 3, 4, 6, 8, 9, 12, 18, 24, 36}; !slices.Equal(pps, want) {
+		t.Errorf("search pipeline depths %v, want %v", pps, want)
+	}
+}
+
+// TestFP32GradReduce: bf16 training with fp32 gradient accumulation (Megatron-LM's default for
+// bf16, DeepSpeed's BF16_Optimizer) reduces 4 B per parameter and keeps a 4 B gradient buffer;
+// the distributed optimizer still all-gathers 2 B bf16 parameters. fp16 training is unchanged.
+// GradAllReduce turns the distributed optimizer's reduce-scatter into an all-reduce of the same
+// buffer (DeepSpeed _bf16_reduce_grads).
+func TestFP32GradReduce(t *testing.T) {
+	c := baseConfig()
+	c.DistOptimizer, c.FP32GradReduce = true, true
+	p := build(t, c)
+	for i, st := range p.Stages {
+		g, ag := st.Grads[0], st.ParamGathers[0]
+		if g.Bytes != units.Bytes(st.Params)*4 || g.Op != network.ReduceScatter {
+			t.Errorf("stage %d: gradients %v by %v, want a reduce-scatter of 4 B × %g", i, g.Bytes, g.Op, st.Params)
+		}
+		if ag.Bytes != units.Bytes(st.Params)*2 {
+			t.Errorf("stage %d: parameter gather %v, want 2 B × %g", i, ag.Bytes, st.Params)
+		}
+		if st.Memory.Grads != units.Bytes(st.Params)*4 || st.Memory.Weights != units.Bytes(st.Params)*2 {
+			t.Errorf("stage %d: gradients %v, weights %v; want 4 and 2 B per parameter", i, st.Memory.Grads, st.Memory.Weights)
+		}
+	}
+	c.GradAllReduce = true
+	if g := build(t, c).Stages[0].Grads[0]; g.Op != network.AllReduce || g.Bytes != units.Bytes(p.Stages[0].Params)*4 {
+		t.Errorf("grad_allreduce: %v of %v, want an all-reduce of the same 4 B per parameter", g.Op, g.Bytes)
+	}
+	c.Precision = MixedFP16
+	if st := build(t, c).Stages[0]; st.Grads[0].Bytes != units.Bytes(st.Params)*2 || st.Memory.Grads != units.Bytes(st.Params)*2 {
+		t.Errorf("fp16: gradients %v on the wire, %v kept; want 2 B per parameter", st.Grads[0].Bytes, st.Memory.Grads)
 	}
 }
