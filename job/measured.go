@@ -19,6 +19,34 @@ import (
 type measuredFile struct {
 	Description string               `json:"description"`
 	Collectives []measuredCollective `json:"collectives"`
+	Trainings   []measuredTraining   `json:"trainings"`
+}
+
+// measuredTraining is a series of measured training runs on one cluster with one software: a
+// job and, per run, the job keys that differ from it.
+type measuredTraining struct {
+	Set      string            `json:"set"`
+	ID       string            `json:"id"`
+	Source   string            `json:"source"`
+	Hardware string            `json:"hardware"`
+	Job      Job               `json:"job"`
+	Sources  map[string]string `json:"sources"`
+	// Metric is iteration_s: seconds per training iteration as the run logged them.
+	Metric string        `json:"metric"`
+	Runs   []measuredRun `json:"runs"`
+}
+
+// measuredRun is one logged run.
+type measuredRun struct {
+	// Case is the run as its source labels it.
+	Case string `json:"case"`
+	// Set are job keys (as --set takes them) that differ from the series' job.
+	Set map[string]string `json:"set"`
+	// Value is the measured seconds per iteration.
+	Value float64 `json:"value"`
+	// TFLOPs is the per-GPU throughput the same log line printed; ConsistentTFLOPs checks that
+	// the configuration written here is the one that was measured.
+	TFLOPs float64 `json:"tflops"`
 }
 
 // measuredCollective is one nccl-tests log (or a statement of one): points of one op on one
@@ -90,8 +118,58 @@ func ValidateMeasured() (MeasuredReport, error) {
 		}
 		rep.Rows = append(rep.Rows, rows...)
 	}
+	for _, m := range f.Trainings {
+		rows, err := m.compare()
+		if err != nil {
+			return MeasuredReport{}, fmt.Errorf("%s: %s: %w", measuredName, m.ID, err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
 	rep.Sets = summarise(rep.Rows)
 	return rep, nil
+}
+
+// job is the series' job with the run's keys set (in key order).
+func (m measuredTraining) job(r measuredRun) (*Job, error) {
+	j := m.Job.Clone()
+	keys := make([]string, 0, len(r.Set))
+	for k := range r.Set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := j.Set(k, r.Set[k]); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+func (m measuredTraining) compare() ([]MeasuredRow, error) {
+	if m.Metric != "iteration_s" {
+		return nil, errs.Usage("metric %q is not valid; valid: iteration_s", m.Metric)
+	}
+	if m.Job.Workload != "megatron" {
+		return nil, errs.Usage("workload %q: measured training runs are megatron jobs", m.Job.Workload)
+	}
+	out := make([]MeasuredRow, len(m.Runs))
+	for i, r := range m.Runs {
+		if !(r.Value > 0) {
+			return nil, errs.Usage("run %q: value %g must be > 0", r.Case, r.Value)
+		}
+		j, err := m.job(r)
+		if err != nil {
+			return nil, fmt.Errorf("run %q: %w", r.Case, err)
+		}
+		rep, err := Run(j)
+		if err != nil {
+			return nil, fmt.Errorf("run %q: %w", r.Case, err)
+		}
+		est := float64(rep.Result.Iteration.Total)
+		out[i] = MeasuredRow{Set: m.Set, ID: m.ID, Source: m.Source, Metric: "time_s", Case: r.Case,
+			Measured: r.Value, Estimate: est, Error: (est - r.Value) / r.Value, Algorithm: "iteration"}
+	}
+	return out, nil
 }
 
 func (m measuredCollective) compare() ([]MeasuredRow, error) {
