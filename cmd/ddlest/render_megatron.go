@@ -453,6 +453,16 @@ func describeStack(r *job.Report) string {
 			name = e.Software
 		}
 	}
-	return fmt.Sprintf("%s: DP overlap %s, async TP %s, pipeline scatter/gather %s, p2p overlap %s, distributed optimizer %s",
+	s := fmt.Sprintf("%s: DP overlap %s, async TP %s, pipeline scatter/gather %s, p2p overlap %s, distributed optimizer %s",
 		name, onOff(!st.NoDPOverlap), onOff(st.AsyncTP), onOff(st.PPScatterGather), onOff(st.P2POverlap), onOff(st.DistOptimizer))
+	if st.DistOptimizer && st.GradAllReduce {
+		s += " (gradients all-reduced)"
+	}
+	if st.FP32GradReduce && r.Config.Precision == megatron.MixedBF16 {
+		s += ", fp32 gradients"
+	}
+	if st.PPPartition != megatron.PPUniform {
+		s += ", stages " + st.PPPartition.String()
+	}
+	return s
 }
