@@ -279,6 +279,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--software", "megatron-core", "--pp-partition", "embedding-slot"}, 2, []string{"--pp-partition embedding-slot", "megatron-core does not support it"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--software", "deepspeed", "--pp-partition", "embedding-slot"}, 2, []string{"--pp 16 does not divide the 96 layers + embedding + head = 98 slots"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--pp-partition", "even"}, 2, []string{"even", "uniform, embedding-slot"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--software", "deepspeed", "--seq-parallel"}, 2, []string{"--seq-parallel true", "deepspeed does not support it", "Megatron-DeepSpeed"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--interleave", "2", "--dp", "8", "--software", "deepspeed"}, 2, []string{"--interleave 2", "deepspeed"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--gemm", "shape", "--gpu", "v100"}, 2, []string{"--gemm shape", `"v100"`}},
 		{[]string{"compare", "gpt3", "--clusters", "dgx-a100,dgx-z"}, 2, []string{"dgx-z", "dgx-h100"}},
