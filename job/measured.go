@@ -44,8 +44,8 @@ type measuredRun struct {
 	Set map[string]string `json:"set"`
 	// Value is the measured seconds per iteration.
 	Value float64 `json:"value"`
-	// TFLOPs is the per-GPU throughput the same log line printed; ConsistentTFLOPs checks that
-	// the configuration written here is the one that was measured.
+	// TFLOPs is the per-GPU throughput the same log line printed; TestMeasuredTraining checks
+	// that the configuration written here is the one that was measured.
 	TFLOPs float64 `json:"tflops"`
 }
 
@@ -72,6 +72,9 @@ type measuredPoint struct {
 }
 
 const measuredName = "configs/measured.json"
+
+// trainingRow is the Algorithm of a training run's row: the whole iteration was priced.
+const trainingRow = "iteration"
 
 // MeasuredRow compares one measured value with ddlest's estimate; Error is
 // (estimate − measured) / measured. Values are SI: seconds for time_s, B/s for busbw_byte_per_s.
@@ -167,7 +170,7 @@ func (m measuredTraining) compare() ([]MeasuredRow, error) {
 		}
 		est := float64(rep.Result.Iteration.Total)
 		out[i] = MeasuredRow{Set: m.Set, ID: m.ID, Source: m.Source, Metric: "time_s", Case: r.Case,
-			Measured: r.Value, Estimate: est, Error: (est - r.Value) / r.Value, Algorithm: "iteration"}
+			Measured: r.Value, Estimate: est, Error: (est - r.Value) / r.Value, Algorithm: trainingRow}
 	}
 	return out, nil
 }

@@ -31,7 +31,7 @@ func TestMeasuredCollectives(t *testing.T) {
 	}
 	var small, big bool
 	for _, r := range rep.Rows {
-		if r.Algorithm == "iteration" {
+		if r.Algorithm == trainingRow {
 			continue // training runs: TestMeasuredTraining
 		}
 		small = small || r.Metric == "time_s" && strings.HasSuffix(r.Case, " 8 B")
@@ -70,6 +70,8 @@ func TestMeasuredTraining(t *testing.T) {
 			b, s, l, h, v := float64(ex.GlobalBatch), float64(md.Seq), float64(md.Layers), float64(md.Hidden), float64(md.Vocab)
 			gpus := float64(ex.TP * ex.PP * ex.DP)
 			tflops := 96 * b * s * l * h * h * (1 + s/(6*h) + v/(16*l*h)) / (r.Value * gpus) / 1e12
+			// The log rounds both numbers to 0.01: ≤ 0.005 TFLOP/s directly, and 0.005 s of ~100 s
+			// moves ~150 TFLOP/s by ≤ 0.0075.
 			if math.Abs(tflops-r.TFLOPs) > 0.015 {
 				t.Errorf("%s %s: the configuration gives %.3f TFLOPs at %.2f s, the log %.2f", m.ID, r.Case, tflops, r.Value, r.TFLOPs)
 			}
@@ -84,7 +86,7 @@ func TestMeasuredTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Rows {
-		if r.Algorithm == "iteration" {
+		if r.Algorithm == trainingRow {
 			if !(r.Estimate > 0) {
 				t.Errorf("%s %s: estimate %v", r.ID, r.Case, r.Estimate)
 			}

@@ -458,7 +458,7 @@ func describeStack(r *job.Report) string {
 	if st.DistOptimizer && st.GradAllReduce {
 		s += " (gradients all-reduced)"
 	}
-	if st.FP32GradReduce && r.Config.Precision == megatron.MixedBF16 {
+	if r.Config.GradDType() != r.Config.Precision.DType() {
 		s += ", fp32 gradients"
 	}
 	if st.PPPartition != megatron.PPUniform {

@@ -259,7 +259,7 @@ var gatherNames = map[string]string{"dp.grads": "dp.params", "ep.expert_grads": 
 // data-parallel group, except MoE experts (Sync 1), which only the DP/EP expert-data-parallel
 // ranks at stride TP·EP share.
 func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partition.GradSync {
-	dt := c.gradDType()
+	dt := c.GradDType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
 		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
@@ -371,7 +371,7 @@ type footprint struct {
 func stageFootprint(g geom, c Config, i int) footprint {
 	params := stageParams(g, c, i)
 	f := footprint{static: partition.StaticMemory(params[0]+params[1], c.Optimizer, c.Precision, c.Capacity)}
-	if gt := c.gradDType(); gt != c.Precision.DType() {
+	if gt := c.GradDType(); gt != c.Precision.DType() {
 		f.static = f.static.WithGrads(units.Bytes(params[0]+params[1]) * gt.Size())
 	}
 	if c.DistOptimizer {

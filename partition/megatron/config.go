@@ -198,8 +198,8 @@ type Stack struct {
 	PPPartition PPPartition
 }
 
-// gradDType is the dtype gradients are accumulated and reduced in.
-func (c Config) gradDType() dtype.DType {
+// GradDType is the dtype gradients are accumulated and reduced in.
+func (c Config) GradDType() dtype.DType {
 	if c.FP32GradReduce && c.Precision == MixedBF16 {
 		return dtype.FP32
 	}

@@ -135,14 +135,19 @@ func PeakMemory(c Config) partition.Memory {
 	g := geometry(c)
 	g.moeAct = &moeActivations{}
 	m := stageMemory(g, c, 0)
-	for _, i := range [2]int{1, c.PP - 1} {
-		// The second stage holds the most layers in flight when the first gives up a layer's
-		// slot to the embedding (PPEmbeddingSlot); the last holds the LM head.
-		if i > 0 && i < c.PP {
-			if s := stageMemory(g, c, i); s.Total > m.Total {
-				m = s
-			}
+	peak := func(i int) {
+		if s := stageMemory(g, c, i); s.Total > m.Total {
+			m = s
 		}
+	}
+	if c.PP > 1 {
+		peak(c.PP - 1) // the LM head
+	}
+	if c.PP > 2 && c.PPPartition == PPEmbeddingSlot {
+		// The second stage holds a layer more than the first, which gave its slot to the
+		// embedding, and one micro-batch fewer in flight: either can be the peak. Under the
+		// uniform partition the first always is (same layers, more in flight, the embedding).
+		peak(1)
 	}
 	return m
 }
