@@ -13,6 +13,10 @@
 // optimizer state, activations against the GPU's capacity). Parallel dimensions: dp, tp, pp,
 // ep (experts), mp (embedding tables), sp (spatial).
 //
+// The optimizer step and the per-micro-batch gradient accumulation are ops too, with the bytes
+// their implementation moves (optimizer.go: one fused pass, Megatron-LM's mixed-precision
+// optimizer or DeepSpeed's BF16_Optimizer, each counted from its code).
+//
 // Sub-packages build plans for workloads: partition/megatron (GPT-style transformers, with MoE
 // layers from partition/moe), partition/nn (layer-by-layer networks, data parallel; zoo models
 // in partition/zoo and partition/resnet), partition/cosmoflow and partition/dlrm. Plans carry no seconds: a

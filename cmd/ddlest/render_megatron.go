@@ -464,5 +464,11 @@ func describeStack(r *job.Report) string {
 	if st.PPPartition != megatron.PPUniform {
 		s += ", stages " + st.PPPartition.String()
 	}
+	if st.GradAccum != partition.AccumGEMM {
+		s += ", gradient accumulation " + st.GradAccum.String()
+	}
+	if st.OptimizerStep != partition.StepFused {
+		s += ", " + st.OptimizerStep.String() + " optimizer step"
+	}
 	return s
 }

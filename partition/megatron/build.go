@@ -109,8 +109,9 @@ func Build(c Config) (*partition.Plan, error) {
 	// At most three stages differ (first, middle, last): their blocks, optimizer ops and
 	// gradient reductions come from three slabs, one allocation each.
 	distinct := min(p, 3)
-	blockSlab := make([]partition.Block, 0, distinct*(len(cached.layers)+2))
-	optSlab := make([]partition.Op, 0, distinct)
+	blockSlab := make([]partition.Block, 0, distinct*(len(cached.layers)+3))
+	// Per stage: the optimizer's ops (one fused, or two) and the gradient accumulation pass.
+	optSlab := make([]partition.Op, 0, 3*distinct)
 	syncs := 2 // per stage: the data-parallel and the expert gradients
 	if c.DistOptimizer {
 		syncs = 4 // and their parameter all-gathers
@@ -128,6 +129,12 @@ func Build(c Config) (*partition.Plan, error) {
 			continue
 		}
 		start := len(blockSlab)
+		if c.GradAccum != partition.AccumGEMM {
+			// The accumulation pass runs after the micro-batch's backward pass: the block comes
+			// first, as the backward walks the blocks from the last (its ops are set below, once
+			// the stage's parameters are known).
+			blockSlab = append(blockSlab, partition.Block{Name: partition.GradAccumName, Repeat: 1, Sync: partition.NoSync})
+		}
 		if g.vocab > 0 && i == 0 {
 			blockSlab = append(blockSlab, embed)
 		}
@@ -152,8 +159,13 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 		plan.ModelFLOP += flop
 		synced := syncedParams(st)
-		optSlab = append(optSlab, partition.OptimizerOp(optimizerParams(synced, c), c.Optimizer, c.Precision))
-		st.PerIteration = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
+		if op, ok := partition.GradAccumOp(st.Params, c.GradAccum, g.dt, c.GradDType()); ok {
+			optSlab = append(optSlab, op)
+			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
+		}
+		n = len(optSlab)
+		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, c))
+		st.PerIteration = optSlab[n:len(optSlab):len(optSlab)]
 		start = len(syncSlab)
 		syncSlab = gradSyncs(syncSlab, synced, c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]

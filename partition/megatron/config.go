@@ -33,10 +33,13 @@ func (r Recompute) String() string { return recomputeNames[r] }
 // MarshalText renders the policy in JSON.
 func (r Recompute) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
-// Precision, Optimizer and their values are partition's (shared by every workload).
+// Precision, Optimizer, GradAccum, StepImpl and their values are partition's (shared by every
+// workload).
 type (
 	Precision = partition.Precision
 	Optimizer = partition.Optimizer
+	GradAccum = partition.GradAccum
+	StepImpl  = partition.StepImpl
 )
 
 const (
@@ -196,6 +199,13 @@ type Stack struct {
 	GradAllReduce bool
 	// PPPartition is how the pipeline stages share the layers (uniform by default).
 	PPPartition PPPartition
+	// GradAccum is how each micro-batch's weight gradients join the kept gradients: inside the
+	// weight-gradient GEMM (default), or in a pass of their own after every micro-batch's
+	// backward (partition.GradAccumOp).
+	GradAccum GradAccum
+	// OptimizerStep is the implementation of the optimizer step, which sets the bytes it moves
+	// around the update rule (partition.OptimizerOps).
+	OptimizerStep StepImpl
 }
 
 // GradDType is the dtype gradients are accumulated and reduced in.
@@ -303,6 +313,12 @@ func (c Config) Validate() error {
 		if okD {
 			p.Check(c.MoE.Validate(c.DP))
 		}
+	}
+	if c.OptimizerStep == partition.StepDeepSpeed && c.GradDType() != dtype.FP32 {
+		p.Addf("--optimizer-step deepspeed is DeepSpeed's BF16_Optimizer: it needs --precision bf16 with --fp32-grad-reduce")
+	}
+	if c.GradAccum == partition.AccumCastAdd && c.GradDType() != dtype.FP32 {
+		p.Addf("--grad-accum cast-add is DeepSpeed's BF16_Optimizer (bf16 gradients cast to fp32): it needs --precision bf16 with --fp32-grad-reduce")
 	}
 	if c.DPBucketBytes < 0 {
 		p.Addf("--dp-bucket %v must be ≥ 0", c.DPBucketBytes)

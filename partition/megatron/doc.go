@@ -55,6 +55,18 @@
 //	                 the others (L+2)/p (DeepSpeed partition_method "type:transformer|embedding").
 //	                 The pipeline runs at the pace of its slowest stage (estimator)
 //
+// Two settings change the memory traffic of the gradients' way to the optimizer (bytes per
+// parameter counted from each stack's code in partition.GradAccumOp and partition.OptimizerOps):
+//
+//	GradAccum        gemm: accumulated inside the weight-gradient GEMM (gradient_accumulation_
+//	                 fusion); add: main_grad.add_(grad) after every micro-batch's backward, 10 B
+//	                 (bf16 into fp32); cast-add: DeepSpeed BF16_Optimizer.update_hp_grads, 18 B.
+//	                 The pass is a block of the stage (its backward runs after the layers')
+//	OptimizerStep    fused: 28 B per updated parameter (ZeRO §3.1); megatron: 46 B per updated +
+//	                 4 per held parameter (bf16, fp32 gradients; grad copy, unscale in fp16, norm,
+//	                 clip, FusedAdam, master → model copy, buffer zeroing); deepspeed: 34 B per
+//	                 updated + 16 per held parameter (BF16_Optimizer)
+//
 // Auto mode (RAMP §7.2.1) turns a scaling-law target into a configuration: MP as above, heads
 // raised to a multiple of MP, the local batch from Table 9 or from memory, DP = 2^round(log2(
 // B_crit/b)) capped by the GPU budget, the micro-batch as the largest divisor of the local batch
