@@ -17,7 +17,11 @@
 // 2021 §2.2):
 //
 //	pipeline       M · T
-//	bubble         (p − 1)/v · T
+//	bubble         (p − 1) · max_s chunk_s: the pipeline fills and drains one model chunk at a
+//	               time, at the pace of the heaviest; chunk_s = (period_s − W_s)/v + W_s, W_s the
+//	               stage's blocks that do not split over the v chunks (repetitions not a multiple
+//	               of v: the embedding on stage 0's first chunk, the LM head on the last stage's
+//	               last chunk). Equal chunks give (p − 1)/v · T; v = 1 gives (p − 1) · T
 //	p2p            (count + 2(p − 1)) · t_p2p: every send/receive of a stage (2·v·M) is blocking,
 //	               plus the fill and drain hops; with P2POverlap (interleaved schedule,
 //	               Megatron-Core overlap_p2p_comm) only the 2(p − 1) hops are exposed. A

@@ -104,7 +104,6 @@ func Estimate(in Input) (Result, error) {
 	e.prices, e.costs, e.repBwd, e.syncs = e.pricesArr[:0], e.costsArr[:0], e.repBwdArr[:0], e.syncsArr[:0]
 	lay := p.Layout
 	mbs := float64(lay.MicroBatches)
-	v := float64(max(1, lay.Interleave))
 	pp := float64(len(p.Stages))
 
 	stages := e.stages[:0]
@@ -116,6 +115,7 @@ func Estimate(in Input) (Result, error) {
 	var r Result
 	r.Stages = make([]StageTime, len(p.Stages))
 	crit := 0
+	var heaviest units.Seconds // model chunk, over all stages
 	for i := range p.Stages {
 		var st stageTimes
 		if i > 0 && sameWork(&p.Stages[i], &p.Stages[i-1]) {
@@ -137,19 +137,21 @@ func Estimate(in Input) (Result, error) {
 		if st.period() > stages[crit].period() {
 			crit = i
 		}
+		heaviest = units.Max(heaviest, st.chunk(lay.Interleave))
 	}
 	c := stages[crit]
 	// The critical stage's collectives leave the scratch (one allocation, room for the P2P and
 	// its gather).
 	c.colls = append(make([]CollectiveTime, 0, len(c.colls)+2), c.colls...)
-	period := c.period()
 
 	r.Stage = crit
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
 	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
 	r.Breakdown.TP = units.Seconds(mbs) * c.comm
-	bubble := units.Seconds((pp-1)/v) * period
+	// The pipeline fills and drains one model chunk at a time: p − 1 steps of the heaviest chunk
+	// ((p − 1)/v · T when every chunk weighs the same).
+	bubble := units.Seconds(pp-1) * heaviest
 
 	var hwFLOP float64
 	var perIter units.Seconds
@@ -340,6 +342,9 @@ type stageTimes struct {
 	dtype               dtype.DType // of the GEMMs, for MFU
 	hasDType            bool
 	colls               []CollectiveTime
+	// whole is the part of the period in blocks that do not split over the interleaved model
+	// chunks (embedding, LM head: their repetitions are not a multiple of the chunk count).
+	whole units.Seconds
 }
 
 // opTime is the time of the op called name in block b (0 if absent).
@@ -353,6 +358,15 @@ func opTime(b *partition.Block, name string, prof profile.Profile) units.Seconds
 }
 
 func (s stageTimes) period() units.Seconds { return s.fwd + s.recompute + s.bwd + s.comm }
+
+// chunk is the stage's heaviest model chunk per micro-batch under v interleaved chunks: the
+// chunked blocks' share plus the blocks that do not split (the whole period when v = 1).
+func (s stageTimes) chunk(v int) units.Seconds {
+	if v <= 1 {
+		return s.period()
+	}
+	return (s.period()-s.whole)/units.Seconds(v) + s.whole
+}
 
 func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTimes, error) {
 	t := stageTimes{colls: colls}
@@ -431,6 +445,9 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		t.commFwd += rep * commFwd
 		t.commBwd += rep * commBwd
 		repBwd[bi] = rc + bwd + commBwd
+		if v := e.in.Plan.Layout.Interleave; v > 1 && b.Repeat%v != 0 {
+			t.whole += rep * (fwd + rc + bwd + commFwd + commBwd)
+		}
 	}
 	for _, op := range st.PerIteration {
 		t.optimizer += prof.OpTime(op)

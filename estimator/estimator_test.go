@@ -225,7 +225,8 @@ func TestPipelineBubbleAndP2P(t *testing.T) {
 	var stages []partition.Stage
 	for i := 0; i < 4; i++ {
 		stages = append(stages, partition.Stage{Index: i, Params: 1,
-			Blocks: []partition.Block{{Name: "layer", Repeat: 1, Params: 1, Ops: []partition.Op{op("f", partition.Forward, 1), op("b", partition.Backward, 2)}}},
+			// Two layers, one per model chunk: 3 s per micro-batch, 1.5 s per chunk.
+			Blocks: []partition.Block{{Name: "layer", Repeat: 2, Params: 1, Ops: []partition.Op{op("f", partition.Forward, 0.5), op("b", partition.Backward, 1)}}},
 			Grads:  []partition.GradSync{{Collective: network.Collective{Op: network.AllReduce, Group: network.Group{Size: 1, Stride: 1}}}}})
 	}
 	p := &partition.Plan{
@@ -249,6 +250,32 @@ func TestPipelineBubbleAndP2P(t *testing.T) {
 	}
 	if !near(float64(r.Iteration.Total), 24+4.5+4.0) || r.Breakdown.DP != 0 {
 		t.Errorf("total %v, DP %v", r.Iteration.Total, r.Breakdown.DP)
+	}
+}
+
+// TestInterleavedBubbleHeaviestChunk: interleaved, the pipeline fills and drains at the pace of
+// its heaviest model chunk. Two stages of two layers (3 s each per micro-batch), two chunks per
+// stage; the last stage also runs the LM head (2 s), which sits in one chunk: its chunks weigh 3
+// and 3 + 2 s, so the bubble is (p − 1) · 5 s = 5 s, not (p − 1)/v · T = 8/2 s. Without
+// interleaving the stage is one chunk of 8 s.
+func TestInterleavedBubbleHeaviestChunk(t *testing.T) {
+	layer := partition.Block{Name: "layer", Repeat: 2, Params: 1, Ops: []partition.Op{op("f", partition.Forward, 1), op("b", partition.Backward, 2)}}
+	head := partition.Block{Name: "head", Repeat: 1, Params: 1, Ops: []partition.Op{op("hf", partition.Forward, 1), op("hb", partition.Backward, 1)}}
+	for _, c := range []struct {
+		v      int
+		bubble float64
+	}{{2, 5}, {1, 8}} {
+		p := &partition.Plan{
+			Layout: partition.Layout{GPUs: 2, DP: 1, TP: 1, PP: 2, Interleave: c.v, GlobalBatch: 4, MicroBatch: 1, MicroBatches: 4},
+			Stages: []partition.Stage{{Index: 0, Params: 2, Blocks: []partition.Block{layer}}, {Index: 1, Params: 3, Blocks: []partition.Block{layer, head}}},
+		}
+		r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(float64(r.Iteration.Bubble), c.bubble) || !near(float64(r.Iteration.Compute), 4*8) {
+			t.Errorf("interleave %d: bubble %v, compute %v; want %v s and 4 micro-batches × 8 s", c.v, r.Iteration.Bubble, r.Iteration.Compute, c.bubble)
+		}
 	}
 }
 

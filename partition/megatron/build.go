@@ -132,8 +132,9 @@ func Build(c Config) (*partition.Plan, error) {
 		if c.GradAccum != partition.AccumGEMM {
 			// The accumulation pass runs after the micro-batch's backward pass: the block comes
 			// first, as the backward walks the blocks from the last (its ops are set below, once
-			// the stage's parameters are known).
-			blockSlab = append(blockSlab, partition.Block{Name: partition.GradAccumName, Repeat: 1, Sync: partition.NoSync})
+			// the stage's parameters are known). Interleaved, each model chunk accumulates its
+			// own parameters: one repetition per chunk.
+			blockSlab = append(blockSlab, partition.Block{Name: partition.GradAccumName, Repeat: c.Interleave, Sync: partition.NoSync})
 		}
 		if g.vocab > 0 && i == 0 {
 			blockSlab = append(blockSlab, embed)
@@ -159,7 +160,7 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 		plan.ModelFLOP += flop
 		synced := syncedParams(st)
-		if op, ok := partition.GradAccumOp(st.Params, c.GradAccum, g.dt, c.GradDType()); ok {
+		if op, ok := partition.GradAccumOp(st.Params/float64(c.Interleave), c.GradAccum, g.dt, c.GradDType()); ok {
 			optSlab = append(optSlab, op)
 			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		}
