@@ -9,7 +9,8 @@
 //	C_s            collectives on the critical path (tensor/sequence, expert, embedding and
 //	               dense-layer model parallel), plus the part of "behind-op" collectives (SP
 //	               re-gathers, halo exchanges) longer than the op they overlap: collectives behind
-//	               the same op share it, their summed time beyond it is exposed
+//	               the same op of the same phase (a recomputed op is its own) share it, their
+//	               summed time beyond it is exposed
 //	period_s       F_s + R_s + B_s + C_s; the slowest stage sets the pace: T = max_s period_s
 //	               (stages with the same blocks are priced once)
 //

@@ -412,9 +412,11 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 			costs = append(costs, cost)
 		}
 		e.costs = costs
-		behind := func(op string) (sum units.Seconds) {
+		// Collectives behind the same op of the same phase share it (a recomputed forward op
+		// has its forward op's name and time, and its own collectives).
+		behind := func(op string, ph partition.Phase) (sum units.Seconds) {
 			for i, c := range b.Collectives {
-				if c.Overlap == partition.BehindOp && c.HideBehind == op {
+				if c.Overlap == partition.BehindOp && c.HideBehind == op && c.Phase == ph {
 					sum += units.Seconds(c.Count) * costs[i].Total
 				}
 			}
@@ -425,7 +427,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 			one := units.Seconds(c.Count) * cost.Total
 			exposed := one
 			if c.Overlap == partition.BehindOp && one > 0 {
-				sum := behind(c.HideBehind)
+				sum := behind(c.HideBehind, c.Phase)
 				exposed = units.Max(0, sum-opTime(b, c.HideBehind, prof)) * one / sum
 			}
 			if c.Phase == partition.Forward {

@@ -284,7 +284,8 @@ func TestInterleavedBubbleHeaviestChunk(t *testing.T) {
 func TestBehindOpOverlap(t *testing.T) {
 	p := simplePlan()
 	b := &p.Stages[0].Blocks[0]
-	b.Collectives[0].Overlap, b.Collectives[0].HideBehind = partition.BehindOp, "b" // 0.5 s behind a 2 s op
+	// 0.5 s behind a 2 s op of the backward pass (collectives behind an op run in its phase)
+	b.Collectives[0].Overlap, b.Collectives[0].HideBehind, b.Collectives[0].Phase = partition.BehindOp, "b", partition.Backward
 	b.Collectives = append(b.Collectives, partition.Collective{Name: "long", Collective: network.Collective{Op: network.AllGather, Bytes: 3,
 		Group: network.Group{Size: 2, Stride: 1}}, Dim: partition.DimTP, Phase: partition.Backward, Count: 1,
 		Overlap: partition.BehindOp, HideBehind: "b"}) // 0.5 + 3 s behind 2 s: 1.5 s exposed

@@ -280,6 +280,8 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--software", "deepspeed", "--pp-partition", "embedding-slot"}, 2, []string{"--pp 16 does not divide the 96 layers + embedding + head = 98 slots"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "16", "--dp", "8", "--pp-partition", "even"}, 2, []string{"even", "uniform, embedding-slot"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--grad-accum", "bogus"}, 2, []string{"bogus", "gemm, add, cast-add"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--tp-comm-overlap"}, 2, []string{"--tp-comm-overlap", "needs --seq-parallel"}},
+		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--software", "megatron-2022", "--seq-parallel", "--tp-comm-overlap"}, 2, []string{"--tp-comm-overlap true: software megatron-2022 does not support it"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--optimizer-step", "deepspeed"}, 2, []string{"--optimizer-step deepspeed", "--precision bf16 with --fp32-grad-reduce"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--software", "deepspeed", "--precision", "fp16"}, 2, []string{"--precision fp16: software deepspeed does not support it"}},
 		{[]string{"megatron", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--dp", "4", "--software", "megatron-core", "--optimizer-step", "fused"}, 2, []string{"--optimizer-step fused: software megatron-core does not support it"}},

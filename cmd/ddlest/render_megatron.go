@@ -464,6 +464,9 @@ func describeStack(r *job.Report) string {
 	if st.PPPartition != megatron.PPUniform {
 		s += ", stages " + st.PPPartition.String()
 	}
+	if st.TPCommOverlap {
+		s += ", TP communication overlapped with GEMMs"
+	}
 	if st.GradAccum != partition.AccumGEMM {
 		s += ", gradient accumulation " + st.GradAccum.String()
 	}

@@ -199,6 +199,10 @@ type Stack struct {
 	GradAllReduce bool
 	// PPPartition is how the pipeline stages share the layers (uniform by default).
 	PPPartition PPPartition
+	// TPCommOverlap pipelines the sequence-parallel all-gathers and reduce-scatters with the
+	// GEMMs they feed or drain (Megatron-Core tp_comm_overlap, Transformer Engine userbuffers;
+	// layer.go overlappedSP). It needs sequence parallelism.
+	TPCommOverlap bool
 	// GradAccum is how each micro-batch's weight gradients join the kept gradients: inside the
 	// weight-gradient GEMM (default), or in a pass of their own after every micro-batch's
 	// backward (partition.GradAccumOp).
@@ -313,6 +317,9 @@ func (c Config) Validate() error {
 		if okD {
 			p.Check(c.MoE.Validate(c.DP))
 		}
+	}
+	if c.TPCommOverlap && !c.SeqParallel {
+		p.Addf("--tp-comm-overlap overlaps the sequence-parallel all-gathers and reduce-scatters with their GEMMs: it needs --seq-parallel")
 	}
 	if c.OptimizerStep == partition.StepDeepSpeed && c.GradDType() != dtype.FP32 {
 		p.Addf("--optimizer-step deepspeed is DeepSpeed's BF16_Optimizer: it needs --precision bf16 with --fp32-grad-reduce")

@@ -42,6 +42,8 @@
 //	PPScatterGather  with t > 1 and no SP, each rank sends S_p/t of the activation S_p = b·s·h·2
 //	                 and the receiver all-gathers S_p over the TP group (SC'21 §4.1)
 //	P2POverlap       interleaved schedule only: sends and receives behind compute (overlap_p2p_comm)
+//	TPCommOverlap    with SP: each all-gather / reduce-scatter behind the GEMM it feeds or drains
+//	                 (Megatron-Core tp_comm_overlap, TE userbuffers): exposed max(0, T_c − T_gemm)
 //	DistOptimizer    gradients reduce-scattered (same bytes as the all-reduce, nccl-tests size),
 //	                 the step updates 1/DP of the parameters (1/(DP/EP) of the experts), the
 //	                 parameters all-gathered in the same buckets, optimizer state 12/DP bytes per

@@ -18,7 +18,7 @@ type geom struct {
 	// (phases = 2) run their collectives at once; the blocks are the groups per stage.
 	phases, tpBlock, epBlock int
 	vocab                    int // padded vocabulary (0: none)
-	sp, asyncTP              bool
+	sp, asyncTP, tpOverlap   bool
 	tpc                      TPComm
 	rc                       Recompute
 	dt                       dtype.DType
@@ -110,6 +110,9 @@ func (g geom) tpCollectives() []partition.Collective {
 		}
 		return cs
 	}
+	if g.tpOverlap {
+		return g.overlappedSP(cs)
+	}
 	add("sp.f.fwd", network.AllGather, partition.Forward, 2)
 	add("sp.g.fwd", network.ReduceScatter, partition.Forward, 2)
 	add("sp.g.bwd", network.AllGather, partition.Backward, 2)
@@ -124,6 +127,39 @@ func (g geom) tpCollectives() []partition.Collective {
 	if g.rc == RecomputeFull {
 		add("sp.f.recompute", network.AllGather, partition.Recompute, 2)
 		add("sp.g.recompute", network.ReduceScatter, partition.Recompute, 2)
+	}
+	return cs
+}
+
+// overlappedSP is the sequence-parallel collectives under TP communication overlap
+// (Megatron-Core tp_comm_overlap with Transformer Engine's userbuffers, NVIDIA/Megatron-LM
+// megatron/core/model_parallel_config.py @02aa3ee4: "overlapping of Linear layer execution with
+// tensor parallel communication collectives like AllGather/ReduceScatter … wherever possible
+// during the forward and the backward pass"), each behind the GEMM it feeds or drains with the
+// defaults of that file: the all-gathers before QKV and fc1 pipelined with those GEMMs
+// (tp_comm_overlap_ag), the reduce-scatters after the projection and fc2 with those
+// (tp_comm_overlap_rs), in the forward pass and its recomputation; backward, the output
+// gradient's all-gather with the projection's and fc2's data-gradient GEMMs (tp_comm_overlap_ag)
+// and the input gradient's reduce-scatter with the QKV and fc1 weight-gradient GEMMs
+// (tp_comm_bulk_dgrad). The pipeline's start-up chunk is not charged [D].
+func (g geom) overlappedSP(cs []partition.Collective) []partition.Collective {
+	behind := func(name string, op network.Op, ph partition.Phase, ops ...string) {
+		for _, o := range ops {
+			c := g.tpCollective(name, op, ph, 1)
+			c.Overlap, c.HideBehind = partition.BehindOp, o
+			cs = append(cs, c)
+		}
+	}
+	behind("sp.f.fwd", network.AllGather, partition.Forward, "attn.qkv", "mlp.fc1")
+	behind("sp.g.fwd", network.ReduceScatter, partition.Forward, "attn.proj", "mlp.fc2")
+	behind("sp.g.bwd", network.AllGather, partition.Backward, "attn.proj.dgrad", "mlp.fc2.dgrad")
+	behind("sp.f.bwd", network.ReduceScatter, partition.Backward, "attn.qkv.wgrad", "mlp.fc1.wgrad")
+	for _, o := range []string{"mlp.fc1.dgrad", "attn.qkv.dgrad"} {
+		behind("sp.regather.bwd", network.AllGather, partition.Backward, o)
+	}
+	if g.rc == RecomputeFull {
+		behind("sp.f.recompute", network.AllGather, partition.Recompute, "attn.qkv", "mlp.fc1")
+		behind("sp.g.recompute", network.ReduceScatter, partition.Recompute, "attn.proj", "mlp.fc2")
 	}
 	return cs
 }
