@@ -109,9 +109,17 @@ func Build(c Config) (*partition.Plan, error) {
 	// At most three stages differ (first, middle, last): their blocks, optimizer ops and
 	// gradient reductions come from three slabs, one allocation each.
 	distinct := min(p, 3)
-	blockSlab := make([]partition.Block, 0, distinct*(len(cached.layers)+3))
-	// Per stage: the optimizer's ops (one fused, or two) and the gradient accumulation pass.
-	optSlab := make([]partition.Op, 0, 3*distinct)
+	// Per stage: the optimizer's ops (one fused, or two) and the gradient accumulation pass, in
+	// a block of its own; sized to what the settings build (plans are built on hot paths).
+	perStageBlocks, perStageOps := len(cached.layers)+2, 1
+	if c.GradAccum != partition.AccumGEMM {
+		perStageBlocks, perStageOps = perStageBlocks+1, perStageOps+1
+	}
+	if c.OptimizerStep != partition.StepFused {
+		perStageOps++
+	}
+	blockSlab := make([]partition.Block, 0, distinct*perStageBlocks)
+	optSlab := make([]partition.Op, 0, distinct*perStageOps)
 	syncs := 2 // per stage: the data-parallel and the expert gradients
 	if c.DistOptimizer {
 		syncs = 4 // and their parameter all-gathers
