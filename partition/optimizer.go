@@ -42,8 +42,8 @@ func (a *GradAccum) UnmarshalText(b []byte) error { return enum.Unmarshal(a, b, 
 const GradAccumName = "grad.accumulate"
 
 // GradAccumOp is the per-micro-batch accumulation pass over params parameters whose fresh
-// gradients are in the training dtype dt and whose kept gradients are in gt; ok is false when a
-// accumulates inside the GEMM (no pass). Bytes per parameter:
+// gradients are in the training dtype dt and whose kept gradients are in gt; ok is false when
+// the GEMM accumulates them (AccumGEMM: no pass). Bytes per parameter:
 //
 //	add       read dt + gt, write gt                   (bf16 into fp32: 6 + 4 = 10)
 //	cast-add  cast: read dt, write gt; add: read 2·gt, write gt   (bf16: 2 + 4 + 8 + 4 = 18)
@@ -129,7 +129,7 @@ func OptimizerOps(dst []Op, impl StepImpl, o Optimizer, p Precision, gt dtype.DT
 	}
 	dt := p.DType()
 	state := StateBytes(o, p)
-	const fp32 = units.Bytes(4)
+	fp32 := dtype.FP32.Size()
 	// The update rule on fp32 master weights (or, in fp32 training, the weights themselves).
 	read, written := state+fp32, state
 	if !p.Mixed() {
@@ -144,7 +144,7 @@ func OptimizerOps(dst []Op, impl StepImpl, o Optimizer, p Precision, gt dtype.DT
 	switch impl {
 	case StepMegatron:
 		if p.Mixed() {
-			if gt.Size() != fp32 {
+			if gt != dtype.FP32 {
 				read, written = read+gt.Size(), written+fp32 // main_grad.float()
 			}
 			if p == MixedFP16 {

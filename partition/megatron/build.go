@@ -172,9 +172,9 @@ func Build(c Config) (*partition.Plan, error) {
 			optSlab = append(optSlab, op)
 			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		}
-		n = len(optSlab)
+		firstOpt := len(optSlab)
 		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, c))
-		st.PerIteration = optSlab[n:len(optSlab):len(optSlab)]
+		st.PerIteration = optSlab[firstOpt:len(optSlab):len(optSlab)]
 		start = len(syncSlab)
 		syncSlab = gradSyncs(syncSlab, synced, c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
