@@ -382,6 +382,11 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if cfg.Attention == megatron.AttnFlash {
+		if err := env.roof.FlashAttention(); err != nil {
+			return err
+		}
+	}
 	memErr := megatron.CheckMemory(cfg) // before building: most layouts of a sweep do not fit
 	if memErr != nil && !env.o.IgnoreMemory {
 		return memErr

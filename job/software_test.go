@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/ddlest/ddlest/internal/dtype"
 	"math"
 	"strings"
 	"testing"
@@ -284,6 +285,67 @@ func TestStackDirections(t *testing.T) {
 	c.OptimizerStep = partition.StepDeepSpeed
 	if got, want := run(c).Breakdown.Optimizer, fusedShard*(16+17)/14; !near(float64(got), float64(want)) {
 		t.Errorf("deepspeed optimizer step %v, want (16 + 34/2)/(28/2) of the fused %v = %v", got, fusedShard, want)
+	}
+}
+
+// TestFlashAttentionDirection: FlashAttention (Dao 2023) replaces the attention core's four
+// forward kernels (scores GEMM, softmax, dropout, context GEMM) by one that runs half the
+// convention's FLOP (causal) at 73% of the A100's 312 TFLOP/s (FlashAttention-2 §4.1): each
+// stage's forward pass per micro-batch shrinks by its layers × (the four kernels' time − that
+// kernel's), the four priced by the same roofline on the standard plan; and the activations
+// lose the s² core, so the stage's memory falls.
+func TestFlashAttentionDirection(t *testing.T) {
+	cl, err := LookupCluster("dgx-a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := megatron.Config{Layers: 4, Hidden: 4096, Heads: 32, Seq: 2048, GlobalBatch: 16, MicroBatch: 1,
+		TP: 8, PP: 2, DP: 2, Interleave: 1, Recompute: megatron.RecomputeNone, Precision: megatron.MixedBF16, Optimizer: megatron.Adam}
+	run := func(c megatron.Config) *Report {
+		t.Helper()
+		r, err := Megatron(MegatronOptions{Mode: ModeExplicit, GPU: "a100-80gb", Efficiency: roofline.DefaultEfficiency, Cluster: &cl, Config: c, Steps: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	std := run(c)
+	c.Attention = megatron.AttnFlash
+	flash := run(c)
+	g, _ := roofline.LookupGPU("a100-80gb")
+	r, err := roofline.New(g, roofline.DefaultEfficiency, dtype.BF16) // the job's
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	var core units.Seconds
+	for _, b := range std.Plan.Stages[0].Blocks {
+		if b.Name != "layer" {
+			continue
+		}
+		for _, op := range b.Ops {
+			switch op.Name {
+			case "attn.scores", "attn.softmax", "attn.dropout", "attn.context":
+				core += r.OpTime(op)
+			}
+		}
+	}
+	// B·heads/t = 4 heads of d = 128 over s = 2048 on each GPU.
+	kernel := units.Seconds(4 * 4 * 2048.0 * 2048 * 128 / 2 / (312e12 * 0.73))
+	for i := range flash.Result.Stages {
+		got := flash.Result.Stages[i].Forward - std.Result.Stages[i].Forward
+		if want := 2 * (kernel - core); !near(float64(got), float64(want)) {
+			t.Errorf("stage %d: forward changes by %v per micro-batch, want 2 layers × (%v − %v) = %v", i, got, kernel, core, want)
+		}
+		if !(got < 0) {
+			t.Errorf("stage %d: flash attention should shorten the forward pass (%v)", i, got)
+		}
+		if !(flash.Plan.Stages[i].Memory.Activations < std.Plan.Stages[i].Memory.Activations) {
+			t.Errorf("stage %d: activations %v with flash attention, want below %v", i, flash.Plan.Stages[i].Memory.Activations, std.Plan.Stages[i].Memory.Activations)
+		}
+	}
+	if flash.Plan.ModelFLOP != std.Plan.ModelFLOP {
+		t.Errorf("model FLOP %v with flash attention, want the convention's %v", flash.Plan.ModelFLOP, std.Plan.ModelFLOP)
 	}
 }
 

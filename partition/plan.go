@@ -42,9 +42,14 @@ const (
 	CrossEntropy                // vocabulary softmax + loss
 	OptimizerStep               // parameter update
 	Convolution                 // convolution as an implicit GEMM on tensor cores (cuDNN)
+	// FusedAttention is causal attention in one kernel (FlashAttention: scores, mask, softmax,
+	// dropout and context, no s² tensor in memory). Its FLOP is the Megatron-LM convention of the
+	// unfused kernels (4·B·s²·d forward, twice that backward) so that model FLOPs and MFU do not
+	// depend on the kernel; FlashWork is the share the kernel executes.
+	FusedAttention
 )
 
-var kindNames = []string{"matmul", "bmm", "norm", "softmax", "elementwise", "embedding", "cross_entropy", "optimizer", "conv"}
+var kindNames = []string{"matmul", "bmm", "norm", "softmax", "elementwise", "embedding", "cross_entropy", "optimizer", "conv", "fused_attention"}
 
 func (k OpKind) String() string { return kindNames[k] }
 
@@ -54,7 +59,22 @@ func (k OpKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // IsMatMul reports whether the op runs on the matrix engines (tensor cores) and counts towards
 // model FLOPs in the Megatron-LM convention (Narayanan et al. 2021 §5.1 counts only GEMMs;
 // convolutions are GEMMs in implicit form).
-func (k OpKind) IsMatMul() bool { return k == MatMul || k == BatchedMatMul || k == Convolution }
+func (k OpKind) IsMatMul() bool {
+	return k == MatMul || k == BatchedMatMul || k == Convolution || k == FusedAttention
+}
+
+// FlashWork is the share of a FusedAttention op's FLOP (the unfused convention) that the
+// FlashAttention kernel executes in phase ph (Dao 2023, FlashAttention-2 §4.1, arXiv 2307.08691;
+// the same counting in Shah et al. 2024, FlashAttention-3 §4.1): with a causal mask "only half
+// of the entries are calculated", ½ forward; the backward pass runs 5 matmuls against the
+// forward's 2 (it recomputes the scores), 2.5 × the executed forward = 2.5 · ½ / 2 = 5/8 of the
+// convention's backward (twice the forward).
+func FlashWork(ph Phase) float64 {
+	if ph == Backward {
+		return 2.5 * 0.5 / 2
+	}
+	return 0.5
+}
 
 // Op is one kernel of a per-GPU graph, executed once per repetition of its block per
 // micro-batch (or once per iteration for Optimizer ops).

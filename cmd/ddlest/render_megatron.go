@@ -470,6 +470,9 @@ func describeStack(r *job.Report) string {
 	if st.GradAccum != partition.AccumGEMM {
 		s += ", gradient accumulation " + st.GradAccum.String()
 	}
+	if st.Attention != megatron.AttnStandard {
+		s += ", " + st.Attention.String() + " attention"
+	}
 	if st.OptimizerStep != partition.StepFused {
 		s += ", " + st.OptimizerStep.String() + " optimizer step"
 	}

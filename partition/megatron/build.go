@@ -60,7 +60,8 @@ func headParams(g geom, ownWeights bool) float64 {
 func geometry(c Config) geom {
 	tp, dp, _ := c.Strides()
 	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
-		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE}
+		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE,
+		flash: c.Attention == AttnFlash}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
 		// other stage's. Groups are numbered in rank order of their first member; per stage

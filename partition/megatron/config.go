@@ -82,6 +82,30 @@ const (
 
 var rankOrderNames = []string{"tp-first", "pp-first"}
 
+// Attention is the attention kernel.
+type Attention int
+
+const (
+	// AttnStandard runs attention as separate kernels: the scores batched GEMM, the fused
+	// scale-mask-softmax, dropout and the context batched GEMM, with the s² probabilities and
+	// dropout mask in memory (Megatron-LM's CoreAttention / DotProductAttention).
+	AttnStandard Attention = iota
+	// AttnFlash runs causal attention in one FlashAttention kernel per pass (Dao 2023,
+	// FlashAttention-2): no s² tensor in memory, the backward pass recomputes the scores from the
+	// saved row log-sum-exp, at the GPU's measured FlashAttention efficiency (configs/gemm.json).
+	AttnFlash
+)
+
+var attentionNames = []string{"standard", "flash"}
+
+func (x Attention) String() string { return attentionNames[x] }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Attention) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Attention) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, attentionNames) }
+
 // PPPartition is how a pipeline's stages share the transformer layers.
 type PPPartition int
 
@@ -210,6 +234,8 @@ type Stack struct {
 	// OptimizerStep is the implementation of the optimizer step, which sets the bytes it moves
 	// around the update rule (partition.OptimizerOps).
 	OptimizerStep StepImpl
+	// Attention is the attention kernel (standard by default).
+	Attention Attention
 }
 
 // GradDType is the dtype gradients are accumulated and reduced in.
@@ -326,6 +352,9 @@ func (c Config) Validate() error {
 	}
 	if c.GradAccum == partition.AccumCastAdd && c.GradDType() != dtype.FP32 {
 		p.Addf("--grad-accum cast-add is DeepSpeed's BF16_Optimizer (bf16 gradients cast to fp32): it needs --precision bf16 with --fp32-grad-reduce")
+	}
+	if c.Attention == AttnFlash && c.Precision != MixedFP16 && c.Precision != MixedBF16 {
+		p.Addf("--attention flash runs in fp16 or bf16 (FlashAttention-2 and -3 kernels); --precision %v: use --precision fp16|bf16 or --attention standard", c.Precision)
 	}
 	if c.DPBucketBytes < 0 {
 		p.Addf("--dp-bucket %v must be ≥ 0", c.DPBucketBytes)

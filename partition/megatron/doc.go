@@ -69,6 +69,16 @@
 //	                 clip, FusedAdam, master → model copy, buffer zeroing); deepspeed: 34 B per
 //	                 updated + 16 per held parameter (BF16_Optimizer)
 //
+// Attention is the attention kernel. standard: the scores and context batched GEMMs, the fused
+// softmax and dropout, with the s² probabilities and mask in memory (Korthikanti et al. Table 2's
+// 5as/h term). flash: one causal FlashAttention kernel per pass (Dao 2023, FlashAttention-2),
+// an op of kind partition.FusedAttention whose FLOP keeps the Megatron convention (forward
+// 4·b·a·s²·d/t, backward twice), so model FLOPs and MFU do not change; the kernel executes ½ of it
+// forward (causal) and 5/8 backward (2.5 × its forward: it recomputes the scores), at the GPU's
+// measured efficiency (configs/gemm.json: A100 73% / 63%, FlashAttention-2 §4.1; H100 75% / 61%,
+// FlashAttention-3). It keeps Q, K, V and the fp32 row log-sum-exp, 4·a·s·b/t bytes, instead of
+// the core; selective recomputation re-runs the kernel.
+//
 // Auto mode (RAMP §7.2.1) turns a scaling-law target into a configuration: MP as above, heads
 // raised to a multiple of MP, the local batch from Table 9 or from memory, DP = 2^round(log2(
 // B_crit/b)) capped by the GPU budget, the micro-batch as the largest divisor of the local batch

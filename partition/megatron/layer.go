@@ -19,6 +19,7 @@ type geom struct {
 	phases, tpBlock, epBlock int
 	vocab                    int // padded vocabulary (0: none)
 	sp, asyncTP, tpOverlap   bool
+	flash                    bool // FlashAttention kernels (AttnFlash)
 	tpc                      TPComm
 	rc                       Recompute
 	dt                       dtype.DType
@@ -202,6 +203,9 @@ const layerForwardOps = 13
 //	gelu, fc2         their inputs 8sbh/t each
 //
 // The sum is sbh(10 + 24/t + 5as/(ht)) without SP and sbh(34/t + 5as/(ht)) with it (their Table 2).
+// With FlashAttention (AttnFlash) the 5as²b/t core is never in memory; the kernel keeps Q, K, V
+// and the fp32 row log-sum-exp L, 4asb/t bytes (FlashAttention-2 Algorithm 1), counted with Q
+// and K (with selective recomputation L is the workspace); its output is the projection's input.
 // Full recomputation keeps only the layer input; its workspace is one layer's full set.
 // Selective recomputation drops the 5as²b/t attention core, which becomes the workspace.
 func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace units.Bytes) {
@@ -214,12 +218,20 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	}
 	core := m * float64(g.a) / t * s * s // attention-core elements
 	keepCore := g.rc != RecomputeSelective
+	var lse float64 // FlashAttention keeps the fp32 row log-sum-exp instead of the s² core
+	if g.flash {
+		core, lse = 0, m*float64(g.a)/t*s*float64(dtype.FP32.Size())
+	}
+	keptLSE := lse
+	if !keepCore { // selective recomputation re-runs the kernel, which writes L again
+		keptLSE = 0
+	}
 	b := func(x float64) units.Bytes { return units.Bytes(x) }
 	saved = [layerForwardOps]units.Bytes{
-		b(resid * sz),     // ln1
-		b(gemmIn),         // attn.qkv
-		b(2 * tpAct * sz), // attn.scores: Q, K
-		0, 0,              // attn.softmax, attn.dropout (below)
+		b(resid * sz),           // ln1
+		b(gemmIn),               // attn.qkv
+		b(2*tpAct*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
+		0, 0,                    // attn.softmax, attn.dropout (below)
 		b(tpAct * sz), // attn.context: V (+ probabilities below)
 		b(tpAct * sz), // attn.proj
 		b(resid * partition.MaskBytes),
@@ -241,7 +253,7 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 		}
 		saved = [layerForwardOps]units.Bytes{b(resid * sz)}
 	case RecomputeSelective:
-		workspace = b(core * (2*sz + partition.MaskBytes))
+		workspace = b(core*(2*sz+partition.MaskBytes) + lse)
 	}
 	return saved, workspace
 }
@@ -300,6 +312,11 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	var attnBwdArr [12]partition.Op
 	attnArr = [8]partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1}
 	attn := attnArr[:]
+	if g.flash { // one kernel for the attention core: scores, softmax, dropout, context
+		attnArr[2] = gr.FlashAttention("attn.flash", partition.Forward, qk, dt)
+		attnArr[3], attnArr[4] = proj, res1
+		attn = attnArr[:5]
+	}
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
@@ -313,8 +330,13 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	}
 	// Saved activations: the dense layer's per-op accounting (layerActivations); a MoE half
 	// keeps ln2's input, the residual mask and what its ops save.
-	for i := range attn {
-		attn[i].Saved = saved[i]
+	if g.flash { // the attention core's saved tensors (Q, K, L and V) are the fused kernel's
+		attn[0].Saved, attn[1].Saved, attn[2].Saved = saved[0], saved[1], saved[2]+saved[3]+saved[4]+saved[5]
+		attn[3].Saved, attn[4].Saved = saved[6], saved[7]
+	} else {
+		for i := range attn {
+			attn[i].Saved = saved[i]
+		}
 	}
 	if g.moe.Experts > 0 {
 		mlp[0].Saved, mlp[len(mlp)-1].Saved = saved[mlpOps], saved[layerForwardOps-1]
@@ -346,7 +368,11 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 				dst = append(dst, partition.AsPhase(op, partition.Recompute))
 			}
 		case RecomputeSelective:
-			if len(fwd) == len(attn) && fwd[0].Name == "ln1" {
+			switch {
+			case len(fwd) != len(attn) || fwd[0].Name != "ln1":
+			case g.flash:
+				dst = append(dst, partition.AsPhase(attn[2], partition.Recompute))
+			default:
 				dst = append(dst, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
 					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
 			}
@@ -369,12 +395,16 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	attnBwd := append(attnBwdArr[:0], gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
 	attnBwd = append(attnBwd, d, w)
-	da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
-	attnBwd = append(attnBwd, da, db,
-		gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0),
-		gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
-	da, db = gr.BMMBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
-	attnBwd = append(attnBwd, da, db)
+	if g.flash {
+		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, dt))
+	} else {
+		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
+		attnBwd = append(attnBwd, da, db,
+			gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0),
+			gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
+		da, db = gr.BMMBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
+		attnBwd = append(attnBwd, da, db)
+	}
 	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
 	attnBwd = append(attnBwd, d, w,
 		gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))

@@ -383,9 +383,12 @@ func TestAutoMicroBatchFillsMemory(t *testing.T) {
 func TestMemoryAccountingMatchesGraph(t *testing.T) {
 	for _, rc := range []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull} {
 		for _, sp := range []bool{false, true} {
-			for _, untied := range []bool{false, true} {
+			for i, untied := range []bool{false, true, false} {
 				c := baseConfig()
 				c.Recompute, c.SeqParallel, c.UntiedEmbeddings = rc, sp, untied
+				if i == 2 {
+					c.Attention = AttnFlash
+				}
 				p := build(t, c)
 				for i, st := range p.Stages {
 					var params float64
@@ -401,7 +404,7 @@ func TestMemoryAccountingMatchesGraph(t *testing.T) {
 					perMB, workspace := stageActivations(g, c, i)
 					split := stageParams(g, c, i)
 					if params != st.Params || params != split[0]+split[1] || saved != perMB || ws != workspace {
-						t.Errorf("%s sp=%v untied=%v stage %d: params %g/%g saved %v/%v workspace %v/%v", rc, sp, untied, i,
+						t.Errorf("%s sp=%v untied=%v %s stage %d: params %g/%g saved %v/%v workspace %v/%v", rc, sp, untied, c.Attention, i,
 							params, split[0]+split[1], saved, perMB, ws, workspace)
 					}
 				}
@@ -465,5 +468,52 @@ func TestAsyncTP(t *testing.T) {
 				t.Errorf("sp=%v: synchronous %s overlaps", sp, col.Name)
 			}
 		}
+	}
+}
+
+// FlashAttention (AttnFlash) replaces the attention core's six forward and backward kernels by
+// one per pass, keeps the Megatron-LM FLOP convention (so model and hardware FLOPs are those of
+// TestLayerFLOPClosedForm: forward 24·b·s·h² + 4·b·s²·h over t, backward twice that) and never
+// holds the s² core: Korthikanti et al. 2022 Table 2's no-recompute sbh(10 + 24/t) without the
+// 5as/(ht) term, plus the fp32 row log-sum-exp, 4·a·s·b/t bytes (FlashAttention-2 Algorithm 1);
+// with selective recomputation, Table 2's selective value (the kernel re-runs).
+func TestFlashAttentionLayer(t *testing.T) {
+	for _, rc := range []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull} {
+		c := baseConfig()
+		c.Recompute, c.Attention, c.Precision = rc, AttnFlash, MixedBF16
+		l := layerOf(build(t, c))
+		b, s, h, a, tp := float64(c.MicroBatch), float64(c.Seq), float64(c.Hidden), float64(c.Heads), float64(c.TP)
+		fwd := (24*b*s*h*h + 4*b*s*s*h) / tp
+		if got := sumFLOP(l, matmulIn(partition.Forward)); rel(got, fwd) > 1e-12 {
+			t.Errorf("%s: forward %g, want %g", rc, got, fwd)
+		}
+		if got := sumFLOP(l, matmulIn(partition.Backward)); rel(got, 2*fwd) > 1e-12 {
+			t.Errorf("%s: backward %g, want %g", rc, got, 2*fwd)
+		}
+		var kinds []string
+		var saved float64
+		for _, op := range l.Ops {
+			saved += float64(op.Saved)
+			if op.Kind == partition.FusedAttention {
+				kinds = append(kinds, op.Name+"/"+op.Phase.String())
+			}
+			if op.Kind == partition.Softmax || op.Kind == partition.BatchedMatMul || op.Name == "attn.dropout" {
+				t.Errorf("%s: unfused attention op %s/%s with flash attention", rc, op.Name, op.Phase)
+			}
+		}
+		want := map[Recompute]string{RecomputeNone: "attn.flash/fwd attn.flash.bwd/bwd", RecomputeSelective: "attn.flash/fwd attn.flash/recompute attn.flash.bwd/bwd",
+			RecomputeFull: "attn.flash/fwd attn.flash/recompute attn.flash.bwd/bwd"}[rc]
+		if got := strings.Join(kinds, " "); got != want {
+			t.Errorf("%s: fused attention ops %q, want %q", rc, got, want)
+		}
+		wantSaved := map[Recompute]float64{RecomputeNone: s*b*h*(10+24/tp) + 4*a*s*b/tp, RecomputeSelective: s * b * h * (10 + 24/tp), RecomputeFull: 2 * s * b * h}[rc]
+		if rel(saved, wantSaved) > 1e-12 {
+			t.Errorf("%s: saved %g, want %g", rc, saved, wantSaved)
+		}
+	}
+	c := baseConfig()
+	c.Attention, c.Precision = AttnFlash, FP32
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--attention flash runs in fp16 or bf16") {
+		t.Errorf("flash attention in fp32: %v, want a refusal naming the precisions", err)
 	}
 }

@@ -21,6 +21,14 @@
 // and wave quantisation (NVIDIA "Matrix Multiplication Background" guide). Short-K GEMMs are
 // bounded by the roofline's memory term; no further K penalty is modelled.
 //
+// FlashAttention (ops of kind partition.FusedAttention): the kernel executes FlashWork of the
+// op's convention FLOP (½ forward under the causal mask, 5/8 backward) at the GPU's measured
+// FlashAttention efficiency of the dense fp16/bf16 peak, configs/gemm.json's flash_attention
+// (A100: FlashAttention-2 §4.1, up to 73% forward and 63% backward; H100: FlashAttention-3, 75%
+// forward, 61% backward derived): t = max(FLOP · FlashWork / (peak · e), bytes / (HBM · e_memory)).
+// The efficiencies are the papers' best over their sweeps (sequence 512–16k, head dimension 64 or
+// 128): an upper bound for short sequences. GPUs without an entry refuse --attention flash.
+//
 // profile.Scaled calibrates any profile to measured phase totals (the HammingMesh paper's A100
 // times ship as such "published" profiles).
 //

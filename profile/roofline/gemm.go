@@ -49,8 +49,18 @@ type GEMMShapeEntry struct {
 	// MAMF is the measured maximum achievable matmul FLOP/s per dtype name: what a GEMM of
 	// whole tiles in whole waves reaches (its ceiling is MAMF / the dense tensor peak).
 	MAMF map[string]float64 `json:"mamf_flop_per_s"`
-	// Sources cites sms, tile and mamf_flop_per_s.
+	// FlashAttention is the GPU's measured FlashAttention efficiency in fp16/bf16 (nil: none
+	// measured, and --attention flash is refused on it).
+	FlashAttention *FlashEfficiency `json:"flash_attention"`
+	// Sources cites sms, tile and mamf_flop_per_s (and flash_attention when given).
 	Sources map[string]string `json:"sources"`
+}
+
+// FlashEfficiency is the fraction of the dense fp16/bf16 tensor peak that FlashAttention
+// kernels reach on the FLOP they execute (partition.FlashWork), per pass.
+type FlashEfficiency struct {
+	Forward  float64 `json:"fwd"`
+	Backward float64 `json:"bwd"`
 }
 
 var (
@@ -92,7 +102,19 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 				p.Addf("%s.mamf_flop_per_s.%s %g must be > 0", e.GPU, dt, c)
 			}
 		}
-		for _, k := range []string{"sms", "tile", "mamf_flop_per_s"} {
+		cited := []string{"sms", "tile", "mamf_flop_per_s"}
+		if f := e.FlashAttention; f != nil {
+			cited = append(cited, "flash_attention")
+			for _, x := range []struct {
+				k string
+				v float64
+			}{{"fwd", f.Forward}, {"bwd", f.Backward}} {
+				if !(x.v > 0 && x.v <= 1) {
+					p.Addf("%s.flash_attention.%s %g must be in (0, 1]", e.GPU, x.k, x.v)
+				}
+			}
+		}
+		for _, k := range cited {
 			if strings.TrimSpace(e.Sources[k]) == "" {
 				p.Addf("%s.sources.%s: missing; every number names where it comes from", e.GPU, k)
 			}
@@ -160,4 +182,36 @@ func GEMMCeiling(m GEMMModel, g GPU, dt dtype.DType) (float64, bool) {
 	}
 	s, err := newGEMMShape(g, dt)
 	return s.ceiling, err == nil
+}
+
+// flashEfficiency is the GPU's FlashAttention efficiency for dt, when configs/gemm.json has one
+// (the kernels run fp16 and bf16 only).
+func flashEfficiency(gpu string, dt dtype.DType) (FlashEfficiency, bool) {
+	if dt != dtype.FP16 && dt != dtype.BF16 {
+		return FlashEfficiency{}, false
+	}
+	t, err := GEMMTable()
+	if err != nil {
+		return FlashEfficiency{}, false
+	}
+	e, err := t.Lookup(gpu)
+	if err != nil || e.FlashAttention == nil {
+		return FlashEfficiency{}, false
+	}
+	return *e.FlashAttention, true
+}
+
+// flashGPUs lists the GPUs with a measured FlashAttention efficiency.
+func flashGPUs() []string {
+	t, err := GEMMTable()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, n := range t.Names() {
+		if e, _ := t.Lookup(n); e.FlashAttention != nil {
+			names = append(names, n)
+		}
+	}
+	return names
 }

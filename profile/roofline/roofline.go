@@ -1,7 +1,10 @@
 package roofline
 
 import (
+	"strings"
+
 	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
@@ -70,6 +73,10 @@ type Roofline struct {
 	gemm   gemmShape
 	gemmDT dtype.DType
 	shaped bool
+	// flash is the GPU's FlashAttention efficiency for the training dtype (configs/gemm.json);
+	// hasFlash reports whether it has one.
+	flash    FlashEfficiency
+	hasFlash bool
 }
 
 // New builds a roofline profile, checking that the GPU supports dt on its matrix engines.
@@ -88,6 +95,7 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
 		r.vector[d] = g.VectorPeak(d)
 	}
+	r.flash, r.hasFlash = flashEfficiency(g.Name, dt)
 	if eff.GEMM != GEMMConstant {
 		var err error
 		r.gemm, err = newGEMMShape(g, dt)
@@ -116,6 +124,14 @@ func (r *Roofline) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return r.tenso
 func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	var rate units.FLOPPerSecond
 	switch {
+	case op.Kind == partition.FusedAttention:
+		e := r.flash.Forward
+		if op.Phase == partition.Backward {
+			e = r.flash.Backward
+		}
+		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(e)
+		work := op.FLOP * units.FLOP(partition.FlashWork(op.Phase))
+		return units.Max(work.Over(rate), (op.Read + op.Written).Over(r.hbm))
 	case op.Kind == partition.Convolution:
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.Conv)
 	case r.shaped && op.DType == r.gemmDT && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
@@ -126,6 +142,16 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 		rate = r.vector[op.DType] * units.FLOPPerSecond(r.Eff.Vector)
 	}
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
+}
+
+// FlashAttention checks that the GPU has a measured FlashAttention efficiency for the profile's
+// dtype (configs/gemm.json), which ops of kind partition.FusedAttention run at.
+func (r *Roofline) FlashAttention() error {
+	if r.hasFlash {
+		return nil
+	}
+	return errs.Usage("--attention flash: GPU %s has no measured FlashAttention efficiency in fp16/bf16 (configs/gemm.json); measured: %s (or --attention standard)",
+		r.GPU.Name, strings.Join(flashGPUs(), ", "))
 }
 
 // gemmEfficiency is the shape model's efficiency for a GEMM's output, [M, N] or batched
