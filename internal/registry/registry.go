@@ -39,6 +39,13 @@ func (r *Registry[T]) Lookup(name string) (T, error) {
 	return zero, errs.Usage("unknown %s %q; valid: %s", r.kind, name, strings.Join(r.names, ", "))
 }
 
+// Get returns the entry for name and whether there is one (no error to format: for hot paths
+// that only ask).
+func (r *Registry[T]) Get(name string) (T, bool) {
+	v, ok := r.items[name]
+	return v, ok
+}
+
 // Names lists the registered names in registration order.
 func (r *Registry[T]) Names() []string { return append([]string(nil), r.names...) }
 

@@ -25,6 +25,12 @@ func TestLookup(t *testing.T) {
 	if got := r.All(); len(got) != 2 || got[0] != 1 {
 		t.Errorf("All = %v", got)
 	}
+	if v, ok := r.Get("ideal"); !ok || v != 1 {
+		t.Errorf("Get(ideal) = %v, %v", v, ok)
+	}
+	if v, ok := r.Get("ramp2"); ok || v != 0 {
+		t.Errorf("Get(ramp2) = %v, %v, want the zero value and false", v, ok)
+	}
 }
 
 func TestDuplicatePanics(t *testing.T) {

@@ -194,8 +194,8 @@ func flashEfficiency(gpu string, dt dtype.DType) (FlashEfficiency, bool) {
 	if err != nil {
 		return FlashEfficiency{}, false
 	}
-	e, err := t.Lookup(gpu)
-	if err != nil || e.FlashAttention == nil {
+	e, ok := t.Get(gpu)
+	if !ok || e.FlashAttention == nil {
 		return FlashEfficiency{}, false
 	}
 	return *e.FlashAttention, true
@@ -209,7 +209,7 @@ func flashGPUs() []string {
 	}
 	var names []string
 	for _, n := range t.Names() {
-		if e, _ := t.Lookup(n); e.FlashAttention != nil {
+		if e, _ := t.Get(n); e.FlashAttention != nil {
 			names = append(names, n)
 		}
 	}
