@@ -91,6 +91,10 @@ func (gr *Graph) BMM(name string, ph Phase, a, b tensor.Shape, dt dtype.DType) O
 	}
 }
 
+// FlashLSE is the fp32 row log-sum-exp a FlashAttention forward pass keeps for its backward, one
+// value per query row: rows = micro-batch × heads × sequence (FlashAttention-2 Algorithm 1, L).
+func FlashLSE(rows float64) units.Bytes { return units.Bytes(rows * float64(dtype.FP32.Size())) }
+
 // FlashAttention is the forward kernel of causal attention fused FlashAttention-style over
 // q = [B, s, d] (B = micro-batch × heads on this GPU): it reads Q, K and V and writes the output
 // O and the fp32 row log-sum-exp L (B·s values) that the backward pass recomputes the scores
@@ -104,7 +108,7 @@ func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, dt dtype.
 		Inputs: gr.Inputs(q, q, q), Output: q,
 		FLOP:    units.FLOP(4 * bt * s * s * d),
 		Read:    units.Bytes(3 * n * sz),
-		Written: units.Bytes(n*sz + bt*s*float64(dtype.FP32.Size())),
+		Written: units.Bytes(n*sz) + FlashLSE(bt*s),
 	}
 }
 
@@ -113,9 +117,8 @@ func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, dt dtype.
 func (gr *Graph) FlashAttentionBackward(name string, q tensor.Shape, dt dtype.DType) Op {
 	op := gr.FlashAttention(name, Backward, q, dt)
 	n, sz := Elems(q), float64(dt.Size())
-	lse := float64(q[0]) * float64(q[1]) * float64(dtype.FP32.Size())
 	op.FLOP *= 2
-	op.Read = units.Bytes(5*n*sz + lse)
+	op.Read = units.Bytes(5*n*sz) + FlashLSE(float64(q[0])*float64(q[1]))
 	op.Written = units.Bytes(3 * n * sz)
 	return op
 }

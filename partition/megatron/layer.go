@@ -220,7 +220,7 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	keepCore := g.rc != RecomputeSelective
 	var lse float64 // FlashAttention keeps the fp32 row log-sum-exp instead of the s² core
 	if g.flash {
-		core, lse = 0, m*float64(g.a)/t*s*float64(dtype.FP32.Size())
+		core, lse = 0, float64(partition.FlashLSE(m*float64(g.a)/t*s))
 	}
 	keptLSE := lse
 	if !keepCore { // selective recomputation re-runs the kernel, which writes L again
