@@ -194,13 +194,13 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		}
 		switch {
 		case o.Steps > 0 && o.Tokens > 0:
-			return nil, cfg, errs.Usage("give --steps or --tokens, not both")
+			return nil, cfg, errs.Usage("give execution.steps or execution.tokens, not both (given %g and %g)", o.Steps, o.Tokens)
 		case o.Steps > 0:
 			rep.Steps = o.Steps
 		case o.Tokens > 0:
 			rep.Steps = math.Ceil(o.Tokens / float64(cfg.GlobalBatch*cfg.Seq))
 		default:
-			return nil, cfg, errs.Usage("explicit mode needs the training length: --steps N or --tokens N")
+			return nil, cfg, errs.Usage("explicit mode needs the training length: execution.steps N or execution.tokens N")
 		}
 	}
 	return rep, cfg, nil

@@ -103,8 +103,8 @@ type TransformerExecution struct {
 	GradAccum       megatron.GradAccum   `json:"grad_accum" help:"how each micro-batch's weight gradients join the kept gradients: gemm (inside the weight-gradient GEMM, Megatron-LM's gradient_accumulation_fusion), add (a pass main_grad.add_(grad) after every micro-batch's backward, Megatron-LM without the fusion) or cast-add (DeepSpeed's BF16_Optimizer: bf16 gradients cast to fp32, then added)"`
 	Attention       megatron.Attention   `json:"attention" help:"attention kernels: standard (scores GEMM, softmax, dropout, context GEMM, the s² probabilities in memory) or flash (causal FlashAttention, one kernel per pass, at the GPU's measured FlashAttention efficiency: FlashAttention-2 on A100, -3 on H100)"`
 	OptimizerStep   megatron.StepImpl    `json:"optimizer_step" help:"optimizer step implementation: fused (one pass over state, gradients and weights, 28 B per parameter in mixed precision), megatron (Megatron-LM's MixedPrecisionOptimizer: grad copy/unscale, norm, clip, FusedAdam, master-to-model copy, buffer zeroing) or deepspeed (DeepSpeed's BF16_Optimizer)"`
-	Steps           float64              `json:"steps" help:"training iterations (explicit layout; 0: from tokens)"`
-	Tokens          float64              `json:"tokens" help:"training tokens (explicit layout; steps = tokens / (global batch × seq))"`
+	Steps           float64              `json:"steps" excludes:"tokens" help:"training iterations (explicit layout; 0: from tokens; replaces a preset's tokens)"`
+	Tokens          float64              `json:"tokens" excludes:"steps" help:"training tokens (explicit layout; steps = tokens / (global batch × seq); replaces a preset's steps)"`
 	IgnoreMemory    bool                 `json:"ignore_memory" help:"estimate even when the plan does not fit in GPU memory; the report warns"`
 	Profile         string               `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
 	TraceBatch      int                  `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`

@@ -66,6 +66,14 @@ type compiledGrid struct {
 	values  [][]reflect.Value
 }
 
+// Check reports what is wrong with the grid over base (a key swept twice, alternatives swept
+// together, a value that does not parse) without running a point: a sweep checks its grid
+// before it writes anything.
+func (g Grid) Check(base *Job) error {
+	_, err := g.compile(base)
+	return err
+}
+
 func (g Grid) compile(base *Job) (*compiledGrid, error) {
 	seen := map[string]bool{}
 	c := &compiledGrid{}
@@ -96,6 +104,15 @@ func (g Grid) compile(base *Job) (*compiledGrid, error) {
 		s, err := params.NewSetter(b, a.Key)
 		if err != nil {
 			return nil, err
+		}
+		ex, err := params.Excludes(b, a.Key)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range c.setters {
+			if slices.Contains(ex, o.Path) {
+				return nil, errs.Usage("sweep: %s and %s are alternatives (a value of one replaces the other); sweep one of them", o.Path, s.Path)
+			}
 		}
 		vals := make([]reflect.Value, len(a.Values))
 		for i, v := range a.Values {

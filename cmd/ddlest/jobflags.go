@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,6 +39,7 @@ type jobFlags struct {
 type keyFlag struct {
 	name, path string
 	value      *textValue
+	excludes   []string // the paths of its alternatives (steps or tokens): one per command line
 }
 
 // textValue keeps a flag's text; the job parses it with the key's type.
@@ -90,7 +92,13 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		if l.Value.Kind() == reflect.Bool {
 			fl.NoOptDefVal = "true"
 		}
-		f.keys = append(f.keys, keyFlag{name: name, path: path, value: v})
+		kf := keyFlag{name: name, path: path, value: v}
+		if ex := l.Field.Tag.Get("excludes"); ex != "" {
+			for _, e := range strings.Split(ex, ",") {
+				kf.excludes = append(kf.excludes, strings.TrimSuffix(path, lastKey(path))+e)
+			}
+		}
+		f.keys = append(f.keys, kf)
 		f.byPath[path] = "--" + name
 	}
 	fs.StringArrayVar(&f.sets, "set", nil, "set any key of the job, key=value (repeatable), e.g. execution.tp=8 or tp=8; keys as in --format json")
@@ -284,6 +292,11 @@ func (f *jobFlags) apply(j *job.Job) error {
 	}
 	for _, k := range f.keys {
 		if k.value.set {
+			for _, e := range k.excludes {
+				if slices.ContainsFunc(f.keys, func(o keyFlag) bool { return o.path == e && o.value.set }) {
+					return errs.Usage("--%s and %s exclude each other: give one of them", k.name, f.byPath[e])
+				}
+			}
 			if err := j.Set(k.path, k.value.text); err != nil {
 				return err
 			}

@@ -94,6 +94,51 @@ func firstDiff(got, want string) string {
 	return "same lines, different endings"
 }
 
+// A model preset's training length (gpt3-1.3b: 300B tokens, configs/models.json) is replaced by
+// the steps or tokens a later layer gives: flags, --set, a job file, a sweep's grid.
+func TestPresetTrainingLength(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(file, []byte(`{"workload": "megatron", "model": "gpt3-1.3b", "execution": {"steps": 2}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 1,048,576 tokens = one step of 512 sequences × 2,048 tokens (Brown et al. Table 2.1).
+	for _, c := range []struct {
+		args  []string
+		steps float64
+	}{
+		{[]string{"megatron", "--model", "gpt3-1.3b", "--steps", "1"}, 1},
+		{[]string{"megatron", "--model", "gpt3-1.3b", "--tokens", "1048576"}, 1},
+		{[]string{"megatron", "--model", "gpt3-1.3b", "--set", "execution.steps=3"}, 3},
+		{[]string{"megatron", "--model", "gpt3-1.3b", "--steps", "5", "--set", "tokens=2097152"}, 2},
+		{[]string{"run", file}, 2},
+	} {
+		out, errOut, code := execute(append(c.args, "--format", "json")...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+			continue
+		}
+		var doc struct {
+			Report struct {
+				Training struct {
+					Steps float64 `json:"steps"`
+				} `json:"training"`
+			} `json:"report"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if doc.Report.Training.Steps != c.steps {
+			t.Errorf("%v: %g steps, want %g", c.args, doc.Report.Training.Steps, c.steps)
+		}
+	}
+	// The preset alone keeps its 300B tokens: ⌈300e9 / 1,048,576⌉ = 286,103 steps.
+	out, _, _ := execute("megatron", "--model", "gpt3-1.3b", "--format", "json")
+	if !strings.Contains(out, `"steps": 286103`) {
+		t.Errorf("gpt3-1.3b without a length: want 286103 steps from its 300B tokens")
+	}
+}
+
 // The JSON contract: the stable keys exist, and the CE 1.8 row reproduces RAMP Table 9
 // (64 heads, MP 32, DP 64, 2048 GPUs, global batch 10880, 32.2B non-embedding parameters).
 func TestMegatronJSONContract(t *testing.T) {
@@ -203,6 +248,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron"}, 2, []string{"--loss"}},
 		{[]string{"megatron", "--layers", "2"}, 2, []string{"--hidden", "--heads", "--global-batch"}},
 		{explicit[:len(explicit)-2], 2, []string{"--steps", "--tokens"}},
+		// the training length is steps or tokens: one per command line (a preset's is replaced)
+		{[]string{"megatron", "--model", "gpt3-1.3b", "--steps", "1", "--tokens", "5e9"}, 2, []string{"--steps and --tokens exclude each other"}},
+		{[]string{"sweep", "megatron", "--model", "gpt3-1.3b", "--grid", "steps=1,2", "--grid", "tokens=1e9"}, 2, []string{"--steps and --tokens are alternatives"}},
+		{[]string{"sweep", "megatron", "--model", "gpt3-1.3b", "--grid", "tp=1", "--grid", "tp=2"}, 2, []string{"tp is swept twice"}},
 		{[]string{"megatron", "--loss", "1.8", "--law", "gpt4"}, 2, []string{`"gpt4"`, "kaplan, chinchilla"}},
 		{[]string{"megatron", "--loss", "1.6", "--law", "chinchilla"}, 2, []string{"1.69"}},
 		{[]string{"megatron", "--loss", "1.8", "--recompute", "some"}, 2, []string{`"some"`, "none, selective, full"}},

@@ -130,6 +130,12 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	if err := base.Validate(); err != nil {
 		return err
 	}
+	if err := g.Check(base); err != nil { // before the header goes out
+		if jf != nil {
+			return jf.flagNames(err)
+		}
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cols := job.Columns(base.Workload)

@@ -5,4 +5,9 @@
 // cites where the default comes from ([P] paper table/equation, [D] derived, [X] assumption).
 // Supported field types: float64, int, bool and string. Unknown keys are errors that list the
 // valid ones; JSON decoding rejects unknown fields.
+//
+// Two fields that give the same quantity two ways (a run's steps or tokens) carry
+// `excludes:"other"`. Configs are layered (a preset, a job file, flags, --set, a sweep's grid),
+// and a non-zero value of one, given by a higher layer, zeroes the other: a preset's 300B tokens
+// give way to --steps 1. Within one layer both stay and validation names the conflict.
 package params

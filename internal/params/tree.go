@@ -217,6 +217,15 @@ func (d *Decoder) structValue(n *yaml.Node, v reflect.Value, path string) error 
 			return err
 		}
 	}
+	for _, k := range keys { // a key given here replaces its alternative from a lower layer
+		fields(v, func(sf reflect.StructField, fv reflect.Value, key string) bool {
+			if key != k.Value {
+				return true
+			}
+			clearExcluded(v, sf, fv, func(e string) bool { _, given := m[e]; return given })
+			return false
+		})
+	}
 	return nil
 }
 
@@ -388,10 +397,22 @@ func SetPath(cfg any, path, value string) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range Leaves(cfg) {
-		if l.Path == full {
-			if err := SetScalar(l.Value, lastKey(full), value); err != nil {
-				return errs.Usage("%s: %v", full, err)
+	leaves := Leaves(cfg)
+	for _, l := range leaves {
+		if l.Path != full {
+			continue
+		}
+		if err := SetScalar(l.Value, lastKey(full), value); err != nil {
+			return errs.Usage("%s: %v", full, err)
+		}
+		if !l.Value.IsZero() { // a value given replaces its alternative
+			parent := strings.TrimSuffix(full, lastKey(full))
+			for _, k := range excluded(l.Field) {
+				for _, e := range leaves {
+					if e.Path == parent+k {
+						e.Value.SetZero()
+					}
+				}
 			}
 		}
 	}
@@ -430,6 +451,7 @@ type Setter struct {
 	Path  string
 	steps [][]int // per key, the field index path in its (dereferenced) struct
 	typ   reflect.Type
+	clear [][]int // the excluded siblings' index paths in the leaf's struct
 }
 
 // NewSetter resolves path (a unique suffix of whole keys, as SetPath) on cfg.
@@ -440,14 +462,24 @@ func NewSetter(cfg any, path string) (*Setter, error) {
 	}
 	s := &Setter{Path: full}
 	v, _ := structOf(cfg)
-	for _, key := range strings.Split(full, ".") {
+	keys := strings.Split(full, ".")
+	for i, key := range keys {
 		v = deref(v)
 		idx, ok := fieldIndex(v.Type(), key, nil)
 		if !ok {
 			return nil, errs.Usage("unknown key %q", full)
 		}
 		s.steps = append(s.steps, idx)
+		parent := v
 		v = v.FieldByIndex(idx)
+		if i < len(keys)-1 {
+			continue
+		}
+		for _, k := range excluded(parent.Type().FieldByIndex(idx)) {
+			if ci, ok := fieldIndex(parent.Type(), k, nil); ok {
+				s.clear = append(s.clear, ci)
+			}
+		}
 	}
 	s.typ = v.Type()
 	return s, nil
@@ -465,10 +497,17 @@ func (s *Setter) Parse(text string) (reflect.Value, error) {
 // Apply assigns a value from Parse to the leaf of cfg (of the shape NewSetter saw).
 func (s *Setter) Apply(cfg any, val reflect.Value) {
 	v, _ := structOf(cfg)
+	var parent reflect.Value
 	for _, idx := range s.steps {
-		v = deref(v).FieldByIndex(idx)
+		parent = deref(v)
+		v = parent.FieldByIndex(idx)
 	}
 	v.Set(val)
+	if len(s.clear) > 0 && !val.IsZero() { // a value given replaces its alternative
+		for _, ci := range s.clear {
+			parent.FieldByIndex(ci).SetZero()
+		}
+	}
 }
 
 func deref(v reflect.Value) reflect.Value {
