@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/moe"
 	"github.com/ddlest/ddlest/plots"
@@ -20,8 +19,8 @@ func newCompareCommand() *cobra.Command {
 	parent := &cobra.Command{
 		Use:   "compare",
 		Short: "One job on several networks or clusters, side by side: iteration, time to accuracy, communication, speed-up",
-		Long: `Run one job on each network model of --nets (on the job's cluster, each with its own default
-parameters) or on each cluster preset of --clusters (the job's other flags apply to each), and
+		Long: `Run one job on each network of --nets (on the job's cluster: a network model with its default
+parameters or a network preset, each entry NAME[:KEY=VALUE…], --net-param applying to all) or on each cluster preset of --clusters (the job's other flags apply to each), and
 list iteration time, time to accuracy, exposed communication share and the speed-up over the
 baseline (--baseline, default the first). The numbers are those of the single commands: each
 entry of --format json is the workload command's own document.`,
@@ -36,13 +35,13 @@ entry of --format json is the workload command's own document.`,
 			Example: "  ddlest compare " + w.use + exampleModel(w) + " --nets superpod,torus,ideal"}
 		cmd.Flags().SortFlags = false
 		jf := addJobFlags(cmd, w.workload, w.model)
-		cmd.Flags().StringSliceVar(&nets, "nets", nil, "network models to compare (ddlest nets), comma-separated")
+		cmd.Flags().StringSliceVar(&nets, "nets", nil, "networks to compare, comma-separated: each a network model or preset (ddlest nets), with its own parameters as NAME:KEY=VALUE[:KEY=VALUE…]; --net-param applies to every entry")
 		cmd.Flags().StringSliceVar(&clusters, "clusters", nil, "cluster presets to compare (ddlest clusters), comma-separated")
 		cmd.Flags().StringVar(&baseline, "baseline", "", "entry the speed-ups are relative to (default: the first)")
 		cmd.Flags().StringVar(&plotPath, "plot", "", "also draw the iteration breakdowns side by side to this image (.png, .svg or .pdf)")
 		addFormatFlag(cmd.Flags(), &f)
 		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-			entries, key := nets, "cluster.network.model"
+			entries, key := nets, "network"
 			switch {
 			case len(nets) > 0 && len(clusters) > 0:
 				return usagef("compare: give --nets or --clusters, not both")
@@ -101,7 +100,7 @@ entry of --format json is the workload command's own document.`,
 }
 
 // buildWith builds the job with one more flag value: the cluster preset (before the other flags,
-// as --cluster) or the network model (after them).
+// as --cluster) or the network entry (in place of --net and --net-preset, see applyEntry).
 func (f *jobFlags) buildWith(key, value string) (*job.Job, error) {
 	if key == "cluster" {
 		if err := f.fs.Set("cluster", value); err != nil {
@@ -109,14 +108,9 @@ func (f *jobFlags) buildWith(key, value string) (*job.Job, error) {
 		}
 		return f.build()
 	}
-	j, err := f.build()
-	if err != nil {
-		return nil, err
-	}
-	if err := j.Set(key, value); err != nil {
-		return nil, errs.Usage("--nets %s: %v", value, err)
-	}
-	return j, nil
+	f.netEntry = value
+	defer func() { f.netEntry = "" }()
+	return f.build()
 }
 
 type compareDoc struct {

@@ -142,6 +142,27 @@ func TestCompareCLI(t *testing.T) {
 	}
 }
 
+// Compare entries may be network presets with their own parameters; --net-param applies to
+// every entry. Each entry's document equals the single command's (ODDL's three baselines).
+func TestCompareNetworkPresets(t *testing.T) {
+	job := []string{"dp", "--model", "resnet50", "--gpus", "64", "--batch", "16", "--gpu", "rtx2080ti", "--net-param", "nic_gbps=200"}
+	list := runJSON(t, append(append([]string{"compare"}, job...), "--nets", "oddl,sip-ring,oddl-ft:strategy=hd")...).([]any)
+	singles := [][]string{
+		{"--net", "oddl"},
+		{"--net-preset", "sip-ring"},
+		{"--net-preset", "oddl-ft", "--strategy", "hd"},
+	}
+	if len(list) != len(singles) {
+		t.Fatalf("%d entries, want %d", len(list), len(singles))
+	}
+	for i, extra := range singles {
+		single := runJSON(t, append(append([]string{}, job...), extra...)...)
+		if e := list[i].(map[string]any); !reflect.DeepEqual(e["run"], single) {
+			t.Errorf("compare entry %v differs from the single command with %v", e["entry"], extra)
+		}
+	}
+}
+
 // TestSweepCLI: a sweep file and the same grid as flags give the same rows; 1 and 2 workers give
 // the same rows; --out leaves only the file.
 func TestSweepCLI(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -33,6 +34,9 @@ type jobFlags struct {
 	// shorthands are a command's own flags that set several keys at once, applied after the
 	// generated flags and before --set.
 	shorthands []func(j *job.Job) error
+	// netEntry, when set, is the network of a compare entry (netFlags.applyEntry), in place of
+	// --net and --net-preset.
+	netEntry string
 }
 
 // keyFlag is one generated flag.
@@ -316,6 +320,9 @@ func (f *jobFlags) apply(j *job.Job) error {
 			return errs.Usage("--set: %v", err)
 		}
 	}
+	if f.netEntry != "" {
+		return f.network.applyEntry(&j.Cluster.Network, f.netEntry)
+	}
 	return f.network.applyTo(&j.Cluster.Network)
 }
 
@@ -356,6 +363,45 @@ func (f *netFlags) applyTo(n *job.Network) error {
 	if err := n.Resolve(); err != nil {
 		return errs.Usage("--net: %v", err)
 	}
+	return f.applyParams(n, nil)
+}
+
+// applyEntry sets the network of a compare entry, NAME[:KEY=VALUE…] with NAME a network model
+// (its defaults) or a network preset (ddlest nets); the shared network flags (--net-config,
+// --net-param, --strategy, …) apply to every entry, then the entry's own KEY=VALUE pairs.
+func (f *netFlags) applyEntry(n *job.Network, entry string) error {
+	if f.flags.Changed("net") || f.flags.Changed("net-preset") {
+		return errs.Usage("compare: --nets names each entry's network; leave out --net and --net-preset")
+	}
+	name, rest, _ := strings.Cut(entry, ":")
+	var pairs []string
+	if rest != "" {
+		pairs = strings.Split(rest, ":")
+	}
+	if _, err := all.Registry().Lookup(name); err == nil {
+		n.SetModel(name)
+		if err := n.Resolve(); err != nil {
+			return errs.Usage("--nets %s: %v", entry, err)
+		}
+	} else if presets, err := all.Presets(); err != nil {
+		return err
+	} else if _, err := presets.Lookup(name); err == nil {
+		if err := n.SetPreset(name); err != nil {
+			return errs.Usage("--nets %s: %v", entry, err)
+		}
+	} else {
+		return errs.Usage("--nets %q is neither a network model (%s) nor a network preset (%s); an entry is NAME[:KEY=VALUE…]",
+			name, strings.Join(all.Registry().Names(), ", "), strings.Join(presets.Names(), ", "))
+	}
+	if err := f.applyParams(n, pairs); err != nil {
+		return errs.Usage("--nets %s: %v", entry, err)
+	}
+	return nil
+}
+
+// applyParams sets the network parameter flags (--net-config, then --net-param and the
+// shorthands), then extra KEY=VALUE pairs, on a resolved network.
+func (f *netFlags) applyParams(n *job.Network, extra []string) error {
 	if f.config != "" {
 		r, err := os.Open(f.config)
 		if err != nil {
@@ -372,6 +418,9 @@ func (f *netFlags) applyTo(n *job.Network) error {
 	}
 	if err := params.SetPairs(n.Params, c.Params); err != nil {
 		return errs.Usage("--net-param for network %s: %v", n.Model, err)
+	}
+	if err := params.SetPairs(n.Params, extra); err != nil {
+		return errs.Usage("network %s: %v", n.Model, err)
 	}
 	return nil
 }
