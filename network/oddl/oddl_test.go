@@ -2,6 +2,7 @@ package oddl
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -171,6 +172,42 @@ func TestScale(t *testing.T) {
 	b, _ := two.Price(col)
 	if math.Abs(float64(a.H2T)/float64(b.H2T)-2) > 1e-9 {
 		t.Errorf("transfer %v with 1 wavelength per destination, %v with 2: want half", a.H2T, b.H2T)
+	}
+}
+
+// The baselines' equipment, counted by hand: a k-ary three-level fat tree (k = 16) has
+// 5k²/4 = 320 switches, k³/4 = 1,024 node links and 2·k³/4 = 2,048 links between switches
+// (Al-Fares et al. 2008); 64 nodes on two levels are 8 leaves of 8 down / 8 up ports and
+// 64 / 16 = 4 spines; the ring all-reduce takes 2(N−1) steps (ODDL §3); the testbed is one
+// switch for its 4 servers (§5B).
+func TestBaselineInventory(t *testing.T) {
+	for _, tc := range []struct {
+		fabric string
+		n      int
+		counts []int
+		fact   float64
+	}{
+		{FabricFatTree, 1024, []int{320, 1024, 2048}, 3},
+		{FabricFatTree, 64, []int{12, 64, 64}, 2},
+		{FabricSiPRing, 1024, []int{1024}, 2046},
+		{FabricSwitch, 0, []int{1, 4}, 0},
+	} {
+		c := DefaultConfig()
+		c.Fabric = tc.fabric
+		inv, err := c.Inventory(tc.n)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.fabric, err)
+		}
+		var counts []int
+		for _, it := range inv.Items {
+			counts = append(counts, it.Count)
+		}
+		if !slices.Equal(counts, tc.counts) {
+			t.Errorf("%s, %d nodes: counts %v, want %v", tc.fabric, tc.n, counts, tc.counts)
+		}
+		if len(inv.Facts) > 0 && inv.Facts[0].Value != tc.fact {
+			t.Errorf("%s, %d nodes: %s %g, want %g", tc.fabric, tc.n, inv.Facts[0].Name, inv.Facts[0].Value, tc.fact)
+		}
 	}
 }
 

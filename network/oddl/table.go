@@ -126,32 +126,46 @@ func (c *Config) LinkBudget(dims []int) Budget {
 	return b
 }
 
-// Inventory lists ODDL's optics for n nodes (0: the configured nodes, else 1,024): the WSSs of every
-// dimension (n/G of G ports each: §3C's 64 32-port WSSs for 32×32), a tunable transceiver per
-// node and dimension, the wavelengths, and the link budget. The baselines have no optical bill.
+// Inventory lists the equipment of the configured fabric for n nodes (0: the configured nodes,
+// else 1,024). ODDL: the WSSs of every dimension (n/G of G ports each: §3C's 64 32-port WSSs for
+// 32×32), a tunable transceiver per node and dimension, the wavelengths and the link budget. The
+// baselines: the fat tree's switches and links, SiP-Ring's ring, the testbed's one switch.
 func (c *Config) Inventory(n int) (network.Inventory, error) {
 	if err := c.Validate(); err != nil {
 		return network.Inventory{}, err
 	}
-	if c.Fabric != FabricODDL {
-		return network.Inventory{}, errs.Usage("network oddl: cost lists the optics of fabric oddl, not %s", c.Fabric)
-	}
 	if n == 0 {
 		n = c.Nodes
 	}
-	if n == 0 && c.Shape != "" {
+	if n == 0 && c.Shape != "" && c.Fabric == FabricODDL {
 		dims, _ := ParseShape(c.Shape)
 		n = 1
 		for _, d := range dims {
 			n *= d
 		}
 	}
-	if n == 0 {
+	switch {
+	case n == 0 && c.Fabric == FabricSwitch:
+		n = 4 // [P] ODDL §5B: the testbed's 4 servers
+	case n == 0:
 		n = 1024 // [P] ODDL §5A: the 1,024-node system of the evaluation
 	}
 	if n < 2 || n > MaxNodes {
 		return network.Inventory{}, errs.Usage("network oddl: cost needs 2 to %d nodes (--gpus or nodes=), got %d", MaxNodes, n)
 	}
+	switch c.Fabric {
+	case FabricFatTree:
+		return c.fatTreeInventory(n)
+	case FabricSiPRing:
+		return c.sipRingInventory(n), nil
+	case FabricSwitch:
+		return c.switchInventory(n), nil
+	}
+	return c.oddlInventory(n)
+}
+
+// oddlInventory is ODDL's optics for n nodes.
+func (c *Config) oddlInventory(n int) (network.Inventory, error) {
 	dims, err := c.Layout(n)
 	if err != nil {
 		return network.Inventory{}, err
