@@ -33,6 +33,14 @@ func BenchmarkWorkloadEstimate(b *testing.B) {
 				Optimizer: partition.SGD, RunOptions: benchRun("superpod")})
 			return err
 		}},
+		// One VGG19 epoch on ODDL (issue 11's speed target: ≤ 1 ms): the §5A job, 1,024 2080 Tis,
+		// Horovod fusion of 16 MiB, time to accuracy over its epochs.
+		{"vgg19-oddl", func() error {
+			_, err := DataParallel(DataParallelOptions{Workload: "dp", Model: "vgg19", GPUs: 1024, Batch: 16, Precision: partition.FP32,
+				Optimizer: partition.SGD, BucketBytes: 16 << 20, Fusion: partition.FuseTensors, FusionLatency: 1e-6,
+				RunOptions: RunOptions{GPU: "rtx2080ti", Efficiency: roofline.DefaultEfficiency, Epochs: 1, Network: NetworkChoice{Name: "oddl", Params: []string{"nic_gbps=100"}}}})
+			return err
+		}},
 		{"cosmoflow", func() error {
 			_, err := CosmoFlow(CosmoFlowOptions{GPUs: 1024, Spatial: 4, Batch: 32, Precision: partition.TF32,
 				Optimizer: partition.SGD, RunOptions: benchRun("alphabeta")})

@@ -98,6 +98,14 @@ func (m *model) Price(c network.Collective) (network.Cost, error) {
 // non-blocking crossbar by a link of the configured bandwidth, the whole per-step latency charged
 // as the endpoint overhead. The level model is exact on it (the flow pricer's test).
 func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
+	key := struct { // what shapes the graph
+		gpus    int
+		bw, lat float64
+	}{gpus, c.BandwidthGbit, c.LatencyNs}
+	return fabric.Cached(key, func() (*fabric.Graph, error) { return c.fabric(gpus) })
+}
+
+func (c *Config) fabric(gpus int) (*fabric.Graph, error) {
 	b := fabric.NewBuilder(gpus, 0)
 	x := b.Switch(0)
 	for g := 0; g < gpus; g++ {

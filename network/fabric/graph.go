@@ -41,7 +41,10 @@ type Graph struct {
 	hot     []hop // the routing view of links: compact, scanned per node and destination
 	classes []string
 	phys    int
-	dist    Distancer
+	// owner maps physical links to their links (hash routing loads physical links), built on
+	// first use.
+	owner *owners
+	dist  Distancer
 	// home[e] is endpoint e's only switch when every endpoint hangs off one switch and never
 	// forwards (an indirect network: fat tree, Dragonfly); nil otherwise.
 	home []int32
@@ -95,6 +98,27 @@ func (g *Graph) Distance(u, t int32) int32 { return g.dist.Dist(u, t) }
 
 // Physical is the number of physical links (bundles counted by width).
 func (g *Graph) Physical() int { return g.phys }
+
+// owners holds, per physical link, the index of its link.
+type owners struct {
+	once sync.Once
+	link []int32
+}
+
+// physLink is the link physical link k belongs to.
+func (g *Graph) physLink(k int32) *Link {
+	o := g.owner
+	o.once.Do(func() {
+		o.link = make([]int32, g.phys)
+		for i := range g.links {
+			l := &g.links[i]
+			for j := l.phys; j < l.phys+l.Width; j++ {
+				o.link[j] = int32(i)
+			}
+		}
+	})
+	return &g.links[o.link[k]]
+}
 
 // hop is what routing reads of a link (its latency, and the forwarding latency of its head),
 // packed so that a hop costs one cache line.
@@ -214,7 +238,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 		l := &g.links[i]
 		g.hot[i] = hop{to: l.To, weight: l.Weight, width: l.Width, phys: l.phys, latency: float64(l.Latency), forward: float64(g.forward[l.To])}
 	}
-	g.phys = int(phys)
+	g.phys, g.owner = int(phys), &owners{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
 	g.windows = newCache[windowKey, []drain](1 << 12)

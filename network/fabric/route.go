@@ -319,7 +319,7 @@ func orbitLoad(orbit map[int32]float64, sym *Symmetry, k int32) float64 {
 // slot is the rate and class of a load slot (a bundle for Split, a physical link for Hash).
 func (r *router) slot(k int32) (float64, uint16) {
 	if r.routing == Hash {
-		l := r.physLink(k)
+		l := r.g.physLink(k)
 		return float64(l.Rate), l.Class
 	}
 	l := &r.g.links[k]
@@ -368,21 +368,6 @@ func (r *router) finish(sym *Symmetry) Load {
 	r.usedIdx = r.usedIdx[:0]
 	r.maxLat, r.flows = 0, false
 	return out
-}
-
-// physLink is the link a physical slot belongs to.
-func (r *router) physLink(k int32) *Link {
-	ls := r.g.links
-	lo, hi := 0, len(ls)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if ls[mid].phys <= k {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return &ls[lo]
 }
 
 // nicClass marks the NIC as the bottleneck (classes index the graph's names; this one is
