@@ -63,6 +63,8 @@ func TestWDMRingBadInput(t *testing.T) {
 		{[]string{"--net-param", "step_rule=fast"}, []string{`"fast"`, "exact, lemma"}},
 		{[]string{"--net-param", "hring_size=iii"}, []string{`"iii"`, "i, ii"}},
 		{[]string{"--strategy", "wrht", "--op", "all-gather"}, []string{"wrht", "all-gather", "valid: best, ring"}},
+		{[]string{"--net-param", "ber_max=0.6"}, []string{"ber_max 0.6", "[0, 0.5)"}},
+		{[]string{"--net-param", "snr_scale=log"}, []string{`"log"`, "linear, db"}},
 	} {
 		_, errOut, code := execute(append(append([]string(nil), base...), tc.args...)...)
 		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
@@ -84,5 +86,29 @@ func TestWDMRingLossBudgetCLI(t *testing.T) {
 		"--net-param", "pass_loss_db=0.125", "--net-param", "laser_dbm=5", "--net-param", "modulator_loss_db=1", "--net-param", "penalty_db=1")
 	if code != 3 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "insertion-loss budget") {
 		t.Errorf("exit %d, %q; want one line, exit 3", code, errOut)
+	}
+}
+
+// The crosstalk bound (WRHT Eqs. 11–13) through the CLI, by hand: P_laser 0 dBm (1 mW), no loss,
+// P_Tx = P_O = −30 dBm (1 µW), P_Rx = −36.02 dBm (0.25 µW) per passed interface: SNR(L) =
+// 1000 / (2 + 0.25·L) > 80.12 (BER < 1e-9) for L ≤ 41. At 1,024 nodes two levels have
+// L_max = m′ = 41, m* = ⌈1024/41⌉ = 25 and ⌈25²/8⌉ = 79 > 64 wavelengths: θ = 4 steps, where
+// the unbounded m = 129 takes 3. Read in dB the SNR never reaches 80: infeasible.
+func TestWDMRingCrosstalkCLI(t *testing.T) {
+	args := []string{"collective", "--net", "wdmring", "--strategy", "wrht", "--size", "1MB", "--gpus", "1024", "--format", "json"}
+	bound := []string{"--net-param", "laser_dbm=0", "--net-param", "ber_max=1e-9", "--net-param", "xtalk_tx_dbm=-30",
+		"--net-param", "xtalk_rx_dbm=-36.0206", "--net-param", "noise_dbm=-30"}
+	for _, tc := range []struct {
+		extra []string
+		steps string
+	}{{nil, `"steps": 3`}, {bound, `"steps": 4`}} {
+		out, errOut, code := execute(append(append([]string{}, args...), tc.extra...)...)
+		if code != 0 || !strings.Contains(out, tc.steps) {
+			t.Errorf("%v: exit %d (%s), want %s", tc.extra, code, errOut, tc.steps)
+		}
+	}
+	_, errOut, code := execute(append(append(append([]string{}, args...), bound...), "--net-param", "snr_scale=db")...)
+	if code != 3 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "crosstalk bound") {
+		t.Errorf("SNR in dB: exit %d, %q; want one line, exit 3", code, errOut)
 	}
 }

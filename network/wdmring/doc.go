@@ -26,7 +26,14 @@
 //     Eqs. 7–9 (pass_loss_db > 0) cap the group for p members at the largest m′ whose longest
 //     lightpath, L_max = ⌊m′/2⌋ for one level and m′^(k−1) otherwise (A4), keeps
 //     P_m + L_max·P_pass + P_p ≤ P_laser; none: infeasible (exit 3; best runs another
-//     algorithm). The paper gives no device values (A5), so the bound is off by default.
+//     algorithm). Eqs. 11–13 (ber_max > 0) also cap it by crosstalk: after L_max interfaces
+//     the signal is P_S = P_laser − P_m − L_max·P_pass (dBm; the extinction penalty P_p is a
+//     budget term of Eq. 9, not lost power), the worst-case noise P_N = L_max·P_Rx + P_Tx
+//     (Eq. 12, powers added in mW) plus P_O, and BER = ½·e^(−SNR/4) (Eq. 13) must stay below
+//     ber_max (the paper's 1e-9: SNR > 80.1, 19.0 dB). Eq. 13 takes the SNR linear (snr_scale
+//     linear, default); Eq. 11 prints it in dB, the alternative reading (snr_scale db), under
+//     which 1e-9 needs 80 dB (A5). The paper gives no device values (A5), so both bounds are off
+//     by default.
 //   - ring (O-Ring): the generic ring, 2(N−1) steps of S/N on one wavelength (Table 1).
 //   - tree (BT, §3.3): the paper's binary tree, unpipelined, 2⌈log2 N⌉ steps of S.
 //   - hring (H-Ring, Ueno & Yokota): Table 1's 2(h²+N)/h − 3 steps (⌈h/w⌉ = 1) or 2(2h²+N)/h − 6,

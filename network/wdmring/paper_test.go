@@ -260,6 +260,46 @@ func TestInsertionLossGroup(t *testing.T) {
 	}
 }
 
+// Eqs. 11–13 cap the group by crosstalk. Hand count with P_laser = 0 dBm (1 mW), no loss
+// (P_m = P_pass = 0), P_Tx = P_O = −30 dBm (1 µW) and P_Rx = −40 dBm (0.1 µW) per passed
+// interface: SNR(L) = 1000 / (2 + 0.1·L). BER = ½e^(−SNR/4) < 1e-9 needs SNR > 4·ln(5e8) =
+// 80.12, so L ≤ 104: BER(104) = ½e^(−80.645/4) = 8.8e-10, BER(105) = ½e^(−20) = 1.03e-9. At
+// N = 1,024 two levels have L_max = m′, so m′ = 104: k = 2, m* = ⌈1024/104⌉ = 10,
+// ⌈10²/8⌉ = 13 ≤ 64 wavelengths, θ = 3. Read in dB as Eq. 11 prints it, the SNR never exceeds
+// 10·log10(1000/2) = 27 dB, far below 80: infeasible.
+func TestCrosstalkGroup(t *testing.T) {
+	set := func(c *Config) {
+		c.LaserDbm, c.ModulatorDb, c.PassLossDb = 0, 0, 0
+		c.BERMax, c.XtalkTxDbm, c.XtalkRxDbm, c.NoiseDbm = 1e-9, -30, -40, -30
+	}
+	c := newModel(t, 1024, set).cfg
+	for _, tc := range []struct {
+		l   int
+		ber float64
+	}{{104, 0.5 * math.Exp(-1000/12.4/4)}, {105, 0.5 * math.Exp(-20)}} {
+		if got := c.BER(tc.l); math.Abs(got-tc.ber) > 1e-6*tc.ber {
+			t.Errorf("BER after %d interfaces = %.4g, want %.4g", tc.l, got, tc.ber)
+		}
+	}
+	pl, err := c.plan(1024)
+	if err != nil || pl.M != 104 || pl.Theta != 3 {
+		t.Errorf("crosstalk bound L ≤ 104: m = %d, θ = %d (%v); want 104, 3", pl.M, pl.Theta, err)
+	}
+	m := newModel(t, 1024, func(c *Config) { set(c); c.SNRScale = "db"; c.Strategy = "wrht" })
+	_, err = m.Price(network.Collective{Op: network.AllReduce, Bytes: 1e6, Group: network.Group{Size: 1024, Stride: 1}})
+	if errs.ExitCode(err) != errs.ExitInfeasible || !strings.Contains(err.Error(), "crosstalk bound") {
+		t.Errorf("SNR in dB: %v, want infeasible (crosstalk bound)", err)
+	}
+	// With the insertion-loss budget of TestInsertionLossGroup (64 interfaces) too, the tighter wins.
+	c = newModel(t, 1024, func(c *Config) {
+		set(c)
+		c.ModulatorDb, c.PenaltyDb, c.PassLossDb, c.LaserDbm = 1, 1, 0.125, 10
+	}).cfg
+	if pl, err := c.plan(1024); err != nil || pl.M != 64 {
+		t.Errorf("loss budget 64 and crosstalk: m = %d (%v), want 64", pl.M, err)
+	}
+}
+
 // Under best, a WRHT the loss budget forbids gives way to the other algorithms.
 func TestInsertionLossBest(t *testing.T) {
 	c := allReduce(t, 1024, 1e6, "best", func(c *Config) { c.ModulatorDb, c.PenaltyDb, c.PassLossDb, c.LaserDbm = 1, 1, 0.125, 5 })

@@ -30,6 +30,11 @@ type Config struct {
 	ModulatorDb    float64 `json:"modulator_loss_db" help:"modulator loss P_m in the transmitter, Eq. 8 (dB)" source:"[P] WRHT §4.4 Eq. 8 (no value given)"`
 	PassLossDb     float64 `json:"pass_loss_db" help:"loss of a signal passing one node's interface P_pass, Eq. 8 (dB); > 0 caps the group by Eqs. 7–9 (0: no insertion-loss bound)" source:"[P] WRHT §4.4 Eq. 8 (no value given)"`
 	PenaltyDb      float64 `json:"penalty_db" help:"extinction-ratio power penalty P_p, Eq. 9 (dB)" source:"[P] WRHT §4.4 Eq. 9 (no value given)"`
+	BERMax         float64 `json:"ber_max" help:"bit-error-rate bound of the crosstalk check, Eqs. 11–13 (0: no crosstalk bound; the paper's is 1e-9): > 0 caps the group where the longest lightpath's crosstalk pushes the BER above it" source:"[P] WRHT §4.4: 'the BER must be lower than 10^-9' [26]; off by default since no noise powers are given (reference/wrht.md A5)"`
+	XtalkTxDbm     float64 `json:"xtalk_tx_dbm" help:"worst-case crosstalk noise power on the transmitter side P_Tx, Eq. 12 (dBm; used when ber_max > 0)" source:"[P] WRHT §4.4 Eq. 12 (no value given)"`
+	XtalkRxDbm     float64 `json:"xtalk_rx_dbm" help:"worst-case crosstalk noise power of one passed interface on the receiver side P_Rx, Eq. 12: L_max of them add up (dBm)" source:"[P] WRHT §4.4 Eq. 12 (no value given)"`
+	NoiseDbm       float64 `json:"noise_dbm" help:"other noise power at the photodetector P_O, Eq. 11 (dBm)" source:"[P] WRHT §4.4 Eq. 11 (no value given)"`
+	SNRScale       string  `json:"snr_scale" help:"the SNR that Eq. 13 takes: linear (P_S / (P_N + P_O), the reading that makes BER = ½e^(−SNR/4) meaningful: BER < 1e-9 needs 19.0 dB) or db (Eq. 11's 10·log10 as printed: needs 80 dB)" source:"[D] reference/wrht.md A5: Eq. 11 defines SNR in dB, Eq. 13 needs it linear"`
 	StepRule       string  `json:"step_rule" help:"WRHT steps: exact (2k−1 when the last all-to-all fits in w wavelengths, Table 1) or lemma (always 2k, Lemma 1 and Theorem 1)" source:"[D] reference/wrht.md A3, §5.4: Table 1 and Fig. 2 follow exact, the V3/V9 averages follow lemma"`
 	HRingGroup     int     `json:"hring_group" help:"H-Ring intra-group size h" source:"[P] WRHT §5.4, Table 1: m = 5"`
 	HRingSize      string  `json:"hring_size" help:"H-Ring step sizes: i (every step S/p, 'ring-based') or ii (S/h in the groups, S/p across, Ueno–Yokota)" source:"[D] reference/wrht.md A8: the paper gives no H-Ring sizes"`
@@ -39,17 +44,19 @@ type Config struct {
 const (
 	ruleExact, ruleLemma          = "exact", "lemma"
 	sizeRingBased, sizeUenoYokota = "i", "ii"
+	snrLinear, snrDB              = "linear", "db"
 )
 
 var (
 	stepRules  = []string{ruleExact, ruleLemma}
 	hringSizes = []string{sizeRingBased, sizeUenoYokota}
+	snrScales  = []string{snrLinear, snrDB}
 )
 
 // DefaultConfig is Table 2's optical ring.
 func DefaultConfig() *Config {
 	return &Config{Wavelengths: 64, WavelengthGbit: 40, ReconfigUs: 25, OEOFs: 497, PacketBytes: 72,
-		StepRule: ruleExact, HRingGroup: 5, HRingSize: sizeUenoYokota, Strategy: collective.Best}
+		StepRule: ruleExact, HRingGroup: 5, HRingSize: sizeUenoYokota, SNRScale: snrLinear, Strategy: collective.Best}
 }
 
 // Algorithms lists what the ring runs: WRHT and the paper's optical baselines.
@@ -81,9 +88,18 @@ func (c *Config) Validate() error {
 	p.NonNegative("modulator_loss_db", c.ModulatorDb)
 	p.NonNegative("pass_loss_db", c.PassLossDb)
 	p.NonNegative("penalty_db", c.PenaltyDb)
-	if math.IsNaN(c.LaserDbm) || math.IsInf(c.LaserDbm, 0) {
-		p.Addf("laser_dbm %g must be finite", c.LaserDbm)
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"laser_dbm", c.LaserDbm}, {"xtalk_tx_dbm", c.XtalkTxDbm}, {"xtalk_rx_dbm", c.XtalkRxDbm}, {"noise_dbm", c.NoiseDbm}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			p.Addf("%s %g must be finite", f.key, f.v)
+		}
 	}
+	if !(c.BERMax >= 0 && c.BERMax < 0.5) {
+		p.Addf("ber_max %g must be in [0, 0.5) (0: no crosstalk bound; the paper's 1e-9)", c.BERMax)
+	}
+	p.OneOf("snr_scale", c.SNRScale, snrScales)
 	p.OneOf("step_rule", c.StepRule, stepRules)
 	p.AtLeast("hring_group", c.HRingGroup, 1)
 	p.OneOf("hring_size", c.HRingSize, hringSizes)

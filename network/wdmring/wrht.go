@@ -2,6 +2,7 @@ package wdmring
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
@@ -206,11 +207,35 @@ func MaxLength(p, m int) int {
 	return l
 }
 
-// lossGroup is the largest group m′ ≤ m whose longest lightpath keeps Eqs. 8–9's insertion-loss
-// budget, P_m + L_max·P_pass + P_p ≤ P_laser, for p members (0: none does).
-func (c *Config) lossGroup(p, m int) int {
+// lossOK reports whether the longest lightpath l (interfaces passed) keeps Eqs. 8–9's
+// insertion-loss budget, L_l + P_p ≤ P_laser with L_l = P_m + l·P_pass.
+func (c *Config) lossOK(l int) bool {
+	return c.PassLossDb <= 0 || c.ModulatorDb+float64(l)*c.PassLossDb+c.PenaltyDb <= c.LaserDbm
+}
+
+// BER is Eq. 13's bit-error rate after the longest lightpath l: BER = ½·e^(−SNR/4) with Eq. 11's
+// SNR = P_S / (P_N + P_O), the signal P_S = P_laser − L_l (Eq. 8's loss, dBm → mW) and Eq. 12's
+// worst-case crosstalk P_N = l·P_Rx + P_Tx (powers in mW). snr_scale db puts 10·log10 of it in
+// Eq. 13 instead, as Eq. 11 prints it (A5).
+func (c *Config) BER(l int) float64 {
+	mw := func(dbm float64) float64 { return math.Pow(10, dbm/10) }
+	signal := mw(c.LaserDbm - c.ModulatorDb - float64(l)*c.PassLossDb)
+	snr := signal / (float64(l)*mw(c.XtalkRxDbm) + mw(c.XtalkTxDbm) + mw(c.NoiseDbm))
+	if c.SNRScale == snrDB {
+		snr = 10 * math.Log10(snr)
+	}
+	return 0.5 * math.Exp(-snr/4)
+}
+
+// berOK reports whether the longest lightpath l keeps the BER below ber_max (always, when 0).
+func (c *Config) berOK(l int) bool { return c.BERMax <= 0 || c.BER(l) < c.BERMax }
+
+// boundedGroup is the largest group m′ ≤ m whose longest lightpath (Eq. 7) for p members keeps
+// the insertion-loss budget (Eqs. 8–9, pass_loss_db > 0) and the crosstalk bound (Eqs. 11–13,
+// ber_max > 0) (0: none does).
+func (c *Config) boundedGroup(p, m int) int {
 	for ; m >= 2; m-- {
-		if c.ModulatorDb+float64(MaxLength(p, m))*c.PassLossDb+c.PenaltyDb <= c.LaserDbm {
+		if l := MaxLength(p, m); c.lossOK(l) && c.berOK(l) {
 			return m
 		}
 	}
@@ -218,14 +243,19 @@ func (c *Config) lossGroup(p, m int) int {
 }
 
 // plan is WRHT's plan for p members; a usage error when the group needs more wavelengths than
-// the fibre has, an infeasible one when no group keeps the insertion-loss budget.
+// the fibre has, an infeasible one when no group keeps the insertion-loss or crosstalk bound.
 func (c *Config) plan(p int) (Plan, error) {
 	m := c.groupSize()
-	if c.PassLossDb > 0 && m >= 2 {
-		lim := c.lossGroup(p, m)
+	if (c.PassLossDb > 0 || c.BERMax > 0) && m >= 2 {
+		lim := c.boundedGroup(p, m)
 		if lim == 0 {
-			return Plan{}, errs.Infeasible(fmt.Sprintf("P_m %g + L_max %d × P_pass %g + P_p %g dB > P_laser %g dBm even for groups of 2", c.ModulatorDb, MaxLength(p, 2), c.PassLossDb, c.PenaltyDb, c.LaserDbm),
-				"wdmring: no WRHT group of %d members keeps the insertion-loss budget (WRHT Eqs. 7–9)", p)
+			l := MaxLength(p, 2)
+			if !c.lossOK(l) {
+				return Plan{}, errs.Infeasible(fmt.Sprintf("P_m %g + L_max %d × P_pass %g + P_p %g dB > P_laser %g dBm even for groups of 2", c.ModulatorDb, l, c.PassLossDb, c.PenaltyDb, c.LaserDbm),
+					"wdmring: no WRHT group of %d members keeps the insertion-loss budget (WRHT Eqs. 7–9)", p)
+			}
+			return Plan{}, errs.Infeasible(fmt.Sprintf("BER %.3g ≥ ber_max %g after L_max %d interfaces even for groups of 2", c.BER(l), c.BERMax, l),
+				"wdmring: no WRHT group of %d members keeps the crosstalk bound (WRHT Eqs. 11–13)", p)
 		}
 		m = lim
 	}
