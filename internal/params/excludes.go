@@ -31,7 +31,7 @@ func clearExcluded(v reflect.Value, sf reflect.StructField, val reflect.Value, k
 		if keep != nil && keep(k) {
 			continue
 		}
-		if f, ok := fieldByKey(v, k); ok {
+		if _, f, ok := fieldByKey(v, k); ok {
 			f.SetZero()
 		}
 	}

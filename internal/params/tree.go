@@ -209,22 +209,16 @@ func (d *Decoder) structValue(n *yaml.Node, v reflect.Value, path string) error 
 		return err
 	}
 	for _, k := range keys {
-		f, ok := fieldByKey(v, k.Value)
+		sf, f, ok := fieldByKey(v, k.Value)
 		if !ok {
 			return d.Errorf(k, "unknown key %q in %s; valid: %s", k.Value, orRoot(path), strings.Join(Keys(v.Addr().Interface()), ", "))
 		}
 		if err := d.value(m[k.Value], f, join(path, k.Value)); err != nil {
 			return err
 		}
-	}
-	for _, k := range keys { // a key given here replaces its alternative from a lower layer
-		fields(v, func(sf reflect.StructField, fv reflect.Value, key string) bool {
-			if key != k.Value {
-				return true
-			}
-			clearExcluded(v, sf, fv, func(e string) bool { _, given := m[e]; return given })
-			return false
-		})
+		if sf.Tag.Get("excludes") != "" { // it replaces its alternative from a lower layer, unless given here too
+			clearExcluded(v, sf, f, func(e string) bool { _, given := m[e]; return given })
+		}
 	}
 	return nil
 }
@@ -257,17 +251,18 @@ type fieldKey struct {
 var fieldIndexes sync.Map // fieldKey → []int (nil: no such key)
 
 // fieldByKey finds the field of struct v whose key is key (embedded structs flattened).
-func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
+func fieldByKey(v reflect.Value, key string) (reflect.StructField, reflect.Value, bool) {
+	var sf reflect.StructField
 	var out reflect.Value
 	found := false
-	fields(v, func(_ reflect.StructField, fv reflect.Value, k string) bool {
+	fields(v, func(f reflect.StructField, fv reflect.Value, k string) bool {
 		if k == key {
-			out, found = fv, true
+			sf, out, found = f, fv, true
 			return false
 		}
 		return true
 	})
-	return out, found
+	return sf, out, found
 }
 
 // Keys lists the keys of the struct cfg points to, in field order.
