@@ -20,8 +20,8 @@ func newCompareCommand() *cobra.Command {
 		Use:   "compare",
 		Short: "One job on several networks or clusters, side by side: iteration, time to accuracy, communication, speed-up",
 		Long: `Run one job on each network of --nets (on the job's cluster: a network model with its default
-parameters or a network preset, each entry NAME[:KEY=VALUE…], --net-param applying to all) or on each cluster preset of --clusters (the job's other flags apply to each), and
-list iteration time, time to accuracy, exposed communication share and the speed-up over the
+parameters or a network preset, each entry NAME[:KEY=VALUE…], --net-param applying to all) or
+on each cluster preset of --clusters (the job's other flags apply to each), and list iteration time, time to accuracy, exposed communication share and the speed-up over the
 baseline (--baseline, default the first). The numbers are those of the single commands: each
 entry of --format json is the workload command's own document.`,
 		Args: cobra.ArbitraryArgs,
