@@ -203,3 +203,9 @@ func Count(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 }
+
+// Decibels is a power ratio in dB, 10·log10(ratio) (a 1:32 splitter loses 15.05 dB).
+func Decibels(ratio float64) float64 { return 10 * math.Log10(ratio) }
+
+// FromDecibels is the power ratio of db dB, 10^(db/10); of a level in dBm, its power in mW.
+func FromDecibels(db float64) float64 { return math.Pow(10, db/10) }

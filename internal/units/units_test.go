@@ -134,3 +134,17 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+// Decibels by definition (10·log10 of a power ratio): a 1:32 split is 15.05 dB, −30 dBm is
+// 1 µW (1e-3 mW), and the two are inverse.
+func TestDecibels(t *testing.T) {
+	if got := Decibels(32); math.Abs(got-15.0515) > 1e-4 {
+		t.Errorf("Decibels(32) = %g, want 15.0515", got)
+	}
+	if got := FromDecibels(-30); math.Abs(got-1e-3) > 1e-15 {
+		t.Errorf("FromDecibels(-30) = %g, want 1e-3", got)
+	}
+	if got := FromDecibels(Decibels(0.25)); math.Abs(got-0.25) > 1e-12 {
+		t.Errorf("FromDecibels(Decibels(0.25)) = %g", got)
+	}
+}

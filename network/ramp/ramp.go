@@ -2,7 +2,6 @@ package ramp
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
@@ -110,11 +109,11 @@ func (c *Config) Algorithms() []collective.Algorithm {
 // 10·log10(J) for route-and-broadcast/route-and-switch (reference/ramp.md §1.5). At Λ = 64,
 // x = J = 32 (B&S) this gives −18.1 and −11.2 dBm, Fig. 6's −18 and −11.
 func (c *Config) PowerBudget() (pMin, pRx float64) {
-	loss := 10 * math.Log10(float64(c.J*c.Lambda))
+	loss := units.Decibels(float64(c.J * c.Lambda))
 	if c.Subnet != "bs" {
-		loss = c.AWGRLoss + 10*math.Log10(float64(c.J))
+		loss = c.AWGRLoss + units.Decibels(float64(c.J))
 	}
-	split := 10 * math.Log10(float64(c.X))
+	split := units.Decibels(float64(c.X))
 	pMin = c.TxDbm - split + c.SOAGain - loss
 	return pMin, pMin + c.SOAGain - split
 }

@@ -218,11 +218,11 @@ func (c *Config) lossOK(l int) bool {
 // worst-case crosstalk P_N = l·P_Rx + P_Tx (powers in mW). snr_scale db puts 10·log10 of it in
 // Eq. 13 instead, as Eq. 11 prints it (A5).
 func (c *Config) BER(l int) float64 {
-	mw := func(dbm float64) float64 { return math.Pow(10, dbm/10) }
+	mw := units.FromDecibels // dBm → mW
 	signal := mw(c.LaserDbm - c.ModulatorDb - float64(l)*c.PassLossDb)
 	snr := signal / (float64(l)*mw(c.XtalkRxDbm) + mw(c.XtalkTxDbm) + mw(c.NoiseDbm))
 	if c.SNRScale == snrDB {
-		snr = 10 * math.Log10(snr)
+		snr = units.Decibels(snr)
 	}
 	return 0.5 * math.Exp(-snr/4)
 }
