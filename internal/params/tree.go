@@ -388,29 +388,15 @@ func Leaves(cfg any) []Leaf {
 // SetPath assigns value to the leaf of cfg at path. A path may be shortened to any unique
 // suffix of whole keys ("tp" for "execution.tp"). Errors name the path and the valid ones.
 func SetPath(cfg any, path, value string) error {
-	full, err := resolve(cfg, path)
+	s, err := NewSetter(cfg, path)
 	if err != nil {
 		return err
 	}
-	leaves := Leaves(cfg)
-	for _, l := range leaves {
-		if l.Path != full {
-			continue
-		}
-		if err := SetScalar(l.Value, lastKey(full), value); err != nil {
-			return errs.Usage("%s: %v", full, err)
-		}
-		if !l.Value.IsZero() { // a value given replaces its alternative
-			parent := strings.TrimSuffix(full, lastKey(full))
-			for _, k := range excluded(l.Field) {
-				for _, e := range leaves {
-					if e.Path == parent+k {
-						e.Value.SetZero()
-					}
-				}
-			}
-		}
+	v, err := s.Parse(value)
+	if err != nil {
+		return err
 	}
+	s.Apply(cfg, v) // a value given replaces its alternative
 	return nil
 }
 
