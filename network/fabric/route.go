@@ -162,10 +162,52 @@ func (r *router) flow(s, t int32, w float64) bool {
 	if d >= Unreachable {
 		return false
 	}
-	r.source(s, d, w, 0)
 	r.nic(s, t, w)
+	if r.routing == Hash {
+		r.note(r.path(s, t, w))
+		return true
+	}
+	r.source(s, d, w, 0)
 	r.note(r.toward(t, -1))
 	return true
+}
+
+// path carries weight w from s to t along its one hashed path (what toward does for a lone
+// source under Hash routing, without the distance buckets) and returns its latency.
+func (r *router) path(s, t int32, w float64) float64 {
+	lat := 0.0
+	for u := s; u != t; {
+		total := r.next(u, t)
+		if total == 0 {
+			return lat // a dead end cannot occur on a connected fabric's shortest-path DAG
+		}
+		h, k := r.hashed(u, t, total)
+		if !r.used[k] {
+			r.used[k] = true
+			r.usedIdx = append(r.usedIdx, k)
+		}
+		r.load[k] += w
+		lat += h.latency
+		if h.to != t {
+			lat += h.forward
+		}
+		u = h.to
+	}
+	return lat
+}
+
+// hashed is the physical link (its bundle and load slot) that u sends all its traffic towards t
+// over, among the candidates r.next left (total wide), by a seeded hash of (t, u).
+func (r *router) hashed(u, t, total int32) (*hop, int32) {
+	pick := int32(mix(r.seed, uint64(t), uint64(u)) % uint64(total))
+	for _, li := range r.cand {
+		h := &r.g.hot[li]
+		if pick < h.width {
+			return h, h.phys + pick
+		}
+		pick -= h.width
+	}
+	panic("fabric: hashed pick beyond the candidates' width") // total is their width
 }
 
 // note records a flow's path latency.
@@ -227,15 +269,8 @@ func (r *router) toward(t, stop int32) float64 {
 				continue // a dead end cannot occur on a connected fabric's shortest-path DAG
 			}
 			if r.routing == Hash {
-				pick := int32(mix(r.seed, uint64(t), uint64(u)) % uint64(total))
-				for _, li := range r.cand {
-					h := &g.hot[li]
-					if pick < h.width {
-						r.carry(h, u, h.phys+pick, m, t)
-						break
-					}
-					pick -= h.width
-				}
+				h, k := r.hashed(u, t, total)
+				r.carry(h, u, k, m, t)
 				continue
 			}
 			for _, li := range r.cand {
