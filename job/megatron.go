@@ -161,7 +161,7 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		auto megatron.AutoResult
 	}{}
 	rep := &all.rep
-	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency, Transformer: &all.tf}
+	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf}
 	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 

@@ -126,7 +126,7 @@ func (r RunOptions) estimate(rep *Report, plan *partition.Plan, published *Publi
 	if err != nil {
 		return err
 	}
-	rep.GPU, rep.Efficiency, rep.Plan = gpu, r.Efficiency, plan
+	rep.GPU, rep.Efficiency, rep.Plan = gpu, r.Efficiency.On(gpu), plan
 	dt := plan.DType()
 	roof, err := roofline.New(gpu, r.Efficiency, dt)
 	if err != nil {

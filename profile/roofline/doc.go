@@ -5,10 +5,12 @@
 //	t(op) = max( FLOP / (peak · e_compute),  (bytes read + written) / (HBM · e_memory) )
 //
 // GEMMs use the dense tensor-core peak of their dtype and e_matmul (default 0.75); convolutions
-// (implicit GEMMs) the same peak and e_conv (0.25, fitted to NVIDIA's published ResNet-50 A100
-// throughput); other kernels the vector peak and e_vector (0.5); memory traffic e_memory (0.85)
-// of the HBM bandwidth. The fractions are overridable (--matmul-eff, --conv-eff, --vector-eff,
-// --mem-eff).
+// (implicit GEMMs) the same peak and e_conv (auto by default: the GPU type's own calibration
+// where configs/gpus.json has one, the RTX 2080 Ti's 0.93 fitted to Lambda's ResNet-50 FP32
+// throughput; else 0.25, fitted to NVIDIA's published ResNet-50 A100 throughput); other kernels
+// the vector peak and e_vector (0.5); memory traffic e_memory (0.85) of the HBM bandwidth. The
+// fractions are overridable (--matmul-eff, --conv-eff, --vector-eff, --mem-eff); an explicit
+// --conv-eff is used as given, and reports name the fractions an estimate used.
 //
 // Shape-aware GEMMs (Efficiency.GEMM = shape, or auto where configs/gemm.json has the GPU and
 // dtype; the DGX cluster presets use auto): a GEMM whose output is M × N (a batch of B of them)

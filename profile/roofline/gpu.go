@@ -37,7 +37,8 @@ type GPU struct {
 	// MPParamsPerGPU is the model-parallel limit of the RAMP partitioner (§7.2.1).
 	MPParamsPerGPU float64 `json:"mp_params_per_gpu"`
 	// ConvEfficiency, when > 0, is this GPU type's convolution efficiency, calibrated once on one
-	// published measurement (its source says which): a run at the default --conv-eff uses it.
+	// published measurement (its source says which): a run with --conv-eff 0 (auto, the default)
+	// uses it.
 	ConvEfficiency float64 `json:"conv_efficiency,omitempty"`
 	// Sources cites each numeric field by its JSON key.
 	Sources map[string]string `json:"sources"`

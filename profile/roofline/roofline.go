@@ -16,7 +16,9 @@ type Efficiency struct {
 	MatMul float64 `json:"matmul" help:"fraction of the tensor-core peak GEMMs achieve" flag:"matmul-eff"`
 	// Conv is the fraction of the tensor-core peak reached by convolutions (cuDNN implicit GEMM),
 	// forward and backward, averaged over a CNN's layers.
-	Conv float64 `json:"conv" help:"fraction of the tensor-core peak convolutions achieve" flag:"conv-eff"`
+	// 0 is auto: the GPU type's own calibration (GPU.ConvEfficiency) where it has one, else
+	// DefaultConv.
+	Conv float64 `json:"conv" help:"fraction of the tensor-core peak convolutions achieve (0: the GPU type's own calibration, conv_efficiency in ddlest gpus, else 0.25)" flag:"conv-eff"`
 	// Vector is the fraction of the non-matrix peak reached by elementwise math.
 	Vector float64 `json:"vector" help:"fraction of the vector peak elementwise kernels achieve" flag:"vector-eff"`
 	// Memory is the fraction of the HBM peak reached by streaming kernels.
@@ -33,27 +35,46 @@ type Efficiency struct {
 //     bubbles, which ddlest models separately.
 //   - Memory 0.85: STREAM/BabelStream-style kernels reach about 85–90% of A100 and H100 HBM
 //     peak bandwidth.
-//   - Conv 0.25 [D]: fitted to NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, 1× A100 80GB,
+//   - Conv 0 (auto): the GPU type's ConvEfficiency where its table has one, else DefaultConv.
+//   - DefaultConv 0.25 [D]: fitted to NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, 1× A100 80GB,
 //     batch 256): 938 img/s in TF32 and 2,470 img/s in mixed precision. ddlest's ResNet-50
 //     gives 1,028 (+10%) and 2,053 img/s (−17%) at 0.25; no single fraction fits both, since
 //     cuDNN's TF32 kernels sit further from their peak. Convolutions with few channels, strides
 //     and 7×7/1×1 shapes keep CNNs far below GEMM efficiency.
 //   - Vector 0.5: elementwise kernels are memory-bound at these intensities; the value rarely
 //     matters.
-var DefaultEfficiency = Efficiency{MatMul: 0.75, Conv: 0.25, Vector: 0.5, Memory: 0.85}
+var DefaultEfficiency = Efficiency{MatMul: 0.75, Vector: 0.5, Memory: 0.85}
 
-// Validate checks that every fraction is in (0, 1].
+// DefaultConv is the convolution efficiency of a GPU type without its own calibration.
+const DefaultConv = 0.25
+
+// Validate checks that every fraction is in (0, 1] (Conv: or 0, auto).
 func (e Efficiency) Validate() error {
 	var p params.Problems
 	for _, f := range []struct {
 		flag string
 		v    float64
-	}{{"--matmul-eff", e.MatMul}, {"--conv-eff", e.Conv}, {"--vector-eff", e.Vector}, {"--mem-eff", e.Memory}} {
+	}{{"--matmul-eff", e.MatMul}, {"--vector-eff", e.Vector}, {"--mem-eff", e.Memory}} {
 		if !(f.v > 0 && f.v <= 1) {
 			p.Addf("%s %g must be in (0, 1]", f.flag, f.v)
 		}
 	}
+	if !(e.Conv >= 0 && e.Conv <= 1) {
+		p.Addf("--conv-eff %g must be in (0, 1], or 0 for the GPU type's own calibration", e.Conv)
+	}
 	return p.Err("roofline")
+}
+
+// On is e with its automatic fractions resolved for GPU type g: what an estimate on g uses and
+// reports.
+func (e Efficiency) On(g GPU) Efficiency {
+	if e.Conv == 0 {
+		e.Conv = DefaultConv
+		if g.ConvEfficiency > 0 {
+			e.Conv = g.ConvEfficiency
+		}
+	}
+	return e
 }
 
 // Roofline prices ops with the roofline model (Williams, Waterman & Patterson 2009):
@@ -87,9 +108,7 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 	if _, err := g.TensorPeak(dt); err != nil {
 		return nil, err
 	}
-	if g.ConvEfficiency > 0 && eff.Conv == DefaultEfficiency.Conv {
-		eff.Conv = g.ConvEfficiency // the GPU type's own calibration, unless --conv-eff says otherwise
-	}
+	eff = eff.On(g)
 	r := &Roofline{GPU: g, Eff: eff, hbm: units.BytesPerSecond(g.HBMBytesPerS * eff.Memory)}
 	for d := range dtype.DType(dtype.Count) {
 		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
