@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding"
 	"fmt"
 	"os"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network/all"
 	"github.com/ddlest/ddlest/profile/roofline"
@@ -237,10 +239,23 @@ func formatLeaf(v reflect.Value) string {
 	if v.Kind() == reflect.Float64 {
 		return ftoa(v.Float())
 	}
+	if m, ok := v.Interface().(encoding.TextMarshaler); ok {
+		if b, err := m.MarshalText(); err == nil {
+			return string(b) // the text the flag takes back (a list's 512-256-128)
+		}
+	}
 	return fmt.Sprint(v.Interface())
 }
 
 func typeName(v reflect.Value) string {
+	switch {
+	case v.Type() == reflect.TypeFor[units.Bytes]():
+		return "bytes"
+	case v.Kind() == reflect.Slice:
+		return "list"
+	case reflect.PointerTo(v.Type()).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()):
+		return "string" // a name (an enum's), whatever its representation
+	}
 	switch v.Kind() {
 	case reflect.Float64:
 		return "number"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
@@ -9,10 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ddlest/ddlest/job"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -557,4 +561,46 @@ func BenchmarkStartup(b *testing.B) {
 			b.Fatal(code)
 		}
 	}
+}
+
+// Every generated flag shows, as its default, a text the flag takes back (a list as
+// 1024-1024-1024-4096, not Go's [1024 1024 1024 4096]), and a named choice is typed "string"
+// in the help, never by its integer representation ("--precision int").
+func TestGeneratedFlagDefaultsRoundTrip(t *testing.T) {
+	for _, w := range []string{"megatron", "dp", "cosmoflow", "dlrm"} {
+		tmpl, err := job.New(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range jobKeys(tmpl) {
+			text := formatLeaf(k.leaf.Value)
+			j, err := job.New(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Set(k.path, text); err != nil {
+				t.Errorf("%s --%s %q (its shown default): %v", w, k.flag, text, err)
+				continue
+			}
+			if again := formatLeaf(leafOf(t, j, k.path)); again != text {
+				t.Errorf("%s --%s %q reads back as %q", w, k.flag, text, again)
+			}
+			if ty := typeName(k.leaf.Value); k.leaf.Value.Kind() == reflect.Int && ty == "int" &&
+				reflect.PointerTo(k.leaf.Value.Type()).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+				t.Errorf("%s --%s: a named choice shown as %q", w, k.flag, ty)
+			}
+		}
+	}
+}
+
+// leafOf is the value at a job key.
+func leafOf(t *testing.T, j *job.Job, path string) reflect.Value {
+	t.Helper()
+	for _, k := range jobKeys(j) {
+		if k.path == path {
+			return k.leaf.Value
+		}
+	}
+	t.Fatalf("no key %s", path)
+	return reflect.Value{}
 }
