@@ -18,18 +18,25 @@ import (
 // scaling law picks it (auto mode, RAMP §7.2.1).
 type TransformerModel struct {
 	ModelPreset
-	TargetLoss  float64           `json:"target_loss" flag:"loss" help:"auto mode: target cross-entropy loss in nats/token (e.g. 1.8); a scaling law picks the model, the batch and the steps"`
-	Law         scaling.Law       `json:"law" help:"auto mode: scaling law, kaplan or chinchilla"`
-	LossGap     float64           `json:"loss_gap" help:"auto mode (kaplan): fraction of L(N) left to the step term when training stops (0.05 reproduces RAMP Table 9)"`
-	Shape       scaling.ShapeRule `json:"shape" help:"auto mode: model shape rule, auto (RAMP Table 9 presets, else aspect ratio) or aspect"`
-	AspectRatio float64           `json:"aspect_ratio" help:"auto mode: d_model / n_layer for losses without a preset"`
-	Layers      int               `json:"layers" help:"transformer layers"`
-	Hidden      int               `json:"hidden" help:"hidden size d_model"`
-	Heads       int               `json:"heads" help:"attention heads"`
-	Seq         int               `json:"seq" help:"sequence length in tokens"`
-	Vocab       int               `json:"vocab" help:"vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model"`
-	Untied      bool              `json:"untied_embeddings" help:"give the LM head its own weights instead of sharing the input embedding"`
-	MoE         TransformerMoE    `json:"moe"`
+	TargetLoss  float64            `json:"target_loss" flag:"loss" help:"auto mode: target cross-entropy loss in nats/token (e.g. 1.8); a scaling law picks the model, the batch and the steps"`
+	Law         scaling.Law        `json:"law" help:"auto mode: scaling law, kaplan or chinchilla"`
+	LossGap     float64            `json:"loss_gap" help:"auto mode (kaplan): fraction of L(N) left to the step term when training stops (0.05 reproduces RAMP Table 9)"`
+	Shape       scaling.ShapeRule  `json:"shape" help:"auto mode: model shape rule, auto (RAMP Table 9 presets, else aspect ratio) or aspect"`
+	AspectRatio float64            `json:"aspect_ratio" help:"auto mode: d_model / n_layer for losses without a preset"`
+	Layers      int                `json:"layers" help:"transformer layers"`
+	Hidden      int                `json:"hidden" help:"hidden size d_model"`
+	Heads       int                `json:"heads" help:"attention heads"`
+	KVHeads     int                `json:"kv_heads" help:"key/value heads: fewer than heads is grouped-query attention, 1 multi-query (0: as many as heads)"`
+	HeadDim     int                `json:"head_dim" help:"width of each attention head (0: hidden / heads)"`
+	FFNHidden   int                `json:"ffn_hidden" help:"MLP inner width, of each of SwiGLU's gate and up projections (0: 4 × hidden)"`
+	MLP         megatron.MLP       `json:"mlp" help:"MLP: gelu (GPT) or swiglu (gated, three matrices: Llama, Mistral, Qwen)"`
+	Norm        megatron.Norm      `json:"norm" help:"normalisation: layernorm (GPT) or rmsnorm (Llama)"`
+	NoBias      bool               `json:"no_bias" help:"linear layers without biases (Llama)"`
+	Positions   megatron.Positions `json:"positions" help:"positions: learned (an absolute table, GPT) or rope (rotary, Llama)"`
+	Seq         int                `json:"seq" help:"sequence length in tokens"`
+	Vocab       int                `json:"vocab" help:"vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model"`
+	Untied      bool               `json:"untied_embeddings" help:"give the LM head its own weights instead of sharing the input embedding"`
+	MoE         TransformerMoE     `json:"moe"`
 }
 
 // TransformerMoE replaces every MLP with a Mixture-of-Experts layer when Experts > 0.
@@ -131,6 +138,8 @@ func (megatronWorkload) NewExecution() any {
 // Config maps a job onto the partitioner's configuration (Capacity is filled in later).
 func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
+		Arch: megatron.Arch{KVHeads: m.KVHeads, HeadDim: m.HeadDim, FFNHidden: m.FFNHidden, MLP: m.MLP, Norm: m.Norm,
+			NoBias: m.NoBias, Positions: m.Positions},
 		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,

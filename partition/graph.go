@@ -18,7 +18,12 @@ const (
 	FlopGeLU     = 8
 	FlopDropout  = 2
 	FlopResidual = 4 // bias + dropout + add, fused
-	MaskBytes    = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
+	// FlopSwiGLU per input element of SwiGLU (the gate and up halves): Swish(g)·u = g·σ(g)·u,
+	// about 6 operations per output (σ's exponential, add and division, two products), 3 per input.
+	FlopSwiGLU = 3
+	// FlopRoPE per element of the queries and keys: x·cos θ + rot(x)·sin θ, 3 operations.
+	FlopRoPE  = 3
+	MaskBytes = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
 )
 
 // Graph builds ops and allocates their shapes from shared slabs: a block has dozens of ops, each

@@ -246,6 +246,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--loss", "1.8", "--gpu", "b300"}, 2, []string{`"b300"`, "ramp-a100"}},
 		{append(explicit, "--tp", "3"), 2, []string{"--tp 3", "64 heads", "valid: 1, 2, 4, 8, 16, 32, 64"}},
 		{append(explicit, "--tp", "0"), 2, []string{"--tp 0"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--tp", "16", "--dp", "4"}, 2, []string{"--tp 16 does not divide the 8 kv heads", "valid: 1, 2, 4, 8"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--kv-heads", "5"}, 2, []string{"--kv-heads 5 does not divide the 32 heads"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--mlp", "geglu"}, 2, []string{`"geglu"`, "gelu, swiglu"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--norm", "batchnorm"}, 2, []string{`"batchnorm"`, "layernorm, rmsnorm"}},
 		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"search layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--net", "ramp", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--max-gpus", "0"}, 2, []string{"--max-gpus 0"}},
@@ -603,4 +607,48 @@ func leafOf(t *testing.T, j *job.Job, path string) reflect.Value {
 	}
 	t.Fatalf("no key %s", path)
 	return reflect.Value{}
+}
+
+// The Llama 3 presets (Dubey et al. 2024 Table 3, configs/models.json) run from the CLI and report
+// their architecture: 8 key/value heads, the FFN width of Table 3, SwiGLU, RMSNorm, RoPE, and a
+// parameter count within 1% of the model card's size (8B, 70B; the vocabulary padded for TP 8
+// adds 768 rows to each of the two untied embeddings).
+func TestLlama3Presets(t *testing.T) {
+	for _, c := range []struct {
+		model   string
+		args    []string
+		ffn     int
+		nominal float64
+	}{
+		{"llama3-8b", []string{"--gpus", "64", "--tp", "4"}, 14336, 8e9},
+		{"llama3-70b", []string{"--gpus", "512", "--tp", "8", "--pp", "4"}, 28672, 70e9},
+	} {
+		args := append([]string{"megatron", "--model", c.model, "--cluster", "dgx-h100", "--software", "megatron-core", "--format", "json"}, c.args...)
+		out, errOut, code := execute(args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.model, code, errOut)
+		}
+		var doc struct {
+			Report struct {
+				Model struct {
+					Params        float64 `json:"params"`
+					KVHeads       int     `json:"kv_heads"`
+					FFNHidden     int     `json:"ffn_hidden"`
+					MLPName       string  `json:"mlp"`
+					NormName      string  `json:"norm"`
+					PositionsName string  `json:"positions"`
+				} `json:"model"`
+			} `json:"report"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		m := doc.Report.Model
+		if m.KVHeads != 8 || m.FFNHidden != c.ffn || m.MLPName != "swiglu" || m.NormName != "rmsnorm" || m.PositionsName != "rope" {
+			t.Errorf("%s: model %+v", c.model, m)
+		}
+		if r := m.Params / c.nominal; r < 0.99 || r > 1.01 {
+			t.Errorf("%s: %.4g parameters, more than 1%% from %g", c.model, m.Params, c.nominal)
+		}
+	}
 }

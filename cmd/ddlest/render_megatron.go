@@ -80,6 +80,12 @@ type modelDoc struct {
 	Layers             int     `json:"layers"`
 	Hidden             int     `json:"hidden"`
 	Heads              int     `json:"heads"`
+	KVHeads            int     `json:"kv_heads"`
+	HeadDim            int     `json:"head_dim"`
+	FFNHidden          int     `json:"ffn_hidden"`
+	MLP                string  `json:"mlp"`
+	Norm               string  `json:"norm"`
+	Positions          string  `json:"positions"`
 	Seq                int     `json:"seq"`
 	Vocab              int     `json:"vocab"`
 	PaddedVocab        int     `json:"padded_vocab"`
@@ -185,10 +191,12 @@ type stepDoc struct {
 
 func megatronJSON(r *job.Report) megatronDoc {
 	c := r.Config
+	arch := c.Arch.Resolved(c.Hidden, c.Heads)
 	d := megatronDoc{
 		Mode: r.Mode.String(),
 		Model: modelDoc{Params: r.Params, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
-			Heads: c.Heads, Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
+			Heads: c.Heads, KVHeads: arch.KVHeads, HeadDim: arch.HeadDim, FFNHidden: arch.FFNHidden, MLP: arch.MLP.String(),
+			Norm: arch.Norm.String(), Positions: arch.Positions.String(), Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
 		Parallel:      parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
@@ -269,8 +277,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 		title = fmt.Sprintf("Megatron to loss %s nats/token (%s law)", ftoa(r.Target.Loss), r.Target.Law)
 	}
 	fmt.Fprintf(b, "%s\n\n", title)
-	row("model", fmt.Sprintf("%s parameters (%s non-embedding): %d layers, hidden %d, %d heads, seq %d, vocab %d (padded %d)",
-		units.Count(r.Params), units.Count(r.NonEmbedding), c.Layers, c.Hidden, c.Heads, c.Seq, c.Vocab, megatron.PaddedVocab(c.Vocab, c.TP)))
+	heads := fmt.Sprintf("%d heads", c.Heads)
+	if arch := c.Arch.Describe(); arch != "" {
+		heads += " (" + arch + ")"
+	}
+	row("model", fmt.Sprintf("%s parameters (%s non-embedding): %d layers, hidden %d, %s, seq %d, vocab %d (padded %d)",
+		units.Count(r.Params), units.Count(r.NonEmbedding), c.Layers, c.Hidden, heads, c.Seq, c.Vocab, megatron.PaddedVocab(c.Vocab, c.TP)))
 	if t := r.Target; t != nil {
 		s := fmt.Sprintf("law asks for %s parameters; shape from %s; model loss %.4g; critical batch %s sequences",
 			units.Count(t.ParamsForLoss), t.Shape.Source, t.ModelLoss, units.Count(t.CriticalBatch))

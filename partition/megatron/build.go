@@ -29,27 +29,33 @@ func bucketParams(dp int) float64 { return max(4e7, 1e6*float64(dp)) }
 // Params returns the model's total and non-embedding parameter counts (with the padded
 // vocabulary). Non-embedding parameters are what Kaplan's N counts.
 func Params(c Config) (total, nonEmbedding float64) {
-	layer := LayerParamsPerGPU(c.Hidden, 1)
+	sh := c.Arch.resolve(c.Hidden, c.Heads)
+	layer := sh.layerParams(1)
 	if c.MoE.Experts > 0 {
-		layer = attnParamsPerGPU(c.Hidden, 1) + c.MoE.RouterParams(c.Hidden) + float64(c.MoE.Experts)*c.MoE.ExpertParams(c.Hidden)
+		layer = sh.attnParams(1) + c.MoE.RouterParams(c.Hidden) + float64(c.MoE.Experts)*c.MoE.ExpertParams(c.Hidden)
 	}
 	nonEmbedding = float64(c.Layers) * layer
 	total = nonEmbedding
 	if v := PaddedVocab(c.Vocab, c.TP); v > 0 {
-		g := geom{h: c.Hidden, s: c.Seq, t: 1, vocab: v}
+		g := geom{h: c.Hidden, s: c.Seq, t: 1, vocab: v, sh: sh}
 		total += embeddingParams(g) + headParams(g, c.UntiedEmbeddings)
 	}
 	return total, nonEmbedding
 }
 
-// embeddingParams: the GPU's vocabulary shard plus the replicated position table.
+// embeddingParams: the GPU's vocabulary shard plus the replicated position table (learned
+// positions only).
 func embeddingParams(g geom) float64 {
-	return float64(g.vocab/g.t)*float64(g.h) + float64(g.s)*float64(g.h)
+	p := float64(g.vocab/g.t) * float64(g.h)
+	if !g.sh.rope {
+		p += float64(g.s) * float64(g.h)
+	}
+	return p
 }
 
-// headParams: the final LayerNorm plus, when the GPU holds its own copy, the output weights.
+// headParams: the final normalisation plus, when the GPU holds its own copy, the output weights.
 func headParams(g geom, ownWeights bool) float64 {
-	p := 2 * float64(g.h)
+	p := g.sh.normParams()
 	if ownWeights {
 		p += float64(g.h) * float64(g.vocab/g.t)
 	}
@@ -61,7 +67,7 @@ func geometry(c Config) geom {
 	tp, dp, _ := c.Strides()
 	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
 		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE,
-		flash: c.Attention == AttnFlash}
+		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
 		// other stage's. Groups are numbered in rank order of their first member; per stage
@@ -321,7 +327,7 @@ func inFlight(p, v, i, mbs int) float64 {
 // stageParams is the parameter count of one GPU of stage i: those synced over the
 // data-parallel group and the MoE experts (synced over the expert-data-parallel group).
 func stageParams(g geom, c Config, i int) (params [2]float64) {
-	layer, experts := LayerParamsPerGPU(g.h, g.t), 0.0
+	layer, experts := g.sh.layerParams(g.t), 0.0
 	if g.moe.Experts > 0 {
 		layer, experts = moeParamsPerGPU(g)
 	}

@@ -144,7 +144,10 @@ func (t TPComm) String() string { return tpCommNames[t] }
 // encoder-only stack has the same per-layer work) with d_ff = 4·hidden.
 type Config struct {
 	Layers, Hidden, Heads int
-	Seq                   int
+	// Arch is the layer's architecture beyond GPT-3's (grouped-query attention, SwiGLU,
+	// RMSNorm, no biases, rotary positions); the zero value is GPT-3's.
+	Arch
+	Seq int
 	// Vocab is the vocabulary size; 0 models the RAMP paper's equivalent model without an
 	// embedding table or LM head ("random embedding vectors as input to the transformer block",
 	// RAMP §7.3).
@@ -304,12 +307,13 @@ func (c Config) Validate() error {
 	okP := pos("pp", c.PP)
 	okD := pos("dp", c.DP)
 	okV := pos("interleave", c.Interleave)
-	if okH && okA && c.Hidden%c.Heads != 0 {
+	if okH && okA && c.HeadDim == 0 && c.Hidden%c.Heads != 0 {
 		p.Addf("--heads %d does not divide --hidden %d; valid: %s", c.Heads, c.Hidden, divisorList(c.Hidden))
 	}
 	if okA && okT && c.Heads%c.TP != 0 {
 		p.Addf("--tp %d does not divide the %d heads; valid: %s", c.TP, c.Heads, divisorList(c.Heads))
 	}
+	c.Arch.validate(&p, c.Hidden, c.Heads, c.TP, okA, okT)
 	if c.SeqParallel && c.TPComm == TPCommRAMP {
 		p.Addf("--tp-comm ramp (the RAMP paper's two all-reduces per layer) cannot be combined with --seq-parallel")
 	}

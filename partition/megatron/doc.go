@@ -1,6 +1,21 @@
-// Package megatron partitions a Megatron-LM GPT-style transformer (d_ff = 4h, learned position
-// embeddings, tied input/output embeddings) onto GPUs with tensor, sequence, pipeline and data
-// parallelism, activation recomputation and mixed precision.
+// Package megatron partitions a Megatron-LM decoder-only transformer onto GPUs with tensor,
+// sequence, pipeline and data parallelism, activation recomputation and mixed precision. The
+// layer is GPT-3's by default (d_ff = 4h, multi-head attention, GeLU, LayerNorm, biases, learned
+// position embeddings, tied input/output embeddings); Arch makes it Llama's and its kin's:
+//
+//	kv_heads    grouped-query attention: Q has a·dh columns, K and V kv·dh each; the QKV GEMM is
+//	            h × (a + 2kv)·dh/t per GPU (Megatron-Core splits the kv heads over TP, so t | kv)
+//	head_dim    dh independent of h (the projection is (a·dh/t) × h)
+//	ffn_hidden  f; mlp swiglu fuses gate and up into one column-parallel h × 2f/t GEMM, then
+//	            Swish(gate) ⊙ up and the row-parallel (f/t) × h down projection (Shazeer 2020)
+//	norm        rmsnorm keeps γ only (h parameters instead of 2h)
+//	no_bias     no linear-layer biases;  positions rope: no position table, an elementwise
+//	            rotation of Q and K (3 operations per element) forward and backward
+//
+// so that, forward, per layer: QKV 2bsh(a + 2kv)dh/t + scores and context 4bs²·a·dh/t +
+// projection 2bs·a·dh·h/t + MLP 2bsh·f·(3 with SwiGLU, 2 with GeLU)/t; the GPT-3 forms below are
+// the zero Arch. Parameters per layer: h(a + 2kv)dh + a·dh·h + (3 or 2)·h·f + the biases + two
+// norms (Llama 3 8B: 218,112,000 per layer, 8,030,261,248 in all; arch_test.go).
 //
 // Per layer and micro-batch of b sequences of s tokens, hidden h, a heads, tensor parallelism t
 // (Shoeybi et al. 2019; Narayanan et al. 2021 §5.1), forward GEMM FLOP per GPU:

@@ -90,7 +90,7 @@ func headBlock(g geom, ownWeights bool) partition.Block {
 	xs := gr.Shape(m*s, h)
 	w := gr.Shape(h, g.vocab/t)
 	logits := gr.Shape(m*s, g.vocab/t)
-	lnExtra := units.Bytes(2 * float64(h) * sz)
+	lnExtra := units.Bytes(g.sh.normParams() * sz)
 	nl := partition.Elems(logits)
 
 	ln := gr.Pointwise("head.ln_f", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)

@@ -6,6 +6,7 @@ import (
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/moe"
+	"gorgonia.org/tensor"
 )
 
 // geom is the per-GPU geometry of one micro-batch.
@@ -23,6 +24,7 @@ type geom struct {
 	tpc                      TPComm
 	rc                       Recompute
 	dt                       dtype.DType
+	sh                       shape    // the layer's widths (Arch resolved)
 	moe                      moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
 	moeAct                   *moeActivations
 }
@@ -51,30 +53,9 @@ func (g geom) tpGroup() network.Group {
 	return network.Group{Size: g.t, Stride: max(1, g.tpStride), Every: g.phases, Block: g.tpBlock}
 }
 
-// layerWeights lists one transformer layer's parameter tensors on a GPU with tensor parallelism
-// t (Megatron-LM, Shoeybi et al. 2019 §3) as [rows, cols] (biases and LayerNorm vectors as
-// [n, 1]): QKV and fc1 are column-parallel (weights and biases split), the attention projection
-// and fc2 row-parallel (weights split, biases replicated), the two LayerNorms replicated. Their
-// sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
-// (reference/ramp.md §5.3).
-func layerWeights(h, t int) [12][2]int {
-	return [12][2]int{
-		{h, 3 * h / t}, {3 * h / t, 1}, // attn.qkv
-		{h / t, h}, {h, 1}, // attn.proj
-		{h, 4 * h / t}, {4 * h / t, 1}, // mlp.fc1
-		{4 * h / t, h}, {h, 1}, // mlp.fc2
-		{h, 1}, {h, 1}, {h, 1}, {h, 1}, // ln1, ln2 (γ, β)
-	}
-}
-
-// LayerParamsPerGPU is the parameter count of one layer on one GPU at tensor parallelism t.
-func LayerParamsPerGPU(h, t int) float64 {
-	n := 0.0
-	for _, w := range layerWeights(h, t) {
-		n += float64(w[0]) * float64(w[1])
-	}
-	return n
-}
+// LayerParamsPerGPU is the parameter count of one GPT-3 layer of hidden size h on one GPU at
+// tensor parallelism t: 12h²/t + 7h/t + 6h (shape.weights).
+func LayerParamsPerGPU(h, t int) float64 { return gpt(h).layerParams(t) }
 
 // tpCollective is a tensor-parallel collective on the residual stream.
 func (g geom) tpCollective(name string, op network.Op, ph partition.Phase, count int) partition.Collective {
@@ -195,14 +176,15 @@ const layerForwardOps = 13
 //	ln1, ln2          their inputs, 2sbh each (sequence shard with SP)
 //	attn.qkv, fc1     their inputs, 2sbh, replicated across TP ranks without SP; the SP shard
 //	                  2sbh/t with SP (re-gathered in the backward pass, §4.2.2)
-//	attn.scores       Q and K, 4sbh/t
+//	attn.scores       Q and K, 4sbh/t (2sb(a + kv)·dh/t with kv key/value heads of width dh)
 //	softmax, dropout  softmax output 2as²b/t and dropout mask as²b/t (not with selective recompute)
-//	attn.context      V 2sbh/t, plus the dropout output 2as²b/t (not with selective recompute)
-//	attn.proj         its input 2sbh/t
+//	attn.context      V 2sbh/t (2sb·kv·dh/t), plus the dropout output 2as²b/t (not with selective recompute)
+//	attn.proj         its input 2sbh/t (2sb·a·dh/t)
 //	residuals         dropout masks sbh (shard with SP)
-//	gelu, fc2         their inputs 8sbh/t each
+//	gelu, fc2         their inputs 8sbh/t each (2sbf/t; SwiGLU's input is fc1's 2f-wide output)
 //
-// The sum is sbh(10 + 24/t + 5as/(ht)) without SP and sbh(34/t + 5as/(ht)) with it (their Table 2).
+// For GPT-3 the sum is sbh(10 + 24/t + 5as/(ht)) without SP and sbh(34/t + 5as/(ht)) with it
+// (their Table 2).
 // With FlashAttention (AttnFlash) the 5as²b/t core is never in memory; the kernel keeps Q, K, V
 // and the fp32 row log-sum-exp L, 4asb/t bytes (FlashAttention-2 Algorithm 1), counted with Q
 // and K (with selective recomputation L is the workspace); its output is the projection's input.
@@ -210,9 +192,13 @@ const layerForwardOps = 13
 // Selective recomputation drops the 5as²b/t attention core, which becomes the workspace.
 func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace units.Bytes) {
 	m, s, h, t, sz := float64(g.m), float64(g.s), float64(g.h), float64(g.t), g.sz()
-	resid := m * float64(g.sl()) * h // elements of the residual stream on this GPU
-	tpAct := m * s * h / t           // elements of a TP-sharded [m, s, h/t] activation
-	gemmIn := m * s * h * sz         // input of QKV / fc1, replicated across TP ranks...
+	sh := g.sh
+	resid := m * float64(g.sl()) * h         // elements of the residual stream on this GPU
+	q := m * s * float64(sh.a*sh.dh) / t     // queries (and the attention output) on this GPU
+	kv := m * s * float64(sh.kv*sh.dh) / t   // keys, or values
+	act := m * s * float64(sh.fc1Width(g.t)) // the MLP activation's input (fc1's output)
+	ffn := m * s * float64(sh.f) / t         // fc2's input
+	gemmIn := m * s * h * sz                 // input of QKV / fc1, replicated across TP ranks...
 	if g.sp {
 		gemmIn = resid * sz // ...or kept as the sequence shard
 	}
@@ -228,17 +214,17 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	}
 	b := func(x float64) units.Bytes { return units.Bytes(x) }
 	saved = [layerForwardOps]units.Bytes{
-		b(resid * sz),           // ln1
-		b(gemmIn),               // attn.qkv
-		b(2*tpAct*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
-		0, 0,                    // attn.softmax, attn.dropout (below)
-		b(tpAct * sz), // attn.context: V (+ probabilities below)
-		b(tpAct * sz), // attn.proj
+		b(resid * sz),          // ln1
+		b(gemmIn),              // attn.qkv
+		b((q+kv)*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
+		0, 0,                   // attn.softmax, attn.dropout (below)
+		b(kv * sz), // attn.context: V (+ probabilities below)
+		b(q * sz),  // attn.proj
 		b(resid * partition.MaskBytes),
 		b(resid * sz), // ln2
 		b(gemmIn),     // mlp.fc1
-		b(4 * tpAct * sz),
-		b(4 * tpAct * sz),
+		b(act * sz),   // mlp.gelu / mlp.swiglu
+		b(ffn * sz),   // mlp.fc2
 		b(resid * partition.MaskBytes),
 	}
 	if keepCore {
@@ -261,14 +247,9 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 // mlpOps is the position of ln2, the first op of the MLP half of a layer, in forward order.
 const mlpOps = 8
 
-// attnParamsPerGPU is the attention half's parameters (QKV, projection, both LayerNorms).
-func attnParamsPerGPU(h, t int) float64 {
-	return LayerParamsPerGPU(h, t) - (2*float64(h)*float64(4*h/t) + float64(4*h/t) + float64(h))
-}
-
 // moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and E/EP experts.
 func moeParamsPerGPU(g geom) (dense, experts float64) {
-	return attnParamsPerGPU(g.h, 1) + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h)
+	return g.sh.attnParams(1) + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h)
 }
 
 // layerBlocks builds one transformer layer: forward ops (with the activations each keeps for
@@ -277,19 +258,21 @@ func moeParamsPerGPU(g geom) (dense, experts float64) {
 // group) and the MoE half (its experts reduced over the expert-data-parallel group, Sync 1).
 func layerBlocks(g geom, repeat int) []partition.Block {
 	m, s, h, a, t := g.m, g.s, g.h, g.a, g.t
-	dt, sz := g.dt, g.sz()
-	ht, at, dh := h/t, a/t, h/a
+	dt, sz, sh := g.dt, g.sz(), g.sh
+	at, dh, ft := a/t, sh.dh, sh.f/t
 	gr := g.gr
-	wqkv, wproj, wfc1, wfc2 := gr.Shape(h, 3*ht), gr.Shape(ht, h), gr.Shape(h, 4*ht), gr.Shape(4*ht, h)
-	x := gr.Shape(m, g.sl(), h)                 // residual stream on this GPU
-	xs := gr.Shape(m*s, h)                      // gathered input of the column-parallel GEMMs
-	qk := gr.Shape(m*at, s, dh)                 // per-head Q (and K, V) on this GPU
-	kt := gr.Shape(m*at, dh, s)                 // Kᵀ
-	sc := gr.Shape(m*at, s, s)                  // attention scores / probabilities
-	ffn := gr.Shape(m*s, 4*ht)                  // fc1 output
-	pin := gr.Shape(m*s, ht)                    // projection input
-	lnExtra := units.Bytes(2 * float64(h) * sz) // γ and β
-	resid := float64(m*g.sl()) * float64(h)     // elements of x
+	wqkv, wproj, wfc1, wfc2 := gr.Shape(h, sh.qkvWidth(t)), gr.Shape(at*dh, h), gr.Shape(h, sh.fc1Width(t)), gr.Shape(ft, h)
+	x := gr.Shape(m, g.sl(), h)                    // residual stream on this GPU
+	xs := gr.Shape(m*s, h)                         // gathered input of the column-parallel GEMMs
+	qk := gr.Shape(m*at, s, dh)                    // per-head Q (and K, V) on this GPU
+	kt := gr.Shape(m*at, dh, s)                    // Kᵀ (a key head serves a/kv query heads)
+	sc := gr.Shape(m*at, s, s)                     // attention scores / probabilities
+	ffn := gr.Shape(m*s, sh.fc1Width(t))           // fc1 output
+	ffnOut := gr.Shape(m*s, ft)                    // fc2 input
+	pin := gr.Shape(m*s, at*dh)                    // projection input
+	lnExtra := units.Bytes(sh.normParams() * sz)   // γ (and β)
+	resid := float64(m*g.sl()) * float64(h)        // elements of x
+	rotated := gr.Shape(m*s, (sh.a+sh.kv)*sh.dh/t) // queries and keys (RoPE)
 
 	core := float64(m*at) * float64(s) * float64(s) // attention-core elements
 	saved, workspace := layerActivations(g)
@@ -305,18 +288,30 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
 	res2 := gr.Pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 
+	// Saved activations: the dense layer's per-op accounting (layerActivations); RoPE keeps
+	// nothing (its backward is the inverse rotation); a MoE half keeps ln2's input, the residual
+	// mask and what its ops save.
+	ln1.Saved, qkv.Saved, scores.Saved, softmax.Saved = saved[0], saved[1], saved[2], saved[3]
+	drop.Saved, context.Saved, proj.Saved, res1.Saved = saved[4], saved[5], saved[6], saved[7]
+
 	// Scratch on the stack: the ops are copied into the block's own slice at the end (plans are
 	// built on the estimator's hot path).
-	var attnArr [8]partition.Op
+	var attnArr [9]partition.Op
 	var mlpArr, mlpBwdArr [16]partition.Op
-	var attnBwdArr [12]partition.Op
-	attnArr = [8]partition.Op{ln1, qkv, scores, softmax, drop, context, proj, res1}
-	attn := attnArr[:]
-	if g.flash { // one kernel for the attention core: scores, softmax, dropout, context
-		attnArr[2] = gr.FlashAttention("attn.flash", partition.Forward, qk, dt)
-		attnArr[3], attnArr[4] = proj, res1
-		attn = attnArr[:5]
+	var attnBwdArr [14]partition.Op
+	attn := append(attnArr[:0], ln1, qkv)
+	if sh.rope {
+		attn = append(attn, gr.Pointwise("attn.rope", partition.Elementwise, partition.Forward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
 	}
+	core0 := len(attn) // the attention core's first op
+	if g.flash {       // one kernel for the attention core: scores, softmax, dropout, context
+		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, dt)
+		flash.Saved = saved[2] + saved[3] + saved[4] + saved[5] // Q, K, L and V
+		attn = append(attn, flash)
+	} else {
+		attn = append(attn, scores, softmax, drop, context)
+	}
+	attn = append(attn, proj, res1)
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
@@ -324,19 +319,8 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
 		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
-		gelu := gr.Pointwise("mlp.gelu", partition.Elementwise, partition.Forward, ffn, dt, partition.FlopGeLU, 1, 1, 0, 0)
-		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffn, wfc2, dt)
-		mlp = append(mlp, ln2, fc1, gelu, fc2, res2)
-	}
-	// Saved activations: the dense layer's per-op accounting (layerActivations); a MoE half
-	// keeps ln2's input, the residual mask and what its ops save.
-	if g.flash { // the attention core's saved tensors (Q, K, L and V) are the fused kernel's
-		attn[0].Saved, attn[1].Saved, attn[2].Saved = saved[0], saved[1], saved[2]+saved[3]+saved[4]+saved[5]
-		attn[3].Saved, attn[4].Saved = saved[6], saved[7]
-	} else {
-		for i := range attn {
-			attn[i].Saved = saved[i]
-		}
+		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffnOut, wfc2, dt)
+		mlp = append(mlp, ln2, fc1, mlpActivation(g, ffn, partition.Forward), fc2, res2)
 	}
 	if g.moe.Experts > 0 {
 		mlp[0].Saved, mlp[len(mlp)-1].Saved = saved[mlpOps], saved[layerForwardOps-1]
@@ -371,7 +355,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 			switch {
 			case len(fwd) != len(attn) || fwd[0].Name != "ln1":
 			case g.flash:
-				dst = append(dst, partition.AsPhase(attn[2], partition.Recompute))
+				dst = append(dst, partition.AsPhase(attn[core0], partition.Recompute))
 			default:
 				dst = append(dst, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
 					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
@@ -386,10 +370,9 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if g.moe.Experts > 0 {
 		mlpBwd = append(mlpBwd, moeLayer.Backward...)
 	} else {
-		d2, w2 := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffn, wfc2, dt)
-		geluBwd := gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, partition.Backward, ffn, dt, partition.FlopGeLU, 2, 1, 0, 0)
+		d2, w2 := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffnOut, wfc2, dt)
 		d1, w1 := gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
-		mlpBwd = append(mlpBwd, d2, w2, geluBwd, d1, w1)
+		mlpBwd = append(mlpBwd, d2, w2, mlpActivation(g, ffn, partition.Backward), d1, w1)
 	}
 	mlpBwd = append(mlpBwd, gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 	attnBwd := append(attnBwdArr[:0], gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
@@ -405,18 +388,21 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		da, db = gr.BMMBackward("attn.scores.dA", "attn.scores.dB", qk, kt, dt)
 		attnBwd = append(attnBwd, da, db)
 	}
+	if sh.rope {
+		attnBwd = append(attnBwd, gr.Pointwise("attn.rope.bwd", partition.Elementwise, partition.Backward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
+	}
 	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
 	attnBwd = append(attnBwd, d, w,
 		gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
 	if g.moe.Experts == 0 {
-		ops := make([]partition.Op, 0, 48) // 13 forward, up to 13 recomputed, 22 backward
+		ops := make([]partition.Op, 0, 52) // 14 forward, up to 14 recomputed, 23 backward
 		ops = append(append(ops, attn...), mlp...)
 		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
 		markLayer(ops)
 		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
-			Params: LayerParamsPerGPU(h, t), Workspace: workspace}}
+			Params: sh.layerParams(t), Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)
 	attnOps := append(recompute(append(make([]partition.Op, 0, 2*len(attn)+len(attnBwd)), attn...), attn), attnBwd...)
@@ -427,6 +413,21 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Params: dense, Workspace: workspace},
 		{Name: "layer.moe", Repeat: repeat, Ops: moeOps, Collectives: moeLayer.Collectives, Params: experts, Sync: 1},
 	}
+}
+
+// mlpActivation is the MLP's activation over fc1's output x: GeLU, or SwiGLU, which reads the
+// fused gate and up halves and writes Swish(gate) ⊙ up, half as wide; backward it reads both
+// halves and the output gradient and writes both halves' gradients.
+func mlpActivation(g geom, x tensor.Shape, ph partition.Phase) partition.Op {
+	switch {
+	case !g.sh.gated && ph == partition.Forward:
+		return g.gr.Pointwise("mlp.gelu", partition.Elementwise, ph, x, g.dt, partition.FlopGeLU, 1, 1, 0, 0)
+	case !g.sh.gated:
+		return g.gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, ph, x, g.dt, partition.FlopGeLU, 2, 1, 0, 0)
+	case ph == partition.Forward:
+		return g.gr.Pointwise("mlp.swiglu", partition.Elementwise, ph, x, g.dt, partition.FlopSwiGLU, 1, 0.5, 0, 0)
+	}
+	return g.gr.Pointwise("mlp.swiglu.bwd", partition.Elementwise, ph, x, g.dt, 2*partition.FlopSwiGLU, 1.5, 1, 0, 0)
 }
 
 // markLayer flags a transformer layer's ops as layer ops (partition.Op.InLayer).

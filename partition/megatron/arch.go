@@ -1,0 +1,239 @@
+package megatron
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ddlest/ddlest/internal/enum"
+	"github.com/ddlest/ddlest/internal/params"
+)
+
+// MLP is the feed-forward block's form.
+type MLP int
+
+const (
+	// MLPGeLU is GPT's: fc1 to the FFN width, GeLU, fc2 back (Radford et al. 2019; Brown et al.
+	// 2020 §2.1).
+	MLPGeLU MLP = iota
+	// MLPSwiGLU is the gated linear unit with the Swish activation (Shazeer 2020, "GLU Variants
+	// Improve Transformer" Eq. 6): FFN(x) = (Swish(xW) ⊙ xV)·W2, three matrices; Megatron-LM
+	// fuses W and V into one column-parallel fc1 of twice the FFN width (--swiglu,
+	// megatron/core/transformer/mlp.py gated_linear_unit). Llama, Mistral, Qwen, DeepSeek.
+	MLPSwiGLU
+)
+
+var mlpNames = []string{"gelu", "swiglu"}
+
+func (x MLP) String() string { return mlpNames[x] }
+
+// MarshalText renders the name in JSON and YAML.
+func (x MLP) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *MLP) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, mlpNames) }
+
+// Norm is the normalisation of the residual stream.
+type Norm int
+
+const (
+	// NormLayer is LayerNorm (Ba et al. 2016): mean and variance, a gain γ and a bias β.
+	NormLayer Norm = iota
+	// NormRMS is RMSNorm (Zhang & Sennrich 2019): root mean square only, a gain γ and no bias.
+	NormRMS
+)
+
+var normNames = []string{"layernorm", "rmsnorm"}
+
+func (x Norm) String() string { return normNames[x] }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Norm) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Norm) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, normNames) }
+
+// Positions is how token positions enter the model.
+type Positions int
+
+const (
+	// PosLearned adds a learned absolute position table of seq × hidden to the token embedding
+	// (GPT-2/3; Megatron-LM --position-embedding-type learned_absolute).
+	PosLearned Positions = iota
+	// PosRoPE rotates every query and key by its position (Su et al. 2021, RoFormer): no table,
+	// an elementwise pass over Q and K forward and backward (Megatron-LM
+	// --position-embedding-type rope).
+	PosRoPE
+)
+
+var positionNames = []string{"learned", "rope"}
+
+func (x Positions) String() string { return positionNames[x] }
+
+// MarshalText renders the name in JSON and YAML.
+func (x Positions) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+
+// UnmarshalText reads the name (config files, --set).
+func (x *Positions) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, positionNames) }
+
+// Arch is a decoder layer's architecture beyond its hidden size and heads. The zero value is
+// GPT-3's (Brown et al. 2020 §2.1): multi-head attention with hidden/heads per head, a GeLU MLP
+// of 4·hidden, LayerNorm, biases on every linear layer, learned absolute positions.
+type Arch struct {
+	// KVHeads is the number of key/value heads (grouped-query attention, Ainslie et al. 2023:
+	// every group of heads/kv_heads query heads shares one key and value head; 1 is multi-query
+	// attention); 0: as many as the query heads (multi-head attention).
+	KVHeads int
+	// HeadDim is each head's width; 0: hidden/heads.
+	HeadDim int
+	// FFNHidden is the MLP's inner width (for SwiGLU, of each of the gate and the up
+	// projection); 0: 4·hidden.
+	FFNHidden int
+	MLP       MLP
+	Norm      Norm
+	// NoBias drops the biases of every linear layer (Llama; Megatron-LM --disable-bias-linear).
+	NoBias    bool
+	Positions Positions
+}
+
+// shape is an Arch resolved against the hidden size and heads: every width a layer's ops and
+// parameter count need.
+type shape struct {
+	h, a, kv, dh, f int
+	gated, rms      bool
+	bias, rope      bool
+}
+
+// resolve fills in Arch's defaults for a model of hidden size h and a heads.
+func (x Arch) resolve(h, a int) shape {
+	s := shape{h: h, a: a, kv: x.KVHeads, dh: x.HeadDim, f: x.FFNHidden,
+		gated: x.MLP == MLPSwiGLU, rms: x.Norm == NormRMS, bias: !x.NoBias, rope: x.Positions == PosRoPE}
+	if s.kv == 0 {
+		s.kv = a
+	}
+	if s.dh == 0 && a > 0 {
+		s.dh = h / a
+	}
+	if s.f == 0 {
+		s.f = 4 * h
+	}
+	return s
+}
+
+// gpt is GPT-3's layer of hidden size h (the heads do not change its widths).
+func gpt(h int) shape { return Arch{}.resolve(h, 1) }
+
+// qkvWidth is the fused QKV projection's output width on one of t tensor-parallel ranks: the
+// query heads and the key and value heads, each split over the ranks (Megatron-Core
+// num_query_groups: the key/value heads are split, never replicated).
+func (s shape) qkvWidth(t int) int { return (s.a + 2*s.kv) * s.dh / t }
+
+// fc1Width is fc1's output width on one rank: the gate and up projections fused under SwiGLU.
+func (s shape) fc1Width(t int) int {
+	if s.gated {
+		return 2 * s.f / t
+	}
+	return s.f / t
+}
+
+// normParams is one normalisation's vector parameters (γ, and β for LayerNorm).
+func (s shape) normParams() float64 {
+	if s.rms {
+		return float64(s.h)
+	}
+	return 2 * float64(s.h)
+}
+
+// weights lists a layer's parameter tensors on one of t tensor-parallel ranks (Megatron-LM,
+// Shoeybi et al. 2019 §3) as [rows, cols], biases as [n, 1] ({0, 0} when the layer has none):
+// QKV and fc1 are column-parallel (weights and biases split), the attention projection and fc2
+// row-parallel (weights split, biases replicated), the two normalisations replicated. For GPT-3
+// the sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
+// (reference/ramp.md §5.3).
+func (s shape) weights(t int) [8][2]int {
+	b := func(n int) [2]int {
+		if !s.bias {
+			return [2]int{}
+		}
+		return [2]int{n, 1}
+	}
+	ad := s.a * s.dh / t
+	return [8][2]int{
+		{s.h, s.qkvWidth(t)}, b(s.qkvWidth(t)), // attn.qkv
+		{ad, s.h}, b(s.h), // attn.proj
+		{s.h, s.fc1Width(t)}, b(s.fc1Width(t)), // mlp.fc1
+		{s.f / t, s.h}, b(s.h), // mlp.fc2
+	}
+}
+
+// layerParams is a layer's parameter count on one of t tensor-parallel ranks.
+func (s shape) layerParams(t int) float64 {
+	n := 2 * s.normParams()
+	for _, w := range s.weights(t) {
+		n += float64(w[0]) * float64(w[1])
+	}
+	return n
+}
+
+// attnParams is the attention half's parameters on one rank (QKV, projection and both
+// normalisations): the layer without the MLP's two linear layers.
+func (s shape) attnParams(t int) float64 {
+	w := s.weights(t)
+	mlp := 0.0
+	for _, x := range w[4:] {
+		mlp += float64(x[0]) * float64(x[1])
+	}
+	return s.layerParams(t) - mlp
+}
+
+// validate adds the architecture's problems to p (heads and hidden already checked positive).
+func (x Arch) validate(p *params.Problems, hidden, heads, tp int, okA, okT bool) {
+	if x.KVHeads < 0 || x.HeadDim < 0 || x.FFNHidden < 0 {
+		p.Addf("--kv-heads %d, --head-dim %d and --ffn-hidden %d must be ≥ 0 (0: the GPT-3 default)", x.KVHeads, x.HeadDim, x.FFNHidden)
+		return
+	}
+	if okA && x.KVHeads > 0 && heads%x.KVHeads != 0 {
+		p.Addf("--kv-heads %d does not divide the %d heads; valid: %s", x.KVHeads, heads, divisorList(heads))
+	}
+	if okA && okT && x.KVHeads > 0 && x.KVHeads%tp != 0 {
+		p.Addf("--tp %d does not divide the %d kv heads (Megatron-Core splits them over the tensor-parallel ranks); valid: %s", tp, x.KVHeads, divisorList(x.KVHeads))
+	}
+	if okT && x.FFNHidden > 0 && x.FFNHidden%tp != 0 {
+		p.Addf("--tp %d does not divide --ffn-hidden %d", tp, x.FFNHidden)
+	}
+}
+
+// Describe names the parts of the architecture that differ from GPT-3's, e.g. "8 kv heads, FFN
+// 14336 swiglu, rmsnorm, rope, no biases" ("" for GPT-3's).
+func (x Arch) Describe() string {
+	var parts []string
+	if x.KVHeads > 0 {
+		parts = append(parts, fmt.Sprintf("%d kv heads", x.KVHeads))
+	}
+	if x.HeadDim > 0 {
+		parts = append(parts, fmt.Sprintf("head dim %d", x.HeadDim))
+	}
+	switch {
+	case x.FFNHidden > 0:
+		parts = append(parts, fmt.Sprintf("FFN %d %s", x.FFNHidden, x.MLP))
+	case x.MLP != MLPGeLU:
+		parts = append(parts, x.MLP.String())
+	}
+	if x.Norm != NormLayer {
+		parts = append(parts, x.Norm.String())
+	}
+	if x.Positions != PosLearned {
+		parts = append(parts, x.Positions.String())
+	}
+	if x.NoBias {
+		parts = append(parts, "no biases")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Resolved is x with its defaults filled in for a model of hidden size h and a heads: the
+// key/value heads, head width and FFN width the model has.
+func (x Arch) Resolved(h, a int) Arch {
+	s := x.resolve(h, a)
+	x.KVHeads, x.HeadDim, x.FFNHidden = s.kv, s.dh, s.f
+	return x
+}

@@ -1,0 +1,224 @@
+package megatron
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/partition"
+)
+
+// llama3 is a Llama 3 shape (Dubey et al. 2024, Table 3; vocabulary 128,256 from the released
+// config.json) at tensor parallelism tp.
+func llama3(layers, hidden, ffn, heads, tp int) Config {
+	return Config{Layers: layers, Hidden: hidden, Heads: heads, Seq: 8192, Vocab: 128256, UntiedEmbeddings: true,
+		Arch:        Arch{KVHeads: 8, FFNHidden: ffn, MLP: MLPSwiGLU, Norm: NormRMS, NoBias: true, Positions: PosRoPE},
+		GlobalBatch: 2048, MicroBatch: 1, TP: tp, PP: 1, DP: 1, Interleave: 1, Recompute: RecomputeFull,
+		Precision: MixedBF16, Optimizer: Adam, Capacity: 80 * units.GB}
+}
+
+// Llama 3's parameter counts, counted by hand from Table 3's shapes (head width 128 = d/heads):
+// per layer the query and output projections d², the key and value projections 2·8·128·d, the
+// SwiGLU MLP 3·d·f and two RMSNorm gains 2d; the untied input and output embeddings 2·128,256·d
+// and the final RMSNorm d. Each total is within 1% of the size the model card names
+// (meta-llama Llama 3.1 model card: 8B, 70B, 405B).
+func TestLlama3ParameterCounts(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		layers, hidden, ffn, a  int
+		hand, nominal           float64
+		perLayer, embeddingsTwo float64
+	}{
+		// 32 × (4096² · 2 + 2·1024·4096 + 3·4096·14336 + 2·4096) + 2·128256·4096 + 4096
+		{"8B", 32, 4096, 14336, 32, 8_030_261_248, 8e9, 218_112_000, 1_050_673_152},
+		// 80 × (8192² · 2 + 2·1024·8192 + 3·8192·28672 + 2·8192) + 2·128256·8192 + 8192
+		{"70B", 80, 8192, 28672, 64, 70_553_706_496, 70e9, 855_654_400, 2_101_346_304},
+		// 126 × (16384² · 2 + 2·1024·16384 + 3·16384·53248 + 2·16384) + 2·128256·16384 + 16384
+		{"405B", 126, 16384, 53248, 128, 405_853_388_800, 405e9, 3_187_703_808, 4_202_692_608},
+	} {
+		cfg := llama3(c.layers, c.hidden, c.ffn, c.a, 1)
+		if got := c.perLayer*float64(c.layers) + c.embeddingsTwo + float64(c.hidden); got != c.hand {
+			t.Fatalf("%s: the hand count's parts sum to %.0f, not %.0f", c.name, got, c.hand)
+		}
+		total, nonEmb := Params(cfg)
+		if total != c.hand {
+			t.Errorf("Llama 3 %s: %.0f parameters, hand count %.0f", c.name, total, c.hand)
+		}
+		if want := c.perLayer * float64(c.layers); nonEmb != want {
+			t.Errorf("Llama 3 %s: %.0f non-embedding parameters, want %.0f", c.name, nonEmb, want)
+		}
+		if math.Abs(total/c.nominal-1) > 0.01 {
+			t.Errorf("Llama 3 %s: %.4g parameters, more than 1%% from the model card's %g", c.name, total, c.nominal)
+		}
+	}
+}
+
+// A grouped-query SwiGLU layer's GEMM FLOPs per micro-batch (b sequences of s, hidden h, a query
+// heads and kv key/value heads of width dh, FFN width f, tensor parallelism t), forward:
+//
+//	QKV 2bsh(a + 2kv)dh/t + scores and context 4bs²·a·dh/t + projection 2bs·a·dh·h/t
+//	+ gate and up 2bsh·2f/t + down 2bsfh/t
+//
+// and twice that backward; the layer keeps, without recomputation or sequence parallelism, in
+// bytes of a 2-byte dtype, sbh·10 (norm inputs, GEMM inputs, residual masks) + 2sb(a + kv)dh/t
+// (Q, K) + 2sb·kv·dh/t (V) + 2sb·a·dh/t (projection input) + 2sb·2f/t (SwiGLU input) + 2sbf/t
+// (down-projection input) + 5as²b/t (attention core, Korthikanti et al. 2022 §4.1).
+func TestGQASwiGLULayer(t *testing.T) {
+	for _, tp := range []int{1, 2, 4, 8} {
+		c := baseConfig()
+		c.Arch = Arch{KVHeads: 8, HeadDim: 96, FFNHidden: 2816, MLP: MLPSwiGLU, Norm: NormRMS, NoBias: true, Positions: PosRoPE}
+		c.Heads, c.TP = 16, tp
+		l := layerOf(build(t, c))
+		b, s, h, tf := float64(c.MicroBatch), float64(c.Seq), float64(c.Hidden), float64(tp)
+		a, kv, dh, f := 16.0, 8.0, 96.0, 2816.0
+		fwd := (2*b*s*h*(a+2*kv)*dh + 4*b*s*s*a*dh + 2*b*s*a*dh*h + 2*b*s*h*2*f + 2*b*s*f*h) / tf
+		if got := sumFLOP(l, matmulIn(partition.Forward)); rel(got, fwd) > 1e-12 {
+			t.Errorf("tp=%d: forward GEMM FLOP %g, want %g", tp, got, fwd)
+		}
+		if got := sumFLOP(l, matmulIn(partition.Backward)); rel(got, 2*fwd) > 1e-12 {
+			t.Errorf("tp=%d: backward GEMM FLOP %g, want %g", tp, got, 2*fwd)
+		}
+		var saved float64
+		for _, op := range l.Ops {
+			saved += float64(op.Saved)
+		}
+		want := s*b*h*10 + (2*s*b*(a+kv)*dh+2*s*b*kv*dh+2*s*b*a*dh+2*s*b*2*f+2*s*b*f+5*a*s*s*b)/tf
+		if rel(saved, want) > 1e-12 {
+			t.Errorf("tp=%d: saved %g bytes, want %g", tp, saved, want)
+		}
+		// RoPE runs over the queries and keys once forward and once backward.
+		rope := 0
+		for _, op := range l.Ops {
+			if strings.HasPrefix(op.Name, "attn.rope") {
+				rope++
+				if n := partition.Elems(op.Output); n != b*s*(a+kv)*dh/tf {
+					t.Errorf("tp=%d: %s over %g elements, want %g", tp, op.Name, n, b*s*(a+kv)*dh/tf)
+				}
+			}
+		}
+		if rope != 2 {
+			t.Errorf("tp=%d: %d RoPE ops, want forward and backward", tp, rope)
+		}
+	}
+}
+
+// GPT-3's architecture is the zero Arch: the layer, its parameters and its activations are
+// those of the hand-written GPT-3 forms (12h²/t + 7h/t + 6h parameters, the Korthikanti memory).
+func TestZeroArchIsGPT(t *testing.T) {
+	for _, tp := range []int{1, 4} {
+		h, tf := 1024.0, float64(tp)
+		if got, want := LayerParamsPerGPU(1024, tp), 12*h*h/tf+7*h/tf+6*h; got != want {
+			t.Errorf("tp=%d: %g parameters, want %g", tp, got, want)
+		}
+	}
+}
+
+func TestArchValidate(t *testing.T) {
+	for _, c := range []struct {
+		arch Arch
+		tp   int
+		want string
+	}{
+		{Arch{KVHeads: 3}, 1, "--kv-heads 3 does not divide the 16 heads"},
+		{Arch{KVHeads: 2}, 4, "--tp 4 does not divide the 2 kv heads"},
+		{Arch{FFNHidden: 1001}, 2, "--tp 2 does not divide --ffn-hidden 1001"},
+		{Arch{KVHeads: -1}, 1, "must be ≥ 0"},
+	} {
+		cfg := baseConfig()
+		cfg.Arch, cfg.TP = c.arch, c.tp
+		err := cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v tp=%d: %v, want %q", c.arch, c.tp, err, c.want)
+		}
+	}
+	cfg := baseConfig()
+	cfg.Hidden, cfg.Heads, cfg.Arch.HeadDim = 1000, 16, 64 // hidden need not split into the heads
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("head_dim 64 with hidden 1000: %v", err)
+	}
+}
+
+// Grouped-query attention and SwiGLU under tensor parallelism, with real tensors: each rank holds
+// its query heads' and its key/value heads' columns of W_Q, W_K, W_V (query head i uses key/value
+// head i / (a/kv), and a rank's query heads use only its own key/value heads), and its columns of
+// the gate and up projections with the matching rows of the down projection. The plan's shard
+// shapes are what the ranks hold, and the forward all-reduce of their partial outputs equals the
+// unsharded block.
+func TestGQASwiGLUTensorParallelEqualsUnsharded(t *testing.T) {
+	const tp, h, s, a, kv, dh, f = 2, 8, 4, 4, 2, 2, 12
+	c := tinyConfig(tp, false)
+	c.Heads, c.Arch = a, Arch{KVHeads: kv, FFNHidden: f, MLP: MLPSwiGLU, Norm: NormRMS, NoBias: true}
+	plan, err := Build(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := layerOf(plan)
+	r := rand.New(rand.NewPCG(3, 4))
+	x := randDense(r, s, h)
+	wq, wk, wv, wo := randDense(r, h, a*dh), randDense(r, h, kv*dh), randDense(r, h, kv*dh), randDense(r, a*dh, h)
+	wg, wu, wd := randDense(r, h, f), randDense(r, h, f), randDense(r, f, h)
+	silu := func(z float64) float64 { return z / (1 + math.Exp(-z)) }
+	swiglu := func(xg, xu *tensor.Dense) *tensor.Dense {
+		p, err := tensor.Mul(apply(xg, silu), xu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.(*tensor.Dense)
+	}
+	head := func(q, k, v *tensor.Dense, i int) *tensor.Dense {
+		g := i / (a / kv)
+		return attention(t, cols(t, q, i*dh, (i+1)*dh), cols(t, k, g*dh, (g+1)*dh), cols(t, v, g*dh, (g+1)*dh))
+	}
+
+	// Unsharded reference.
+	q, k, v := mm(t, x, wq), mm(t, x, wk), mm(t, x, wv)
+	var ctx []*tensor.Dense
+	for i := 0; i < a; i++ {
+		ctx = append(ctx, head(q, k, v, i))
+	}
+	attn := mm(t, concatCols(t, ctx...), wo)
+	mlp := mm(t, swiglu(mm(t, x, wg), mm(t, x, wu)), wd)
+
+	qkv, proj := opShapes(t, l, "attn.qkv"), opShapes(t, l, "attn.proj")
+	fc1, fc2 := opShapes(t, l, "mlp.fc1"), opShapes(t, l, "mlp.fc2")
+	var attnSum, mlpSum *tensor.Dense
+	qpr, kvpr, fpr := a/tp, kv/tp, f/tp
+	for rank := 0; rank < tp; rank++ {
+		wqI := cols(t, wq, rank*qpr*dh, (rank+1)*qpr*dh)
+		wkI, wvI := cols(t, wk, rank*kvpr*dh, (rank+1)*kvpr*dh), cols(t, wv, rank*kvpr*dh, (rank+1)*kvpr*dh)
+		if w := concatCols(t, wqI, wkI, wvI); !w.Shape().Eq(qkv.Inputs[1]) {
+			t.Fatalf("rank %d: QKV shard %v, plan says %v", rank, w.Shape(), qkv.Inputs[1])
+		}
+		woI := rows(t, wo, rank*qpr*dh, (rank+1)*qpr*dh)
+		if !woI.Shape().Eq(proj.Inputs[1]) {
+			t.Fatalf("rank %d: projection shard %v, plan says %v", rank, woI.Shape(), proj.Inputs[1])
+		}
+		qi, ki, vi := mm(t, x, wqI), mm(t, x, wkI), mm(t, x, wvI)
+		var ctxI []*tensor.Dense
+		for i := 0; i < qpr; i++ {
+			ctxI = append(ctxI, head(qi, ki, vi, i)) // local query head i uses local kv head i/(a/kv)
+		}
+		attnI := mm(t, concatCols(t, ctxI...), woI)
+
+		wgI, wuI := cols(t, wg, rank*fpr, (rank+1)*fpr), cols(t, wu, rank*fpr, (rank+1)*fpr)
+		if w := concatCols(t, wgI, wuI); !w.Shape().Eq(fc1.Inputs[1]) {
+			t.Fatalf("rank %d: gate/up shard %v, plan says %v", rank, w.Shape(), fc1.Inputs[1])
+		}
+		wdI := rows(t, wd, rank*fpr, (rank+1)*fpr)
+		if !wdI.Shape().Eq(fc2.Inputs[1]) {
+			t.Fatalf("rank %d: down shard %v, plan says %v", rank, wdI.Shape(), fc2.Inputs[1])
+		}
+		mlpI := mm(t, swiglu(mm(t, x, wgI), mm(t, x, wuI)), wdI)
+		if rank == 0 {
+			attnSum, mlpSum = attnI, mlpI
+		} else { // the forward all-reduce (g)
+			attnSum, mlpSum = add(t, attnSum, attnI), add(t, mlpSum, mlpI)
+		}
+	}
+	assertClose(t, "GQA attention all-reduce", attnSum, attn)
+	assertClose(t, "SwiGLU MLP all-reduce", mlpSum, mlp)
+}
