@@ -79,7 +79,7 @@ func (l *Layout) UnmarshalText(b []byte) error { return enum.Unmarshal(l, b, lay
 type TransformerExecution struct {
 	// Software comes first: its preset sets the other keys' defaults, which the keys after it
 	// (flags, a config file's keys) override within what the software supports.
-	Software        string               `json:"software" help:"training software preset (ddlest software lists them with sources): megatron-2021, megatron-2022, megatron-core or deepspeed; sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap, distributed_optimizer, grad_allreduce, fp32_grad_reduce, pp_partition, tp_comm_overlap, grad_accum, optimizer_step and attention, and refuses settings it does not have; empty: ddlest's defaults"`
+	Software        string               `json:"software" help:"training software preset (ddlest software lists them with sources): megatron-2021, megatron-2022, megatron-core or deepspeed; sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap, distributed_optimizer, grad_allreduce, fp32_grad_reduce, pp_partition, pp_first_layers, pp_last_layers, tp_comm_overlap, grad_accum, optimizer_step and attention, and refuses settings it does not have; empty: ddlest's defaults"`
 	Layout          Layout               `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute and seq_parallel) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
 	GPUs            int                  `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
 	MaxGPUs         int                  `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
@@ -106,6 +106,8 @@ type TransformerExecution struct {
 	GradAllReduce   bool                 `json:"grad_allreduce" help:"with distributed_optimizer: all-reduce the gradients, then update the shard (DeepSpeed's BF16_Optimizer), instead of reduce-scattering them"`
 	FP32GradReduce  bool                 `json:"fp32_grad_reduce" help:"bf16 training: accumulate and reduce the gradients in fp32 (Megatron-LM's default for bf16, DeepSpeed's BF16_Optimizer); no effect in fp16 or fp32"`
 	PPPartition     megatron.PPPartition `json:"pp_partition" help:"pipeline stage partition: uniform (layers/pp per stage, embedding and LM head added to the first and last, Megatron-LM) or embedding-slot (the embedding and the head each take one layer's slot, DeepSpeed's partition_method type:transformer|embedding)"`
+	PPFirstLayers   int                  `json:"pp_first_layers" help:"layers on the first pipeline stage, the rest split evenly (Megatron-Core --decoder-first-pipeline-num-layers; 0: an even split)"`
+	PPLastLayers    int                  `json:"pp_last_layers" help:"layers on the last pipeline stage, the rest split evenly (Megatron-Core --decoder-last-pipeline-num-layers; 0: an even split)"`
 	TPCommOverlap   bool                 `json:"tp_comm_overlap" help:"with seq_parallel: pipeline the tensor-parallel all-gathers and reduce-scatters with the GEMMs they feed or drain (Megatron-Core --tp-comm-overlap, Transformer Engine userbuffers)"`
 	GradAccum       megatron.GradAccum   `json:"grad_accum" help:"how each micro-batch's weight gradients join the kept gradients: gemm (inside the weight-gradient GEMM, Megatron-LM's gradient_accumulation_fusion), add (a pass main_grad.add_(grad) after every micro-batch's backward, Megatron-LM without the fusion) or cast-add (DeepSpeed's BF16_Optimizer: bf16 gradients cast to fp32, then added)"`
 	Attention       megatron.Attention   `json:"attention" help:"attention kernels: standard (scores GEMM, softmax, dropout, context GEMM, the s² probabilities in memory) or flash (causal FlashAttention, one kernel per pass, at the GPU's measured FlashAttention efficiency: FlashAttention-2 on A100, -3 on H100)"`
@@ -145,6 +147,7 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,
 		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer,
 			GradAllReduce: e.GradAllReduce, FP32GradReduce: e.FP32GradReduce, PPPartition: e.PPPartition,
+			PPFirstLayers: e.PPFirstLayers, PPLastLayers: e.PPLastLayers,
 			GradAccum: e.GradAccum, OptimizerStep: e.OptimizerStep, TPCommOverlap: e.TPCommOverlap, Attention: e.Attention},
 		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
 }

@@ -248,6 +248,8 @@ func TestBadInput(t *testing.T) {
 		{append(explicit, "--tp", "0"), 2, []string{"--tp 0"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--tp", "16", "--dp", "4"}, 2, []string{"--tp 16 does not divide the 8 kv heads", "valid: 1, 2, 4, 8"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--kv-heads", "5"}, 2, []string{"--kv-heads 5 does not divide the 32 heads"}},
+		{[]string{"megatron", "--model", "llama3-405b", "--pp", "16", "--pp-first-layers", "7", "--software", "deepspeed"}, 2, []string{"--pp-first-layers 7", "software deepspeed does not support it"}},
+		{[]string{"megatron", "--model", "llama3-405b", "--pp", "16", "--pp-first-layers", "7"}, 2, []string{"--pp-first-layers 7 and --pp-last-layers 0 leave 119 of the 126 layers to 15 stages"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--mlp", "geglu"}, 2, []string{`"geglu"`, "gelu, swiglu"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--norm", "batchnorm"}, 2, []string{`"batchnorm"`, "layernorm, rmsnorm"}},
 		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"search layout chooses", "--tp", "layout explicit"}},
@@ -622,6 +624,8 @@ func TestLlama3Presets(t *testing.T) {
 	}{
 		{"llama3-8b", []string{"--gpus", "64", "--tp", "4"}, 14336, 8e9},
 		{"llama3-70b", []string{"--gpus", "512", "--tp", "8", "--pp", "4"}, 28672, 70e9},
+		// Issue 14's 405B run: 16,384 H100, TP 8, PP 16 with 7 + 8 × 14 + 7 layers (§3.3.2).
+		{"llama3-405b", []string{"--gpus", "16384", "--tp", "8", "--pp", "16", "--pp-first-layers", "7", "--pp-last-layers", "7", "--seq-parallel"}, 53248, 405e9},
 	} {
 		args := append([]string{"megatron", "--model", c.model, "--cluster", "dgx-h100", "--software", "megatron-core", "--format", "json"}, c.args...)
 		out, errOut, code := execute(args...)

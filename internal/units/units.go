@@ -129,7 +129,7 @@ func (r FLOPPerSecond) String() string {
 
 // String renders f, e.g. "1.2 PFLOP".
 func (f FLOP) String() string {
-	return si(float64(f), "FLOP", []prefix{{1e21, "Z"}, {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}})
+	return si(float64(f), "FLOP", []prefix{{1e24, "Y"}, {1e21, "Z"}, {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}})
 }
 
 // String renders s in the largest convenient unit, from nanoseconds to years.

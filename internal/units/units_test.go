@@ -119,6 +119,8 @@ func TestStrings(t *testing.T) {
 		{Gbps(400).Bits(), "400 Gb/s"},
 		{Tbps(12.8).Bits(), "12.8 Tb/s"},
 		{TFLOPS(312).String(), "312 TFLOP/s"},
+		{FLOP(4.34e21).String(), "4.34 ZFLOP"},
+		{FLOP(3.8e25).String(), "38 YFLOP"}, // Llama 3 405B's pre-training (Dubey et al. 2024 §1: 3.8 × 10²⁵ FLOPs)
 		{Seconds(98.1e-3).String(), "98.1 ms"},
 		{Seconds(1.3e-6).String(), "1.3 µs"},
 		{Seconds(20e-9).String(), "20 ns"},

@@ -226,6 +226,14 @@ type Stack struct {
 	GradAllReduce bool
 	// PPPartition is how the pipeline stages share the layers (uniform by default).
 	PPPartition PPPartition
+	// PPFirstLayers and PPLastLayers, when > 0, give the first and the last pipeline stage that
+	// many layers and split the others evenly over the remaining stages (Megatron-Core
+	// num_layers_in_first_pipeline_stage / num_layers_in_last_pipeline_stage,
+	// megatron/core/transformer/transformer_config.py @002526d8, flags
+	// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers; "None implies
+	// equal layer division across PP ranks"). Llama 3 405B trained its 126 layers on 16 stages
+	// with one layer fewer on the first and the last (Dubey et al. 2024 §3.3.2): 7, 8 × 14, 7.
+	PPFirstLayers, PPLastLayers int
 	// TPCommOverlap pipelines the sequence-parallel all-gathers and reduce-scatters with the
 	// GEMMs they feed or drain (Megatron-Core tp_comm_overlap, Transformer Engine userbuffers;
 	// layer.go overlappedSP). It needs sequence parallelism.
@@ -251,6 +259,16 @@ func (c Config) GradDType() dtype.DType {
 
 // StageLayers is the number of transformer layers on pipeline stage i (all chunks).
 func (c Config) StageLayers(i int) int {
+	if c.unevenEnds() {
+		switch {
+		case i == 0 && c.PPFirstLayers > 0:
+			return c.PPFirstLayers
+		case i == c.PP-1 && c.PPLastLayers > 0:
+			return c.PPLastLayers
+		}
+		rest, stages := c.middle(c.PP)
+		return rest / stages
+	}
 	if c.PPPartition == PPEmbeddingSlot && c.PP > 1 {
 		slots := (c.Layers + 2) / c.PP
 		if i == 0 || i == c.PP-1 {
@@ -261,8 +279,31 @@ func (c Config) StageLayers(i int) int {
 	return c.Layers / c.PP
 }
 
+// unevenEnds reports whether the first or the last stage has its own layer count.
+func (c Config) unevenEnds() bool { return c.PP > 1 && (c.PPFirstLayers > 0 || c.PPLastLayers > 0) }
+
+// middle is the layers and stages left to the even split of pp stages once the first and the
+// last stage have their own counts.
+func (c Config) middle(pp int) (layers, stages int) {
+	layers, stages = c.Layers, pp
+	if c.PPFirstLayers > 0 {
+		layers, stages = layers-c.PPFirstLayers, stages-1
+	}
+	if c.PPLastLayers > 0 {
+		layers, stages = layers-c.PPLastLayers, stages-1
+	}
+	return layers, stages
+}
+
 // splits reports whether pp stages of v chunks each can share the layers under the partition.
 func (c Config) splits(pp, v int) bool {
+	if pp > 1 && (c.PPFirstLayers > 0 || c.PPLastLayers > 0) {
+		rest, stages := c.middle(pp)
+		if stages == 0 {
+			return v == 1 && rest == 0
+		}
+		return v == 1 && stages > 0 && rest > 0 && rest%stages == 0
+	}
 	if c.PPPartition == PPEmbeddingSlot && pp > 1 {
 		return v == 1 && (c.Layers+2)%pp == 0 && (c.Layers+2)/pp >= 2
 	}
@@ -321,7 +362,20 @@ func (c Config) Validate() error {
 		p.Addf("--seq-parallel needs --tp %d to divide --seq %d", c.TP, c.Seq)
 	}
 	if okL && okP && okV {
+		uneven := c.PPFirstLayers != 0 || c.PPLastLayers != 0
 		switch {
+		case c.PPFirstLayers < 0 || c.PPLastLayers < 0:
+			p.Addf("--pp-first-layers %d and --pp-last-layers %d must be ≥ 0 (0: an even split)", c.PPFirstLayers, c.PPLastLayers)
+		case uneven && c.PP == 1:
+			p.Addf("--pp-first-layers and --pp-last-layers need --pp > 1")
+		case uneven && c.PPPartition == PPEmbeddingSlot:
+			p.Addf("--pp-first-layers and --pp-last-layers replace --pp-partition embedding-slot: give one or the other")
+		case uneven && c.Interleave > 1:
+			p.Addf("--pp-first-layers and --pp-last-layers are modelled with one model chunk per stage; use --interleave 1")
+		case uneven && !c.splits(c.PP, 1):
+			rest, stages := c.middle(c.PP)
+			p.Addf("--pp-first-layers %d and --pp-last-layers %d leave %d of the %d layers to %d stages: not an even split of at least one each", c.PPFirstLayers, c.PPLastLayers, rest, c.Layers, stages)
+		case uneven:
 		case c.Interleave > 1 && c.PP == 1:
 			p.Addf("--interleave %d needs --pp > 1", c.Interleave)
 		case c.PPPartition == PPEmbeddingSlot && c.PP > 1 && c.Interleave > 1:

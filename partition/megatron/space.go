@@ -143,10 +143,11 @@ func PeakMemory(c Config) partition.Memory {
 	if c.PP > 1 {
 		peak(c.PP - 1) // the LM head
 	}
-	if c.PP > 2 && c.PPPartition == PPEmbeddingSlot {
-		// The second stage holds a layer more than the first, which gave its slot to the
-		// embedding, and one micro-batch fewer in flight: either can be the peak. Under the
-		// uniform partition the first always is (same layers, more in flight, the embedding).
+	if c.PP > 2 && (c.PPPartition == PPEmbeddingSlot || c.unevenEnds()) {
+		// The second stage may hold more layers than the first (which gave its slot to the
+		// embedding, or has its own count) and one micro-batch fewer in flight: either can be
+		// the peak. Under the uniform partition the first always is (same layers, more in
+		// flight, the embedding).
 		peak(1)
 	}
 	return m

@@ -179,3 +179,61 @@ func TestFP32GradReduce(t *testing.T) {
 		t.Errorf("fp16: gradients %v on the wire, %v kept; want 2 B per parameter", st.Grads[0].Bytes, st.Memory.Grads)
 	}
 }
+
+// Uneven first and last stages (Megatron-Core num_layers_in_first/last_pipeline_stage): Llama 3
+// 405B's 126 layers on 16 stages with one layer fewer on the first and the last (Dubey et al.
+// 2024 §3.3.2) are 7, then 8 on each of the 14 middle stages (112 / 14), then 7; the plan's
+// stages hold exactly those layers, and their parameters add up to the model's.
+func TestPPFirstLastLayers(t *testing.T) {
+	c := llama3(126, 1024, 3584, 8, 8) // Llama 3 405B's depth on a narrow layer
+	c.PP, c.DP, c.GlobalBatch, c.PPFirstLayers, c.PPLastLayers = 16, 1, 32, 7, 7
+	want := []int{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}
+	p := build(t, c)
+	total := 0
+	for i, st := range p.Stages {
+		n := 0
+		for _, b := range st.Blocks {
+			if b.Name == "layer" {
+				n += b.Repeat
+			}
+		}
+		if n != want[i] || c.StageLayers(i) != want[i] {
+			t.Errorf("stage %d: %d layers in the plan, StageLayers %d; want %d", i, n, c.StageLayers(i), want[i])
+		}
+		total += n
+	}
+	if total != 126 {
+		t.Errorf("%d layers in all, want 126", total)
+	}
+	// 126 − 7 − 6 = 113 layers do not split over 14 stages; with only the first given (6), the
+	// other 15 stages split the remaining 120 layers, 8 each.
+	c.PPLastLayers = 6
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "leave 113 of the 126 layers to 14 stages") {
+		t.Errorf("first 7, last 6: %v", err)
+	}
+	c.PPFirstLayers, c.PPLastLayers = 6, 0
+	if err := c.Validate(); err != nil {
+		t.Fatalf("first 6 only: %v", err)
+	}
+	if got := []int{c.StageLayers(0), c.StageLayers(1), c.StageLayers(15)}; got[0] != 6 || got[1] != 8 || got[2] != 8 {
+		t.Errorf("first 6 only: stages %v, want 6, 8, 8", got)
+	}
+	c.PPFirstLayers = 7 // 119 layers do not split over 15 stages
+	for _, bad := range []struct {
+		mod  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.PPFirstLayers = -1 }, "must be ≥ 0"},
+		{func(c *Config) { c.PP, c.DP = 1, 16 }, "need --pp > 1"},
+		{func(c *Config) { c.PPPartition = PPEmbeddingSlot }, "replace --pp-partition embedding-slot"},
+		{func(c *Config) { c.Interleave = 2 }, "one model chunk per stage"},
+		{func(c *Config) { c.PPFirstLayers = 126 }, "leave -7 of the 126 layers"},
+	} {
+		b := c
+		b.PPLastLayers = 7
+		bad.mod(&b)
+		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v", bad.want, err)
+		}
+	}
+}
