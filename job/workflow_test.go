@@ -97,6 +97,9 @@ func BenchmarkJobEstimate(b *testing.B) {
 		// A routed fabric whose data-parallel buckets share links with the tensor-parallel
 		// all-reduces of the backward pass (estimator: contention).
 		{"gpt3-13b-torus-small", [][2]string{{"cluster", "torus-small"}, {"model", "gpt3-13b"}, {"tp", "4"}, {"pp", "1"}, {"dp", "256"}}},
+		// Issue 14's speed target: one Llama 3 405B estimate on 16,384 H100 ≤ 50 µs.
+		{"llama3-405b-dgx-h100", [][2]string{{"cluster", "dgx-h100"}, {"model", "llama3-405b"}, {"software", "megatron-core"}, {"gpus", "16384"},
+			{"tp", "8"}, {"pp", "16"}, {"pp_first_layers", "7"}, {"pp_last_layers", "7"}, {"seq_parallel", "true"}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			j, err := New("megatron")
