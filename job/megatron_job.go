@@ -32,6 +32,7 @@ type TransformerModel struct {
 	MLP         megatron.MLP       `json:"mlp" help:"MLP: gelu (GPT) or swiglu (gated, three matrices: Llama, Mistral, Qwen)"`
 	Norm        megatron.Norm      `json:"norm" help:"normalisation: layernorm (GPT) or rmsnorm (Llama)"`
 	NoBias      bool               `json:"no_bias" help:"linear layers without biases (Llama)"`
+	QKVBias     bool               `json:"qkv_bias" help:"with no_bias: keep the QKV projection's bias (Qwen2)"`
 	Positions   megatron.Positions `json:"positions" help:"positions: learned (an absolute table, GPT) or rope (rotary, Llama)"`
 	Seq         int                `json:"seq" help:"sequence length in tokens"`
 	Vocab       int                `json:"vocab" help:"vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model"`
@@ -141,7 +142,7 @@ func (megatronWorkload) NewExecution() any {
 func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
 		Arch: megatron.Arch{KVHeads: m.KVHeads, HeadDim: m.HeadDim, FFNHidden: m.FFNHidden, MLP: m.MLP, Norm: m.Norm,
-			NoBias: m.NoBias, Positions: m.Positions},
+			NoBias: m.NoBias, QKVBias: m.QKVBias, Positions: m.Positions},
 		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,

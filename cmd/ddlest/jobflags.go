@@ -39,6 +39,8 @@ type jobFlags struct {
 	// netEntry, when set, is the network of a compare entry (netFlags.applyEntry), in place of
 	// --net and --net-preset.
 	netEntry string
+	// hfConfig is --hf-config (megatron workloads): a Hugging Face config.json as the model.
+	hfConfig string
 }
 
 // keyFlag is one generated flag.
@@ -106,6 +108,9 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		}
 		f.keys = append(f.keys, kf)
 		f.byPath[path] = "--" + name
+	}
+	if workload == "megatron" {
+		fs.StringVar(&f.hfConfig, "hf-config", "", "model from a Hugging Face `config.json` ("+job.HFArchitectures()+"), in place of --model; later flags change it")
 	}
 	fs.StringArrayVar(&f.sets, "set", nil, "set any key of the job, key=value (repeatable), e.g. execution.tp=8 or tp=8; keys as in --format json")
 	addNetFlags(cmd, &f.network, "")
@@ -309,6 +314,18 @@ func (f *jobFlags) apply(j *job.Job) error {
 			return errs.Usage("--model: %v", err)
 		}
 	}
+	if f.hfConfig != "" {
+		if f.fs.Changed("model") {
+			return errs.Usage("--hf-config and --model both name the model: give one of them")
+		}
+		m, err := readHF(f.hfConfig)
+		if err != nil {
+			return err
+		}
+		if err := j.UseHF(m); err != nil {
+			return errs.Usage("--hf-config %s: %v", f.hfConfig, err)
+		}
+	}
 	for _, k := range f.keys {
 		if k.value.set {
 			for _, e := range k.excludes {
@@ -438,4 +455,14 @@ func (f *netFlags) applyParams(n *job.Network, extra []string) error {
 		return errs.Usage("network %s: %v", n.Model, err)
 	}
 	return nil
+}
+
+// readHF reads and imports a Hugging Face config.json (a file that cannot be read is an I/O
+// error, exit 1; one that is not a config ddlest reads, a usage error).
+func readHF(path string) (job.HFModel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return job.HFModel{}, fmt.Errorf("--hf-config: %w", err)
+	}
+	return job.ImportHF(data, path)
 }

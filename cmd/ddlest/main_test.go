@@ -656,3 +656,71 @@ func TestLlama3Presets(t *testing.T) {
 		}
 	}
 }
+
+// A Hugging Face config.json as the model: --hf-config on the megatron commands and
+// `models import`, whose output is the model of a job file that runs. Meta's Llama 3.1 8B
+// config (shape fields as published) gives the llama3-8b preset's 8.03B parameters.
+func TestHFConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"architectures": ["LlamaForCausalLM"], "hidden_act": "silu", "hidden_size": 4096,
+  "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": false, "vocab_size": 128256}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"--seq", "8192", "--gpus", "64", "--tp", "4", "--global-batch", "512", "--steps", "1", "--cluster", "dgx-h100"}
+	out, errOut, code := execute(append([]string{"megatron", "--hf-config", cfg, "--format", "json"}, run...)...)
+	if code != 0 {
+		t.Fatalf("--hf-config: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Report struct {
+			Model struct {
+				Params float64 `json:"params"`
+			} `json:"model"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// 8,030,261,248 with the vocabulary padded to 128,512 for TP 4: 2 · 256 · 4,096 more.
+	if want := 8_030_261_248.0 + 2*256*4096; doc.Report.Model.Params != want {
+		t.Errorf("--hf-config: %.0f parameters, want %.0f", doc.Report.Model.Params, want)
+	}
+
+	model, errOut, code := execute("models", "import", cfg)
+	if code != 0 {
+		t.Fatalf("models import: exit %d: %s", code, errOut)
+	}
+	var snippet struct {
+		Model map[string]any `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(model), &snippet); err != nil || snippet.Model["kv_heads"] != 8.0 || snippet.Model["mlp"] != "swiglu" {
+		t.Fatalf("models import: %v %v", err, snippet.Model)
+	}
+	m, _ := json.Marshal(snippet.Model)
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, []byte(`{"workload": "megatron", "model": `+string(m)+`, "execution": {"tp": 4, "dp": 16,
+  "global_batch": 512, "steps": 1}, "cluster": {"preset": "dgx-h100"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := execute("run", jobFile); code != 0 || !strings.Contains(out, "8.03B parameters") {
+		t.Errorf("job file with the imported model: exit %d: %s%s", code, errOut, out)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"megatron", "--hf-config", filepath.Join(dir, "missing.json")}, 1, "missing.json"},
+		{[]string{"megatron", "--hf-config", cfg, "--model", "llama3-8b"}, 2, "--hf-config and --model both name the model"},
+		{[]string{"models", "import", jobFile}, 2, "architectures []"},
+		{[]string{"dp", "--hf-config", cfg}, 2, "unknown flag: --hf-config"},
+	} {
+		_, errOut, code := execute(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d %q, want exit %d and %q on one line", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -123,7 +124,48 @@ func newModelsCommand() *cobra.Command {
 		},
 	}
 	addFormatFlag(cmd.Flags(), &f)
+	cmd.AddCommand(newModelsImportCommand())
 	return cmd
+}
+
+// newModelsImportCommand prints the megatron model a Hugging Face config.json describes, as the
+// "model" mapping of a job file.
+func newModelsImportCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import CONFIG.json",
+		Short: "Print the model of a Hugging Face config.json (" + job.HFArchitectures() + ") as a job file's model",
+		Example: `  ddlest models import config.json > model.json
+  ddlest megatron --hf-config config.json --seq 8192 --gpus 64 --tp 8`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := readHF(args[0])
+			if err != nil {
+				return err
+			}
+			j, err := job.New("megatron")
+			if err != nil {
+				return err
+			}
+			if err := j.UseHF(m); err != nil { // the keys are checked as a job would take them
+				return errs.Usage("%s: %v", args[0], err)
+			}
+			var b strings.Builder
+			b.WriteString("{\"model\": {")
+			for i, kv := range m.Keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				v := kv[1]
+				if _, err := strconv.ParseFloat(v, 64); err != nil && v != "true" && v != "false" {
+					v = strconv.Quote(v)
+				}
+				fmt.Fprintf(&b, "%q: %s", kv[0], v)
+			}
+			b.WriteString("}}\n")
+			_, err = io.WriteString(cmd.OutOrStdout(), b.String())
+			return err
+		},
+	}
 }
 
 func writeModels(w io.Writer, ms []job.ModelPresetEntry, f format) error {

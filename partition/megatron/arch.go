@@ -91,22 +91,26 @@ type Arch struct {
 	MLP       MLP
 	Norm      Norm
 	// NoBias drops the biases of every linear layer (Llama; Megatron-LM --disable-bias-linear).
-	NoBias    bool
+	NoBias bool
+	// QKVBias keeps the QKV projection's bias when NoBias drops the others (Qwen2; Megatron-Core
+	// add_qkv_bias, megatron/core/transformer/transformer_config.py @002526d8).
+	QKVBias   bool
 	Positions Positions
 }
 
 // shape is an Arch resolved against the hidden size and heads: every width a layer's ops and
 // parameter count need.
 type shape struct {
-	h, a, kv, dh, f int
-	gated, rms      bool
-	bias, rope      bool
+	h, a, kv, dh, f     int
+	gated, rms          bool
+	bias, qkvBias, rope bool
 }
 
 // resolve fills in Arch's defaults for a model of hidden size h and a heads.
 func (x Arch) resolve(h, a int) shape {
 	s := shape{h: h, a: a, kv: x.KVHeads, dh: x.HeadDim, f: x.FFNHidden,
-		gated: x.MLP == MLPSwiGLU, rms: x.Norm == NormRMS, bias: !x.NoBias, rope: x.Positions == PosRoPE}
+		gated: x.MLP == MLPSwiGLU, rms: x.Norm == NormRMS, bias: !x.NoBias, qkvBias: !x.NoBias || x.QKVBias,
+		rope: x.Positions == PosRoPE}
 	if s.kv == 0 {
 		s.kv = a
 	}
@@ -156,9 +160,13 @@ func (s shape) weights(t int) [8][2]int {
 		}
 		return [2]int{n, 1}
 	}
+	qkvB := [2]int{}
+	if s.qkvBias {
+		qkvB = [2]int{s.qkvWidth(t), 1}
+	}
 	ad := s.a * s.dh / t
 	return [8][2]int{
-		{s.h, s.qkvWidth(t)}, b(s.qkvWidth(t)), // attn.qkv
+		{s.h, s.qkvWidth(t)}, qkvB, // attn.qkv
 		{ad, s.h}, b(s.h), // attn.proj
 		{s.h, s.fc1Width(t)}, b(s.fc1Width(t)), // mlp.fc1
 		{s.f / t, s.h}, b(s.h), // mlp.fc2
@@ -224,7 +232,10 @@ func (x Arch) Describe() string {
 	if x.Positions != PosLearned {
 		parts = append(parts, x.Positions.String())
 	}
-	if x.NoBias {
+	switch {
+	case x.NoBias && x.QKVBias:
+		parts = append(parts, "QKV bias only")
+	case x.NoBias:
 		parts = append(parts, "no biases")
 	}
 	return strings.Join(parts, ", ")

@@ -222,3 +222,29 @@ func TestGQASwiGLUTensorParallelEqualsUnsharded(t *testing.T) {
 	assertClose(t, "GQA attention all-reduce", attnSum, attn)
 	assertClose(t, "SwiGLU MLP all-reduce", mlpSum, mlp)
 }
+
+// Qwen2.5 (Qwen/Qwen2.5-7B and -72B config.json): biases on the QKV projection only. Hand count
+// per layer: QKV weight h(a + 2kv)·128 and bias (a + 2kv)·128, output projection h², SwiGLU
+// 3hf, two RMSNorm gains 2h; plus the untied embeddings 2·152,064·h and the final norm h. The
+// model cards name 7.61B and 72.7B.
+func TestQwen25ParameterCounts(t *testing.T) {
+	for _, c := range []struct {
+		name                       string
+		layers, hidden, ffn, a, kv int
+		perLayer, hand, nominal    float64
+	}{
+		// 3584·36·128 + 36·128 + 3584² + 3·3584·18944 + 2·3584
+		{"7B", 28, 3584, 18944, 28, 4, 16_515_072 + 4_608 + 12_845_056 + 203_685_888 + 7_168, 7_615_616_512, 7.61e9},
+		// 8192·80·128 + 80·128 + 8192² + 3·8192·29568 + 2·8192
+		{"72B", 80, 8192, 29568, 64, 8, 83_886_080 + 10_240 + 67_108_864 + 726_663_168 + 16_384, 72_706_203_648, 72.7e9},
+	} {
+		cfg := llama3(c.layers, c.hidden, c.ffn, c.a, 1)
+		cfg.Vocab, cfg.Arch.KVHeads, cfg.Arch.QKVBias = 152064, c.kv, true
+		if got := c.perLayer*float64(c.layers) + 2*152064*float64(c.hidden) + float64(c.hidden); got != c.hand {
+			t.Fatalf("%s: the hand count's parts sum to %.0f, not %.0f", c.name, got, c.hand)
+		}
+		if total, _ := Params(cfg); total != c.hand || math.Abs(total/c.nominal-1) > 0.01 {
+			t.Errorf("Qwen2.5 %s: %.0f parameters, hand count %.0f, model card %g", c.name, total, c.hand, c.nominal)
+		}
+	}
+}
