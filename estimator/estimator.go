@@ -84,7 +84,9 @@ type Result struct {
 	// "hardware FLOPs"); ModelFLOPPerGPU counts the model's GEMMs once.
 	HWFLOPPerGPU    units.FLOPPerSecond
 	ModelFLOPPerGPU units.FLOPPerSecond
-	// MFU is ModelFLOPPerGPU over the GPU's dense peak for the training dtype.
+	// MFU is ModelFLOPPerGPU over the GPU's dense peak for the GEMMs' dtype: under FP8 training
+	// the FP8 peak (torchtitan issue #560's first convention, "assume peak is all computations
+	// are done in FP8"; the bf16 MFU is twice it on H100).
 	MFU    float64
 	Memory partition.Memory
 }

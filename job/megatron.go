@@ -245,6 +245,11 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 			return env, nil
 		}
 	}
+	if gd := prec.GEMMDType(); gd != prec.DType() { // FP8 GEMMs need FP8 tensor cores
+		if _, err := gpu.TensorPeak(gd); err != nil {
+			return nil, errs.Usage("--precision %s: %v", prec, err)
+		}
+	}
 	var err error
 	if env.roof, err = roofline.New(gpu, o.Efficiency, prec.DType()); err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ type TransformerExecution struct {
 	SeqParallel     bool                 `json:"seq_parallel" help:"sequence parallelism (reduce-scatter + all-gather instead of all-reduce)"`
 	TPComm          megatron.TPComm      `json:"tp_comm" help:"tensor-parallel collectives: megatron (2 all-reduces forward + 2 backward per layer) or ramp (the RAMP paper's 1 + 1, §7.2.1)"`
 	Recompute       megatron.Recompute   `json:"recompute" help:"activation recomputation: none, selective or full"`
-	Precision       megatron.Precision   `json:"precision" help:"training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, or tf32 (fp32 with TF32 tensor-core GEMMs)"`
+	Precision       megatron.Precision   `json:"precision" help:"training precision: fp16 or bf16 (mixed, fp32 master weights), fp32, tf32 (fp32 with TF32 tensor-core GEMMs), or fp8 (Transformer Engine: FP8 linear-layer GEMMs, bf16 elsewhere; GPUs with FP8 tensor cores)"`
 	Optimizer       megatron.Optimizer   `json:"optimizer" help:"optimizer: adam or sgd (with momentum)"`
 	RankOrder       megatron.RankOrder   `json:"rank_order" help:"rank order: tp-first (Megatron-LM) or pp-first (the HammingMesh SST motifs)"`
 	DPBucket        units.Bytes          `json:"dp_bucket_bytes" flag:"dp-bucket" help:"gradient bucket size, e.g. 25MB (0: Megatron-Core's max(4e7, 1e6·DP) parameters)"`

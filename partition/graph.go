@@ -22,7 +22,9 @@ const (
 	// about 6 operations per output (σ's exponential, add and division, two products), 3 per input.
 	FlopSwiGLU = 3
 	// FlopRoPE per element of the queries and keys: x·cos θ + rot(x)·sin θ, 3 operations.
-	FlopRoPE  = 3
+	FlopRoPE = 3
+	// FlopCast per element of an FP8 cast: its share of the amax reduction and the scaling.
+	FlopCast  = 2
 	MaskBytes = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
 )
 

@@ -3,6 +3,7 @@ package partition
 import (
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/enum"
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 )
 
@@ -19,18 +20,40 @@ const (
 	FP32
 	// TF32: fp32 storage, GEMMs on TF32 tensor cores (Ampere and later).
 	TF32
+	// MixedFP8 is Transformer Engine's FP8 training (NVIDIA TransformerEngine, "Using FP8 with
+	// Transformer Engine"; Micikevicius et al. 2022, "FP8 Formats for Deep Learning"): the
+	// transformer's linear-layer GEMMs take FP8 inputs (E4M3 forward, E5M2 gradients, per-tensor
+	// scales from an amax history) on the FP8 tensor cores (Hopper and later); weights,
+	// activations and communication stay bf16, master weights fp32 as MixedBF16.
+	MixedFP8
 )
 
-var precisionNames = []string{"fp16", "bf16", "fp32", "tf32"}
+var precisionNames = []string{"fp16", "bf16", "fp32", "tf32", "fp8"}
 
 // Mixed reports whether the precision keeps fp32 master weights beside 16-bit working weights.
-func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 }
+func (p Precision) Mixed() bool { return p == MixedFP16 || p == MixedBF16 || p == MixedFP8 }
 
 func (p Precision) String() string { return precisionNames[p] }
 
 // DType is the format of weights, activations and communicated tensors.
 func (p Precision) DType() dtype.DType {
-	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32}[p]
+	return [...]dtype.DType{dtype.FP16, dtype.BF16, dtype.FP32, dtype.TF32, dtype.BF16}[p]
+}
+
+// GEMMDType is the input format of the linear layers' GEMMs: FP8 under MixedFP8, else DType.
+func (p Precision) GEMMDType() dtype.DType {
+	if p == MixedFP8 {
+		return dtype.FP8
+	}
+	return p.DType()
+}
+
+// OnlyTransformers is the usage error of a workload whose layers FP8 is not modelled for.
+func (p Precision) OnlyTransformers(workload string) error {
+	if p == MixedFP8 {
+		return errs.Usage("--precision fp8 (Transformer Engine's FP8 linear layers) is modelled for transformers (megatron), not %s; valid: fp16, bf16, fp32, tf32", workload)
+	}
+	return nil
 }
 
 // Optimizer is the parameter update rule.

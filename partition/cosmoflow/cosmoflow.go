@@ -74,6 +74,7 @@ const finalSide = Side >> convLayers
 func (c Config) Validate() error {
 	var p params.Problems
 	p.AtLeast("--dp", c.DP, 1)
+	p.Check(c.Precision.OnlyTransformers("cosmoflow"))
 	p.AtLeast("--spatial", c.Spatial, 1)
 	p.AtLeast("--batch", c.LocalBatch, 1)
 	if c.MicroBatch < 0 || (c.MicroBatch > 0 && c.LocalBatch%c.MicroBatch != 0) {

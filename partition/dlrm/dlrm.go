@@ -105,6 +105,7 @@ func (c Config) Shard() (Layout, error) {
 func (c Config) Validate() error {
 	var p params.Problems
 	p.Positive("--rows", c.RowsPerTable)
+	p.Check(c.Precision.OnlyTransformers("dlrm"))
 	p.AtLeast("--pooling", c.Pooling, 1)
 	p.AtLeast("--dense", c.DenseFeatures, 1)
 	p.AtLeast("--global-batch", c.GlobalBatch, 1)

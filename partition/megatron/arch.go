@@ -173,6 +173,17 @@ func (s shape) weights(t int) [8][2]int {
 	}
 }
 
+// linearWeights is the weight-matrix parameters of a layer's four linear layers on one rank.
+func (s shape) linearWeights(t int) float64 {
+	n := 0.0
+	for i, w := range s.weights(t) {
+		if i%2 == 0 {
+			n += float64(w[0]) * float64(w[1])
+		}
+	}
+	return n
+}
+
 // layerParams is a layer's parameter count on one of t tensor-parallel ranks.
 func (s shape) layerParams(t int) float64 {
 	n := 2 * s.normParams()

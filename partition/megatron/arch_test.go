@@ -8,6 +8,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
 )
@@ -246,5 +247,63 @@ func TestQwen25ParameterCounts(t *testing.T) {
 		if total, _ := Params(cfg); total != c.hand || math.Abs(total/c.nominal-1) > 0.01 {
 			t.Errorf("Qwen2.5 %s: %.0f parameters, hand count %.0f, model card %g", c.name, total, c.hand, c.nominal)
 		}
+	}
+}
+
+// FP8 training (Transformer Engine): the four linear layers' GEMMs, forward and backward, take
+// FP8 inputs, the attention core and the LM head stay bf16; each FP8 GEMM input is cast with its
+// transpose (2 bytes read, 2 written per element): forward the projection's and fc2's inputs,
+// backward every linear layer's output gradient. The GEMM inputs kept for the weight gradients
+// are the FP8 casts, 1 byte instead of 2: sbh (QKV) + sb·a·dh/t (projection) + sbh (fc1) +
+// sbf/t (fc2) fewer bytes per layer. The stage keeps each linear layer's FP8 weight and its
+// transpose: 2 bytes per weight-matrix parameter.
+func TestFP8Layer(t *testing.T) {
+	const tp = 4
+	c := llama3(8, 1024, 3584, 8, tp)
+	c.Arch.KVHeads, c.Recompute, c.MicroBatch, c.Seq, c.GlobalBatch = 4, RecomputeNone, 1, 2048, 16
+	bf := layerOf(build(t, c))
+	c.Precision = partition.MixedFP8
+	p8 := build(t, c)
+	l := layerOf(p8)
+	b, s, h, a, kv, dh, f := 1.0, 2048.0, 1024.0, 8.0, 4.0, 128.0, 3584.0
+	casts := map[string]float64{ // elements of each cast
+		"attn.proj.cast": b * s * a * dh / tp, "mlp.fc2.cast": b * s * f / tp,
+		"attn.proj.dgrad.cast": b * s * h, "mlp.fc2.dgrad.cast": b * s * h,
+		"mlp.fc1.dgrad.cast": b * s * 2 * f / tp, "attn.qkv.dgrad.cast": b * s * (a + 2*kv) * dh / tp,
+	}
+	seen := 0
+	for _, op := range l.Ops {
+		linear := strings.HasPrefix(op.Name, "attn.qkv") || strings.HasPrefix(op.Name, "attn.proj") || strings.HasPrefix(op.Name, "mlp.fc")
+		switch {
+		case op.Kind.IsMatMul() && linear && op.DType != dtype.FP8:
+			t.Errorf("%s: %s, want fp8", op.Name, op.DType)
+		case op.Kind.IsMatMul() && !linear && op.DType != dtype.BF16:
+			t.Errorf("%s: %s, want bf16", op.Name, op.DType)
+		}
+		if n, ok := casts[op.Name]; ok {
+			seen++
+			if op.Read != units.Bytes(2*n) || op.Written != units.Bytes(2*n) {
+				t.Errorf("%s: reads %v, writes %v; want %v each", op.Name, op.Read, op.Written, units.Bytes(2*n))
+			}
+		}
+	}
+	if seen != len(casts) {
+		t.Errorf("%d of the %d FP8 casts", seen, len(casts))
+	}
+	saved := func(b partition.Block) (n float64) {
+		for _, op := range b.Ops {
+			n += float64(op.Saved)
+		}
+		return n
+	}
+	if got, want := saved(bf)-saved(l), s*b*h+s*b*a*dh/tp+s*b*h+s*b*f/tp; got != want {
+		t.Errorf("FP8 keeps %g fewer activation bytes per layer, want %g", got, want)
+	}
+	// Weight matrices per layer per GPU: QKV 1024·(8 + 8)·128/4, projection 256·1024, SwiGLU
+	// 1024·1792 + 896·1024 (8 layers on the one stage).
+	wm := 1024.0*16*128/tp + 8*128/tp*1024 + 1024*2*3584/tp + 3584/tp*1024
+	bfMem := build(t, func() Config { c := c; c.Precision = MixedBF16; return c }()).MaxMemory()
+	if got, want := float64(p8.MaxMemory().Weights-bfMem.Weights), 8*wm*2; got != want {
+		t.Errorf("FP8 weight cache %g bytes, want %g", got, want)
 	}
 }

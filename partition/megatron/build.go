@@ -66,7 +66,7 @@ func headParams(g geom, ownWeights bool) float64 {
 func geometry(c Config) geom {
 	tp, dp, _ := c.Strides()
 	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
-		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), moe: c.MoE,
+		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.MoE,
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
@@ -404,6 +404,14 @@ func stageFootprint(g geom, c Config, i int) footprint {
 	}
 	if c.DistOptimizer {
 		f.static = f.static.WithOptimizerShard(optimizerParams(params, c), c.Optimizer, c.Precision)
+	}
+	if c.Precision == partition.MixedFP8 {
+		// Transformer Engine keeps each linear layer's FP8 weight and its transpose for the
+		// iteration's micro-batches (is_first_microbatch; module/base.py _fp8_workspaces) [X]:
+		// 2 bytes per weight-matrix parameter beside the bf16 weights.
+		cache := units.Bytes(float64(c.StageLayers(i))*g.sh.linearWeights(g.t)) * 2 * dtype.FP8.Size()
+		f.static.Weights += cache
+		f.static.Total += cache
 	}
 	f.perMB, f.workspace = stageActivations(g, c, i)
 	return f

@@ -251,7 +251,7 @@ type Stack struct {
 
 // GradDType is the dtype gradients are accumulated and reduced in.
 func (c Config) GradDType() dtype.DType {
-	if c.FP32GradReduce && c.Precision == MixedBF16 {
+	if c.FP32GradReduce && c.Precision.DType() == dtype.BF16 { // bf16, or fp8's bf16 gradients
 		return dtype.FP32
 	}
 	return c.Precision.DType()
@@ -392,6 +392,9 @@ func (c Config) Validate() error {
 		p.Addf("--global-batch %d is not a multiple of --dp %d × --micro-batch %d = %d", c.GlobalBatch, c.DP, c.MicroBatch, c.DP*c.MicroBatch)
 	}
 	if c.MoE.Experts > 0 {
+		if c.Precision == partition.MixedFP8 {
+			p.Addf("--precision fp8 is modelled for dense layers; MoE layers train in fp16 or bf16 here")
+		}
 		if c.TP != 1 {
 			p.Addf("--tp %d: MoE layers are modelled with expert parallelism only; use --tp 1", c.TP)
 		}
@@ -411,8 +414,8 @@ func (c Config) Validate() error {
 	if c.GradAccum == partition.AccumCastAdd && c.GradDType() != dtype.FP32 {
 		p.Addf("--grad-accum cast-add is DeepSpeed's BF16_Optimizer (bf16 gradients cast to fp32): it needs --precision bf16 with --fp32-grad-reduce")
 	}
-	if c.Attention == AttnFlash && c.Precision != MixedFP16 && c.Precision != MixedBF16 {
-		p.Addf("--attention flash runs in fp16 or bf16 (FlashAttention-2 and -3 kernels); --precision %v: use --precision fp16|bf16 or --attention standard", c.Precision)
+	if dt := c.Precision.DType(); c.Attention == AttnFlash && dt != dtype.FP16 && dt != dtype.BF16 {
+		p.Addf("--attention flash runs in fp16 or bf16 (FlashAttention-2 and -3 kernels); --precision %v: use --precision fp16|bf16|fp8 or --attention standard", c.Precision)
 	}
 	if c.DPBucketBytes < 0 {
 		p.Addf("--dp-bucket %v must be ≥ 0", c.DPBucketBytes)

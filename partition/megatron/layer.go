@@ -24,8 +24,9 @@ type geom struct {
 	tpc                      TPComm
 	rc                       Recompute
 	dt                       dtype.DType
-	sh                       shape    // the layer's widths (Arch resolved)
-	moe                      moe.Spec // Experts > 0: MoE FF layers instead of the dense MLP
+	sh                       shape       // the layer's widths (Arch resolved)
+	moe                      moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
+	gemmDT                   dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
 	moeAct                   *moeActivations
 }
 
@@ -198,9 +199,12 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	kv := m * s * float64(sh.kv*sh.dh) / t   // keys, or values
 	act := m * s * float64(sh.fc1Width(g.t)) // the MLP activation's input (fc1's output)
 	ffn := m * s * float64(sh.f) / t         // fc2's input
-	gemmIn := m * s * h * sz                 // input of QKV / fc1, replicated across TP ranks...
+	// The linear layers keep their inputs for the weight gradients in the GEMM dtype (FP8 under
+	// MixedFP8: Transformer Engine saves the FP8 casts).
+	gsz := float64(g.gemmDT.Size())
+	gemmIn := m * s * h * gsz // input of QKV / fc1, replicated across TP ranks...
 	if g.sp {
-		gemmIn = resid * sz // ...or kept as the sequence shard
+		gemmIn = resid * gsz // ...or kept as the sequence shard
 	}
 	core := m * float64(g.a) / t * s * s // attention-core elements
 	keepCore := g.rc != RecomputeSelective
@@ -219,12 +223,12 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 		b((q+kv)*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
 		0, 0,                   // attn.softmax, attn.dropout (below)
 		b(kv * sz), // attn.context: V (+ probabilities below)
-		b(q * sz),  // attn.proj
+		b(q * gsz), // attn.proj
 		b(resid * partition.MaskBytes),
 		b(resid * sz), // ln2
 		b(gemmIn),     // mlp.fc1
 		b(act * sz),   // mlp.gelu / mlp.swiglu
-		b(ffn * sz),   // mlp.fc2
+		b(ffn * gsz),  // mlp.fc2
 		b(resid * partition.MaskBytes),
 	}
 	if keepCore {
@@ -278,12 +282,12 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	saved, workspace := layerActivations(g)
 
 	ln1 := gr.Pointwise("ln1", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
-	qkv := gr.MatMul("attn.qkv", partition.Forward, xs, wqkv, dt)
+	qkv := gr.MatMul("attn.qkv", partition.Forward, xs, wqkv, g.gemmDT)
 	scores := gr.BMM("attn.scores", partition.Forward, qk, kt, dt)
 	softmax := gr.Pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, partition.FlopSoftmax, 1, 1, 0, 0)
 	drop := gr.Pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, partition.FlopDropout, 1, 1, 0, units.Bytes(core*partition.MaskBytes))
 	context := gr.BMM("attn.context", partition.Forward, sc, qk, dt)
-	proj := gr.MatMul("attn.proj", partition.Forward, pin, wproj, dt)
+	proj := gr.MatMul("attn.proj", partition.Forward, pin, wproj, g.gemmDT)
 	res1 := gr.Pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
 	res2 := gr.Pointwise("mlp.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
@@ -293,12 +297,13 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	// mask and what its ops save.
 	ln1.Saved, qkv.Saved, scores.Saved, softmax.Saved = saved[0], saved[1], saved[2], saved[3]
 	drop.Saved, context.Saved, proj.Saved, res1.Saved = saved[4], saved[5], saved[6], saved[7]
+	ln2.Saved, res2.Saved = saved[mlpOps], saved[layerForwardOps-1]
 
 	// Scratch on the stack: the ops are copied into the block's own slice at the end (plans are
 	// built on the estimator's hot path).
 	var attnArr [9]partition.Op
 	var mlpArr, mlpBwdArr [16]partition.Op
-	var attnBwdArr [14]partition.Op
+	var attnBwdArr [16]partition.Op
 	attn := append(attnArr[:0], ln1, qkv)
 	if sh.rope {
 		attn = append(attn, gr.Pointwise("attn.rope", partition.Elementwise, partition.Forward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
@@ -311,23 +316,18 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	} else {
 		attn = append(attn, scores, softmax, drop, context)
 	}
-	attn = append(attn, proj, res1)
+	attn = append(g.fp8Cast(attn, "attn.proj.cast", pin, partition.Forward), proj, res1)
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
 		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}, g.rc == RecomputeFull)
 		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
-		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, dt)
-		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffnOut, wfc2, dt)
-		mlp = append(mlp, ln2, fc1, mlpActivation(g, ffn, partition.Forward), fc2, res2)
-	}
-	if g.moe.Experts > 0 {
-		mlp[0].Saved, mlp[len(mlp)-1].Saved = saved[mlpOps], saved[layerForwardOps-1]
-	} else {
-		for i := range mlp {
-			mlp[i].Saved = saved[mlpOps+i]
-		}
+		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, g.gemmDT)
+		act := mlpActivation(g, ffn, partition.Forward)
+		fc2 := gr.MatMul("mlp.fc2", partition.Forward, ffnOut, wfc2, g.gemmDT)
+		fc1.Saved, act.Saved, fc2.Saved = saved[mlpOps+1], saved[mlpOps+2], saved[mlpOps+3]
+		mlp = append(g.fp8Cast(append(mlp, ln2, fc1, act), "mlp.fc2.cast", ffnOut, partition.Forward), fc2, res2)
 	}
 	if g.rc == RecomputeFull { // only the layer input stays (layerActivations)
 		for i := range mlp {
@@ -370,13 +370,17 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if g.moe.Experts > 0 {
 		mlpBwd = append(mlpBwd, moeLayer.Backward...)
 	} else {
-		d2, w2 := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffnOut, wfc2, dt)
-		d1, w1 := gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, dt)
-		mlpBwd = append(mlpBwd, d2, w2, mlpActivation(g, ffn, partition.Backward), d1, w1)
+		mlpBwd = g.fp8Cast(mlpBwd, "mlp.fc2.dgrad.cast", gr.Shape(m*s, h), partition.Backward)
+		d2, w2 := gr.LinearBackward("mlp.fc2.dgrad", "mlp.fc2.wgrad", ffnOut, wfc2, g.gemmDT)
+		mlpBwd = append(mlpBwd, d2, w2, mlpActivation(g, ffn, partition.Backward))
+		mlpBwd = g.fp8Cast(mlpBwd, "mlp.fc1.dgrad.cast", ffn, partition.Backward)
+		d1, w1 := gr.LinearBackward("mlp.fc1.dgrad", "mlp.fc1.wgrad", xs, wfc1, g.gemmDT)
+		mlpBwd = append(mlpBwd, d1, w1)
 	}
 	mlpBwd = append(mlpBwd, gr.Pointwise("ln2.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 	attnBwd := append(attnBwdArr[:0], gr.Pointwise("attn.residual.bwd", partition.Elementwise, partition.Backward, x, dt, partition.FlopDropout, 1, 1, maskRead, 0))
-	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, dt)
+	attnBwd = g.fp8Cast(attnBwd, "attn.proj.dgrad.cast", gr.Shape(m*s, h), partition.Backward)
+	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, g.gemmDT)
 	attnBwd = append(attnBwd, d, w)
 	if g.flash {
 		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, dt))
@@ -391,12 +395,13 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if sh.rope {
 		attnBwd = append(attnBwd, gr.Pointwise("attn.rope.bwd", partition.Elementwise, partition.Backward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
 	}
-	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, dt)
+	attnBwd = g.fp8Cast(attnBwd, "attn.qkv.dgrad.cast", gr.Shape(m*s, sh.qkvWidth(t)), partition.Backward)
+	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, g.gemmDT)
 	attnBwd = append(attnBwd, d, w,
 		gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
 	if g.moe.Experts == 0 {
-		ops := make([]partition.Op, 0, 52) // 14 forward, up to 14 recomputed, 23 backward
+		ops := make([]partition.Op, 0, 58) // 16 forward, up to 16 recomputed, 27 backward (FP8 casts)
 		ops = append(append(ops, attn...), mlp...)
 		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
@@ -428,6 +433,18 @@ func mlpActivation(g geom, x tensor.Shape, ph partition.Phase) partition.Op {
 		return g.gr.Pointwise("mlp.swiglu", partition.Elementwise, ph, x, g.dt, partition.FlopSwiGLU, 1, 0.5, 0, 0)
 	}
 	return g.gr.Pointwise("mlp.swiglu.bwd", partition.Elementwise, ph, x, g.dt, 2*partition.FlopSwiGLU, 1.5, 1, 0, 0)
+}
+
+// fp8Cast appends to ops, under FP8 training, the cast of a linear layer's bf16 input x to FP8
+// and its transpose (Transformer Engine's cast_transpose: the amax, the scaled FP8 copy for the
+// GEMM and the transposed one for the other backward GEMM; 2 bytes read, 2 written per
+// element): forward the inputs of the projection and fc2 (QKV's and fc1's come out of
+// LayerNormLinear's fused normalisation), backward the output gradient of every linear layer.
+func (g geom) fp8Cast(ops []partition.Op, name string, x tensor.Shape, ph partition.Phase) []partition.Op {
+	if g.gemmDT != dtype.FP8 {
+		return ops
+	}
+	return append(ops, g.gr.Pointwise(name, partition.Elementwise, ph, x, g.dt, partition.FlopCast, 1, 1, 0, 0))
 }
 
 // markLayer flags a transformer layer's ops as layer ops (partition.Op.InLayer).

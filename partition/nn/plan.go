@@ -48,6 +48,7 @@ func (t Training) micro() int {
 func (t Training) Validate() error {
 	var p params.Problems
 	p.AtLeast("--gpus", t.DP, 1)
+	p.Check(t.Precision.OnlyTransformers("data-parallel CNNs"))
 	p.AtLeast("--batch (per GPU)", t.LocalBatch, 1)
 	if t.MicroBatch < 0 {
 		p.Addf("--micro-batch %d must be ≥ 1", t.MicroBatch)

@@ -51,7 +51,7 @@ func TestGEMMShapeQuantisation(t *testing.T) {
 		// 57 waves (6156 slots).
 		{48, 2048, 2048, c * 6144 / 6156},
 	} {
-		if got := r.gemmEfficiency(partition.Op{Output: outShape(c.b, c.m, c.n)}); math.Abs(got-c.want) > 1e-12 {
+		if got := r.gemmEfficiency(partition.Op{Output: outShape(c.b, c.m, c.n), DType: dtype.BF16}); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%d × %d×%d: efficiency %.6f, want %.6f", c.b, c.m, c.n, got, c.want)
 		}
 	}
@@ -131,13 +131,31 @@ func TestGEMMAuto(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.gpu, c.dt, err)
 		}
-		if r.shaped != c.shaped || strings.Contains(r.Name(), "shape-aware") != c.shaped {
-			t.Errorf("%s %s: shaped %v (%q), want %v", c.gpu, c.dt, r.shaped, r.Name(), c.shaped)
+		if r.shaped[c.dt] != c.shaped || strings.Contains(r.Name(), "shape-aware") != c.shaped {
+			t.Errorf("%s %s: shaped %v (%q), want %v", c.gpu, c.dt, r.shaped[c.dt], r.Name(), c.shaped)
 		}
 		gr := partition.NewGraph(4, 4)
 		op := gr.MatMul("gemm", partition.Forward, gr.Shape(2048, 4096), gr.Shape(4096, 4096), c.dt)
 		if want := float64(op.FLOP) / (float64(r.PeakFLOP(c.dt)) * DefaultEfficiency.MatMul); !c.shaped && math.Abs(float64(r.OpTime(op))-want) > 1e-9*want {
 			t.Errorf("%s %s: constant fallback %v, want %v", c.gpu, c.dt, r.OpTime(op), want)
+		}
+	}
+}
+
+// FP8 GEMMs (the linear layers of --precision fp8) run at the GPU's measured FP8 ceiling, not the
+// training dtype's: on an H100 a GEMM of whole tiles in whole waves (the bf16 MAMF shape,
+// 24·22 = 528 = 4·132 tiles) reaches stas00's FP8 MAMF, 1402.6 TFLOP/s (configs/gemm.json), in a
+// roofline built for bf16 training; the bf16 GEMM of the same shape its 792.1.
+func TestGEMMShapeFP8(t *testing.T) {
+	r := shapeRoofline(t, "h100", dtype.BF16)
+	gr := partition.NewGraph(4, 4)
+	for _, c := range []struct {
+		dt     dtype.DType
+		tflops float64
+	}{{dtype.FP8, 1402.6}, {dtype.BF16, 792.1}} {
+		op := gr.MatMul("gemm", partition.Forward, gr.Shape(6144, 17920), gr.Shape(17920, 2816), c.dt)
+		if got := float64(op.FLOP) / float64(r.OpTime(op)) / 1e12; math.Abs(got-c.tflops) > 1e-9*c.tflops {
+			t.Errorf("%s: %.1f TFLOP/s, want the measured %.1f", c.dt, got, c.tflops)
 		}
 	}
 }

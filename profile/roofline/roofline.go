@@ -90,10 +90,12 @@ type Roofline struct {
 	// The GPU table's peaks per dtype, read once (OpTime runs for every op of every estimate):
 	// tensor (0 when unsupported) and vector (fp32's when the table has none).
 	tensor, vector [dtype.Count]units.FLOPPerSecond
-	// gemm is the shape-aware GEMM model of gemmDT (Eff.GEMM == GEMMShape).
-	gemm   gemmShape
-	gemmDT dtype.DType
-	shaped bool
+	// gemm is the shape-aware GEMM model per input dtype (Eff.GEMM shape or auto), where
+	// configs/gemm.json measured the GPU in that dtype (shaped): the training dtype's, and FP8's
+	// for the FP8 GEMMs of MixedFP8.
+	gemm   [dtype.Count]gemmShape
+	shaped [dtype.Count]bool
+	dt     dtype.DType // the training dtype
 	// flash is the GPU's FlashAttention efficiency for the training dtype (configs/gemm.json);
 	// hasFlash reports whether it has one.
 	flash    FlashEfficiency
@@ -115,14 +117,19 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.vector[d] = g.VectorPeak(d)
 	}
 	r.flash, r.hasFlash = flashEfficiency(g.Name, dt)
+	r.dt = dt
 	if eff.GEMM != GEMMConstant {
-		var err error
-		r.gemm, err = newGEMMShape(g, dt)
-		switch {
-		case err == nil:
-			r.gemmDT, r.shaped = dt, true
-		case eff.GEMM == GEMMShape:
-			return nil, err
+		for d := range dtype.DType(dtype.Count) {
+			if r.tensor[d] == 0 {
+				continue
+			}
+			shape, err := newGEMMShape(g, d)
+			switch {
+			case err == nil:
+				r.gemm[d], r.shaped[d] = shape, true
+			case d == dt && eff.GEMM == GEMMShape:
+				return nil, err
+			}
 		}
 	}
 	return r, nil
@@ -130,7 +137,7 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 
 // Name identifies the profile (and the shape-aware GEMM model, when it applies).
 func (r *Roofline) Name() string {
-	if r.shaped {
+	if r.shaped[r.dt] {
 		return "roofline " + r.GPU.Name + ", shape-aware GEMMs"
 	}
 	return "roofline " + r.GPU.Name
@@ -153,7 +160,7 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 		return units.Max(work.Over(rate), (op.Read + op.Written).Over(r.hbm))
 	case op.Kind == partition.Convolution:
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.Conv)
-	case r.shaped && op.DType == r.gemmDT && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
+	case r.shaped[op.DType] && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.gemmEfficiency(op))
 	case op.Kind.IsMatMul():
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.MatMul)
@@ -176,14 +183,14 @@ func (r *Roofline) FlashAttention() error {
 // gemmEfficiency is the shape model's efficiency for a GEMM's output, [M, N] or batched
 // [B, M, N].
 func (r *Roofline) gemmEfficiency(op partition.Op) float64 {
-	o := op.Output
+	o, g := op.Output, &r.gemm[op.DType]
 	switch len(o) {
 	case 2:
-		return r.gemm.efficiency(1, o[0], o[1])
+		return g.efficiency(1, o[0], o[1])
 	case 3:
-		return r.gemm.efficiency(o[0], o[1], o[2])
+		return g.efficiency(o[0], o[1], o[2])
 	}
-	return r.gemm.ceiling
+	return g.ceiling
 }
 
 // ReduceKey is what ReduceTime depends on for dt: the vector rate and the memory bandwidth
