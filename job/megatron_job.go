@@ -86,6 +86,7 @@ type TransformerExecution struct {
 	MaxGPUs         int                  `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
 	ParamsPerGPU    float64              `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
 	TP              int                  `json:"tp" help:"tensor-parallel degree"`
+	CP              int                  `json:"cp" help:"context-parallel degree: each rank holds 1/cp of every sequence, attention passes keys and values around the ring (Megatron-Core context parallelism; 1: none)"`
 	PP              int                  `json:"pp" help:"pipeline-parallel degree"`
 	DP              int                  `json:"dp" help:"data-parallel degree"`
 	EP              int                  `json:"ep" help:"expert-parallel degree (divides DP; MoE only)"`
@@ -134,7 +135,7 @@ func (megatronWorkload) NewModel() any {
 }
 
 func (megatronWorkload) NewExecution() any {
-	return &TransformerExecution{MaxGPUs: megatron.DefaultMaxGPUs, TP: 1, PP: 1, DP: 1, Interleave: 1,
+	return &TransformerExecution{MaxGPUs: megatron.DefaultMaxGPUs, TP: 1, CP: 1, PP: 1, DP: 1, Interleave: 1,
 		Recompute: megatron.RecomputeFull, Precision: megatron.MixedFP16, Optimizer: megatron.Adam}
 }
 
@@ -143,7 +144,7 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
 		Arch: megatron.Arch{KVHeads: m.KVHeads, HeadDim: m.HeadDim, FFNHidden: m.FFNHidden, MLP: m.MLP, Norm: m.Norm,
 			NoBias: m.NoBias, QKVBias: m.QKVBias, Positions: m.Positions},
-		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, Interleave: e.Interleave,
+		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, CP: e.CP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,
 		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer,
@@ -196,7 +197,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		}
 		gpus := e.GPUs
 		if gpus == 0 && m.TargetLoss == 0 {
-			gpus = max(1, e.TP) * max(1, e.PP) * max(1, e.DP)
+			gpus = max(1, e.TP) * max(1, e.CP) * max(1, e.PP) * max(1, e.DP)
 		}
 		o.Search = &SearchOptions{GPUs: gpus}
 		layout = LayoutExplicit
@@ -233,8 +234,12 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 			o.Config.MicroBatch = 1
 		}
 		if e.GPUs > 0 && o.Search == nil {
-			tp := max(1, e.TP) * max(1, e.PP)
-			if e.GPUs%tp != 0 {
+			tp := max(1, e.TP) * max(1, e.CP) * max(1, e.PP)
+			switch {
+			case e.GPUs%tp == 0:
+			case e.CP > 1:
+				return o, errs.Usage("execution.gpus %d must be a multiple of execution.tp %d × execution.cp %d × execution.pp %d = %d", e.GPUs, e.TP, e.CP, e.PP, tp)
+			default:
 				return o, errs.Usage("execution.gpus %d must be a multiple of execution.tp %d × execution.pp %d = %d", e.GPUs, e.TP, e.PP, tp)
 			}
 			o.Config.DP = e.GPUs / tp

@@ -196,6 +196,8 @@ func (s *Software) restrict(sp *megatron.Space) {
 			sp.Recompute = narrow(sp.Recompute, st.ok, func(v reflect.Value) megatron.Recompute { return v.Interface().(megatron.Recompute) })
 		case "seq_parallel":
 			sp.SeqParallel = narrow(sp.SeqParallel, st.ok, reflect.Value.Bool)
+		case "pp_first_layers":
+			sp.FixedEnds = len(st.ok) == 1 && st.ok[0].Int() == 0
 		}
 	}
 }

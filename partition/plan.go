@@ -106,9 +106,10 @@ const (
 	DimEP            // expert parallel (Mixture-of-Experts all-to-all)
 	DimMP            // model parallel embedding tables (DLRM all-to-all)
 	DimSP            // spatial (operator) parallel: halo exchange, sharded dense layers
+	DimCP            // context parallel: the keys and values passed around the ring
 )
 
-var dimNames = []string{"dp", "tp", "pp", "ep", "mp", "sp"}
+var dimNames = []string{"dp", "tp", "pp", "ep", "mp", "sp", "cp"}
 
 func (d Dim) String() string { return dimNames[d] }
 
@@ -267,6 +268,7 @@ type Layout struct {
 	GPUs         int  `json:"gpus"`
 	DP           int  `json:"dp"`
 	TP           int  `json:"tp"`
+	CP           int  `json:"cp,omitempty"` // context parallel (1: none; 0: a workload without it)
 	PP           int  `json:"pp"`
 	Interleave   int  `json:"interleave"`
 	SeqParallel  bool `json:"seq_parallel"`

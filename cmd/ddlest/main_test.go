@@ -254,6 +254,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--tp", "4", "--precision", "fp8", "--cluster", "dgx-a100"}, 2, []string{"--precision fp8", "a100-80gb has no fp8 tensor peak"}},
 		{[]string{"dp", "--model", "resnet50", "--precision", "fp8"}, 2, []string{"--precision fp8", "modelled for transformers", "valid: fp16, bf16, fp32, tf32"}},
 		{[]string{"moe", "--precision", "fp8"}, 2, []string{"--precision fp8 is modelled for dense layers"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--cp", "4", "--seq", "8196"}, 2, []string{"--cp 4 needs --seq 8196 to split into 2 × 4 = 8 equal chunks"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "60", "--tp", "4", "--cp", "4"}, 2, []string{"--gpus 60 must be a multiple of --tp 4 × --cp 4 × --pp 1 = 16"}},
+		{[]string{"moe", "--cp", "2"}, 2, []string{"--cp 2: context parallelism is modelled for dense layers"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--norm", "batchnorm"}, 2, []string{`"batchnorm"`, "layernorm, rmsnorm"}},
 		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"search layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--net", "ramp", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
@@ -725,5 +728,60 @@ func TestHFConfig(t *testing.T) {
 		if code != c.code || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("%v: exit %d %q, want exit %d and %q on one line", c.args, code, errOut, c.code, c.want)
 		}
+	}
+}
+
+// Issue 14's long-context run: Llama 3 405B at 128K tokens on 16,384 H100 with TP 8, CP 16 and
+// PP 16 (7 + 8 × 14 + 7 layers) runs from the CLI and from a job file, and the search, keeping
+// CP 16, finds layouts that fit (its best one runs again as a job file: `search --format json`).
+func TestLongContext405B(t *testing.T) {
+	layout := []string{"--model", "llama3-405b", "--gpus", "16384", "--cp", "16", "--seq", "131072", "--global-batch", "128",
+		"--cluster", "dgx-h100", "--software", "megatron-core"}
+	explicit := append([]string{"megatron", "--tp", "8", "--pp", "16", "--pp-first-layers", "7", "--pp-last-layers", "7", "--seq-parallel", "--format", "json"}, layout...)
+	out, errOut, code := execute(explicit...)
+	if code != 0 {
+		t.Fatalf("CLI: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Report struct {
+			Parallel struct {
+				CP, DP, TP, PP int
+			} `json:"parallel"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if p := doc.Report.Parallel; p.CP != 16 || p.DP != 8 || p.TP != 8 || p.PP != 16 {
+		t.Errorf("CLI layout %+v, want DP 8 × TP 8 × CP 16 × PP 16", p)
+	}
+	dir := t.TempDir()
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, []byte(`{"workload": "megatron", "model": {"preset": "llama3-405b", "seq": 131072},
+  "execution": {"software": "megatron-core", "tp": 8, "cp": 16, "pp": 16, "pp_first_layers": 7, "pp_last_layers": 7,
+  "gpus": 16384, "global_batch": 128, "seq_parallel": true}, "cluster": {"preset": "dgx-h100"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := execute("run", jobFile); code != 0 || !strings.Contains(out, "DP 8 × TP 8 × CP 16 × PP 16") {
+		t.Errorf("job file: exit %d: %s%s", code, errOut, out)
+	}
+	found, errOut, code := execute(append([]string{"search", "megatron", "--top", "1", "--format", "json"}, layout...)...)
+	if code != 0 {
+		t.Fatalf("search: exit %d: %s", code, errOut)
+	}
+	var jobs []struct {
+		Execution struct {
+			CP int `json:"cp"`
+		} `json:"execution"`
+	}
+	if err := json.Unmarshal([]byte(found), &jobs); err != nil || len(jobs) != 1 || jobs[0].Execution.CP != 16 {
+		t.Fatalf("search: %v %+v", err, jobs)
+	}
+	best := filepath.Join(dir, "best.json")
+	if err := os.WriteFile(best, []byte(strings.TrimSpace(found)[1:len(strings.TrimSpace(found))-1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := execute("run", best); code != 0 {
+		t.Errorf("the search's best layout as a job file: exit %d: %s", code, errOut)
 	}
 }

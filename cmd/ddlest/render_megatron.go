@@ -312,8 +312,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	if c.SeqParallel {
 		sp = "on"
 	}
-	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d × PP %d (interleave %d); sequence parallel %s; recompute %s",
-		c.GPUs(), c.DP, c.TP, c.PP, c.Interleave, sp, c.Recompute))
+	cp := ""
+	if c.CPs() > 1 {
+		cp = fmt.Sprintf(" × CP %d", c.CPs())
+	}
+	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d%s × PP %d (interleave %d); sequence parallel %s; recompute %s",
+		c.GPUs(), c.DP, c.TP, cp, c.PP, c.Interleave, sp, c.Recompute))
 	row("software", describeStack(r))
 	if s := r.Search; s != nil {
 		row("layout", "search: "+describeSearch(*s))

@@ -114,7 +114,11 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 			measure += " per iteration"
 		}
 	}
-	fmt.Fprintln(tw, "rank\tGPUs = DP × TP × PP\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
+	head := "GPUs = DP × TP × PP"
+	if best.Config.CPs() > 1 { // the search keeps the given context parallelism
+		head = "GPUs = DP × TP × CP × PP"
+	}
+	fmt.Fprintln(tw, "rank\t"+head+"\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
 	bm := rk.Measure(best)
 	for i, r := range res.Reports {
 		c := r.Config
@@ -132,7 +136,14 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 		if c.SeqParallel {
 			sp = "on"
 		}
-		fmt.Fprintf(tw, "%d\t%d = %d × %d × %d\t%d\t%d\t%s\t%s\t%s\t%v%s\t%s\t%s\t%v\t%s\t%v\n", i+1, c.GPUs(), c.DP, c.TP, c.PP,
+		layout := fmt.Sprintf("%d = %d × %d × %d", c.GPUs(), c.DP, c.TP, c.PP)
+		if c.CPs() > 1 {
+			layout = fmt.Sprintf("%d = %d × %d × %d × %d", c.GPUs(), c.DP, c.TP, c.CPs(), c.PP)
+		}
+		if c.PPFirstLayers > 0 || c.PPLastLayers > 0 {
+			layout += fmt.Sprintf(" (ends %d, %d layers)", c.StageLayers(0), c.StageLayers(c.PP-1))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%v%s\t%s\t%s\t%v\t%s\t%v\n", i+1, layout,
 			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), it.Total, m, vs, lost, r.Result.TimeToAccuracy,
 			pct(r.Result.MFU), r.Result.Memory.Total)
 	}

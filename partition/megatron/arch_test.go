@@ -307,3 +307,74 @@ func TestFP8Layer(t *testing.T) {
 		t.Errorf("FP8 weight cache %g bytes, want %g", got, want)
 	}
 }
+
+// Context parallelism (Megatron-Core; Transformer Engine's p2p ring): each of CP ranks holds
+// 1/CP of every sequence, so per GPU every token-proportional quantity is 1/CP of the CP = 1
+// layer's and so is attention's, whose s/CP queries meet all s keys: the GEMM FLOPs and the
+// activations kept per layer are exactly 1/CP. Per layer and micro-batch the ring sends the
+// rank's K and V, 2·b·(s/CP)·kv·dh/t elements, CP − 1 times forward (and again in the recomputed
+// forward), 2(CP − 1) times backward, between ranks TP apart; the gradients are reduced over the
+// DP·CP ranks holding the same weights, TP apart; the model FLOPs of the iteration do not change.
+func TestContextParallel(t *testing.T) {
+	const cp, tp = 4, 2
+	c := llama3(4, 1024, 3584, 8, tp)
+	c.Seq, c.GlobalBatch, c.DP, c.Recompute, c.Attention = 8192, 8, 2, RecomputeNone, AttnFlash
+	one := build(t, c)
+	c.CP = cp
+	p := build(t, c)
+	l1, l := layerOf(one), layerOf(p)
+	saved := func(b partition.Block) (n float64) {
+		for _, op := range b.Ops {
+			n += float64(op.Saved)
+		}
+		return n
+	}
+	if got, want := saved(l), saved(l1)/cp; got != want {
+		t.Errorf("saved %g bytes per layer, want 1/%d of CP 1's %g", got, cp, saved(l1))
+	}
+	for _, ph := range []partition.Phase{partition.Forward, partition.Backward} {
+		if got, want := sumFLOP(l, matmulIn(ph)), sumFLOP(l1, matmulIn(ph))/cp; rel(got, want) > 1e-12 {
+			t.Errorf("%s GEMM FLOP %g, want %g", ph, got, want)
+		}
+	}
+	for _, ph := range []partition.Phase{partition.Forward, partition.Backward} {
+		var got, want float64
+		for i, op := range l.Ops {
+			if op.Kind == partition.FusedAttention && op.Phase == ph {
+				got, want = float64(op.FLOP), float64(l1.Ops[i].FLOP)/cp
+			}
+		}
+		if got == 0 || rel(got, want) > 1e-12 {
+			t.Errorf("%s attention FLOP %g, want %g", ph, got, want)
+		}
+	}
+	kv := units.Bytes(2 * 1 * (8192 / cp) * (8 * 128 / tp) * 2) // K and V of the rank's tokens, bf16
+	for _, w := range []struct {
+		name  string
+		count int
+	}{{"cp.kv.fwd", cp - 1}, {"cp.kv.bwd", 2 * (cp - 1)}} {
+		found := false
+		for _, col := range l.Collectives {
+			if col.Name == w.name {
+				found = true
+				if col.Count != w.count || col.Bytes != kv || col.Group.Stride != tp || col.Dim != partition.DimCP {
+					t.Errorf("%s: %d × %v at stride %d (%s), want %d × %v at stride %d", w.name, col.Count, col.Bytes, col.Group.Stride, col.Dim, w.count, kv, tp)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s", w.name)
+		}
+	}
+	g := p.Stages[0].Grads[0]
+	if g.Group.Size != c.DP*cp || g.Group.Stride != tp {
+		t.Errorf("gradients over %d ranks at stride %d, want DP × CP = %d at stride %d", g.Group.Size, g.Group.Stride, c.DP*cp, tp)
+	}
+	if p.ModelFLOP != one.ModelFLOP || p.Layout.GPUs != tp*cp*c.DP {
+		t.Errorf("model FLOP %g (CP 1: %g), %d GPUs", float64(p.ModelFLOP), float64(one.ModelFLOP), p.Layout.GPUs)
+	}
+	c.Seq = 8196 // not 2·CP = 8 equal chunks
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--cp 4 needs --seq 8196 to split into 2 × 4 = 8 equal chunks") {
+		t.Errorf("seq 8196: %v", err)
+	}
+}

@@ -37,7 +37,7 @@ func Params(c Config) (total, nonEmbedding float64) {
 	nonEmbedding = float64(c.Layers) * layer
 	total = nonEmbedding
 	if v := PaddedVocab(c.Vocab, c.TP); v > 0 {
-		g := geom{h: c.Hidden, s: c.Seq, t: 1, vocab: v, sh: sh}
+		g := geom{h: c.Hidden, s: c.Seq, cp: 1, t: 1, vocab: v, sh: sh}
 		total += embeddingParams(g) + headParams(g, c.UntiedEmbeddings)
 	}
 	return total, nonEmbedding
@@ -48,7 +48,7 @@ func Params(c Config) (total, nonEmbedding float64) {
 func embeddingParams(g geom) float64 {
 	p := float64(g.vocab/g.t) * float64(g.h)
 	if !g.sh.rope {
-		p += float64(g.s) * float64(g.h)
+		p += float64(g.s*g.cp) * float64(g.h) // the whole sequence's table, on every rank
 	}
 	return p
 }
@@ -65,7 +65,7 @@ func headParams(g geom, ownWeights bool) float64 {
 // geometry is the per-GPU geometry of a configuration (without a graph to build ops into).
 func geometry(c Config) geom {
 	tp, dp, _ := c.Strides()
-	g := geom{m: c.MicroBatch, s: c.Seq, h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
+	g := geom{m: c.MicroBatch, s: c.Seq / c.CPs(), cp: c.CPs(), cpStride: c.CPStride(), h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
 		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.MoE,
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	if c.PP > 1 {
@@ -75,7 +75,7 @@ func geometry(c Config) geom {
 		// TP·DP/EP expert-parallel groups (tp-first) or again one every PP.
 		g.phases, g.tpBlock, g.epBlock = 2, 1, 1
 		if c.RankOrder == TPFirst {
-			g.tpBlock = c.DP
+			g.tpBlock = c.DP * c.CPs()
 			if c.MoE.EP > 0 {
 				g.epBlock = c.TP * c.DP / c.MoE.EP
 			}
@@ -103,7 +103,7 @@ func Build(c Config) (*partition.Plan, error) {
 
 	plan := &partition.Plan{
 		Workload: Workload,
-		Layout: partition.Layout{GPUs: c.GPUs(), DP: c.DP, TP: t, PP: p, Interleave: c.Interleave,
+		Layout: partition.Layout{GPUs: c.GPUs(), DP: c.DP, TP: t, CP: c.CPs(), PP: p, Interleave: c.Interleave,
 			SeqParallel: c.SeqParallel, GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: mbs},
 		Stages: make([]partition.Stage, p),
 	}
@@ -169,7 +169,7 @@ func Build(c Config) (*partition.Plan, error) {
 			st.Params += b.Params * float64(b.Repeat)
 			for _, op := range b.Ops {
 				if op.Kind.IsMatMul() && (op.Phase == partition.Forward || op.Phase == partition.Backward) {
-					flop += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.DP)
+					flop += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.CPs()*c.DP)
 				}
 			}
 		}
@@ -254,7 +254,7 @@ func optimizerParams(params [2]float64, c Config) float64 {
 	if !c.DistOptimizer {
 		return params[0] + params[1]
 	}
-	p := params[0] / float64(c.DP)
+	p := params[0] / float64(c.DP*c.CPs()) // Megatron-Core shards over the data × context group
 	if params[1] > 0 {
 		p += params[1] / float64(c.DP/c.MoE.EP)
 	}
@@ -290,7 +290,7 @@ func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partitio
 	dt := c.GradDType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
-		bucket = units.Bytes(bucketParams(c.DP)) * dt.Size()
+		bucket = units.Bytes(bucketParams(c.DP*c.CPs())) * dt.Size()
 	}
 	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
 	op := network.AllReduce
@@ -302,8 +302,14 @@ func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partitio
 			Collective:  network.Collective{Op: op, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
 			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
 	}
+	// Every context-parallel rank holds the same weights: the gradients are reduced over the
+	// data × context-parallel ranks (Megatron-Core's dp-cp group), consecutive in the rank order.
 	_, dpStride, _ := c.Strides()
-	gs := append(dst, sync("dp.grads", partition.DimDP, params[0], network.Group{Size: c.DP, Stride: dpStride}))
+	dense := network.Group{Size: c.DP, Stride: dpStride}
+	if c.CPs() > 1 {
+		dense = network.Group{Size: c.DP * c.CPs(), Stride: c.CPStride()}
+	}
+	gs := append(dst, sync("dp.grads", partition.DimDP, params[0], dense))
 	if c.MoE.Experts > 0 {
 		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: dpStride * c.MoE.EP}))
 	}

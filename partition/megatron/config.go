@@ -155,6 +155,10 @@ type Config struct {
 	GlobalBatch int // sequences per iteration
 	MicroBatch  int // sequences per micro-batch
 	TP, PP, DP  int
+	// CP is the context-parallel degree (0 or 1: none): each of CP ranks holds 1/CP of every
+	// sequence, and attention passes the keys and values around the CP group in a ring
+	// (Megatron-Core context parallelism; Liu et al. 2023, Ring Attention).
+	CP int
 	// Interleave is the number of model chunks per pipeline stage (interleaved 1F1B,
 	// Narayanan et al. 2021 §2.2); 1 is plain 1F1B.
 	Interleave  int
@@ -310,16 +314,26 @@ func (c Config) splits(pp, v int) bool {
 	return c.Layers%(pp*v) == 0
 }
 
-// GPUs is the job size TP·PP·DP.
-func (c Config) GPUs() int { return c.TP * c.PP * c.DP }
+// GPUs is the job size TP·CP·PP·DP.
+func (c Config) GPUs() int { return c.TP * c.CPs() * c.PP * c.DP }
+
+// CPs is the context-parallel degree (1 without context parallelism).
+func (c Config) CPs() int { return max(1, c.CP) }
 
 // Strides are the rank distances between neighbours along the tensor, data and pipeline
-// dimensions under the rank order.
+// dimensions under the rank order (Megatron-Core's tp-cp-dp-pp: context-parallel neighbours
+// are TP apart, data-parallel ones TP·CP).
 func (c Config) Strides() (tp, dp, pp int) {
 	if c.RankOrder == PPFirst {
-		return c.PP, c.PP * c.TP, 1
+		return c.PP, c.PP * c.TP * c.CPs(), 1
 	}
-	return 1, c.TP, c.TP * c.DP
+	return 1, c.TP * c.CPs(), c.TP * c.CPs() * c.DP
+}
+
+// CPStride is the rank distance between context-parallel neighbours.
+func (c Config) CPStride() int {
+	tp, _, _ := c.Strides()
+	return tp * c.TP
 }
 
 // MicroBatches is the number of micro-batches per iteration per pipeline.
@@ -358,8 +372,23 @@ func (c Config) Validate() error {
 	if c.SeqParallel && c.TPComm == TPCommRAMP {
 		p.Addf("--tp-comm ramp (the RAMP paper's two all-reduces per layer) cannot be combined with --seq-parallel")
 	}
-	if okT && okS && c.SeqParallel && c.Seq%c.TP != 0 {
+	okC := true
+	switch cp := c.CPs(); {
+	case c.CP < 0:
+		p.Addf("--cp %d must be ≥ 1 (or 0: none)", c.CP)
+		okC = false
+	case okS && cp > 1 && c.Seq%(2*cp) != 0:
+		p.Addf("--cp %d needs --seq %d to split into 2 × %d = %d equal chunks (causal load balancing: rank i takes chunks i and %d − i)", cp, c.Seq, cp, 2*cp, 2*cp-1)
+		okC = false
+	case cp > 1 && c.MoE.Experts > 0:
+		p.Addf("--cp %d: context parallelism is modelled for dense layers; MoE layers use --cp 1 here", cp)
+	}
+	switch {
+	case !okT || !okS || !okC || !c.SeqParallel || (c.Seq/c.CPs())%c.TP == 0:
+	case c.CPs() == 1:
 		p.Addf("--seq-parallel needs --tp %d to divide --seq %d", c.TP, c.Seq)
+	default:
+		p.Addf("--seq-parallel needs --tp %d to divide the %d tokens per context-parallel rank (--seq %d / --cp %d)", c.TP, c.Seq/c.CPs(), c.Seq, c.CPs())
 	}
 	if okL && okP && okV {
 		uneven := c.PPFirstLayers != 0 || c.PPLastLayers != 0

@@ -18,16 +18,19 @@ type geom struct {
 	// phases, tpBlock, epBlock: under 1F1B with several stages only every other stage's groups
 	// (phases = 2) run their collectives at once; the blocks are the groups per stage.
 	phases, tpBlock, epBlock int
-	vocab                    int // padded vocabulary (0: none)
-	sp, asyncTP, tpOverlap   bool
-	flash                    bool // FlashAttention kernels (AttnFlash)
-	tpc                      TPComm
-	rc                       Recompute
-	dt                       dtype.DType
-	sh                       shape       // the layer's widths (Arch resolved)
-	moe                      moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
-	gemmDT                   dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
-	moeAct                   *moeActivations
+	// cp is the context-parallel degree (s is then each rank's 1/cp of the sequence), cpStride
+	// the rank distance of its ring, cpBlock its groups per pipeline stage.
+	cp, cpStride, cpBlock  int
+	vocab                  int // padded vocabulary (0: none)
+	sp, asyncTP, tpOverlap bool
+	flash                  bool // FlashAttention kernels (AttnFlash)
+	tpc                    TPComm
+	rc                     Recompute
+	dt                     dtype.DType
+	sh                     shape       // the layer's widths (Arch resolved)
+	moe                    moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
+	gemmDT                 dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
+	moeAct                 *moeActivations
 }
 
 // moeActivations caches what one MoE layer saves per micro-batch (stageActivations).
@@ -110,6 +113,37 @@ func (g geom) tpCollectives() []partition.Collective {
 	if g.rc == RecomputeFull {
 		add("sp.f.recompute", network.AllGather, partition.Recompute, 2)
 		add("sp.g.recompute", network.ReduceScatter, partition.Recompute, 2)
+	}
+	return cs
+}
+
+// cpCollectives is context parallelism's ring exchange in one layer (Megatron-Core with
+// Transformer Engine's default cp_comm_type p2p: each sequence split into 2·cp chunks, rank i
+// holding chunks i and 2cp − 1 − i so that causal attention costs every rank the same;
+// transformer_engine/pytorch/attention AttnFuncWithCPAndKVP2P): forward, cp − 1 steps each send
+// the rank's current key and value chunk to the next rank of the ring while attention runs on the
+// chunk it holds; backward the keys and values travel again with their gradients, 2(cp − 1)
+// sends; a recomputed attention core repeats the forward ring. Each send is the K and V of the
+// rank's s tokens, 2·b·s·kv·dh/t elements, hidden behind the attention kernel of its pass.
+func (g geom) cpCollectives() []partition.Collective {
+	if g.cp < 2 {
+		return nil
+	}
+	fwd, bwd := "attn.scores", "attn.scores.dA"
+	if g.flash {
+		fwd, bwd = "attn.flash", "attn.flash.bwd"
+	}
+	kv := units.Bytes(2 * float64(g.m*g.s) * float64(g.sh.kv*g.sh.dh/g.t) * g.sz())
+	ring := func(name string, ph partition.Phase, sends int, behind string) partition.Collective {
+		return partition.Collective{
+			Name: name, Dim: partition.DimCP, Phase: ph, Count: sends, Overlap: partition.BehindOp, HideBehind: behind,
+			Collective: network.Collective{Op: network.SendRecv, Bytes: kv, DType: g.dt,
+				Group: network.Group{Size: 2, Stride: max(1, g.cpStride)}}, // a ring step: every rank to its neighbour
+		}
+	}
+	cs := []partition.Collective{ring("cp.kv.fwd", partition.Forward, g.cp-1, fwd), ring("cp.kv.bwd", partition.Backward, 2*(g.cp-1), bwd)}
+	if g.rc != RecomputeNone { // full and selective recomputation both rerun the attention core
+		cs = append(cs, ring("cp.kv.recompute", partition.Recompute, g.cp-1, fwd))
 	}
 	return cs
 }
@@ -206,7 +240,7 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	if g.sp {
 		gemmIn = resid * gsz // ...or kept as the sequence shard
 	}
-	core := m * float64(g.a) / t * s * s // attention-core elements
+	core := m * float64(g.a) / t * s * s * float64(g.cp) // attention-core elements (keys: the whole sequence)
 	keepCore := g.rc != RecomputeSelective
 	var lse float64 // FlashAttention keeps the fp32 row log-sum-exp instead of the s² core
 	if g.flash {
@@ -269,8 +303,10 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	x := gr.Shape(m, g.sl(), h)                    // residual stream on this GPU
 	xs := gr.Shape(m*s, h)                         // gathered input of the column-parallel GEMMs
 	qk := gr.Shape(m*at, s, dh)                    // per-head Q (and K, V) on this GPU
-	kt := gr.Shape(m*at, dh, s)                    // Kᵀ (a key head serves a/kv query heads)
-	sc := gr.Shape(m*at, s, s)                     // attention scores / probabilities
+	sk := s * g.cp                                 // keys: the whole sequence (the CP ring's)
+	kt := gr.Shape(m*at, dh, sk)                   // Kᵀ (a key head serves a/kv query heads)
+	vk := gr.Shape(m*at, sk, dh)                   // V
+	sc := gr.Shape(m*at, s, sk)                    // attention scores / probabilities
 	ffn := gr.Shape(m*s, sh.fc1Width(t))           // fc1 output
 	ffnOut := gr.Shape(m*s, ft)                    // fc2 input
 	pin := gr.Shape(m*s, at*dh)                    // projection input
@@ -278,7 +314,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	resid := float64(m*g.sl()) * float64(h)        // elements of x
 	rotated := gr.Shape(m*s, (sh.a+sh.kv)*sh.dh/t) // queries and keys (RoPE)
 
-	core := float64(m*at) * float64(s) * float64(s) // attention-core elements
+	core := float64(m*at) * float64(s) * float64(sk) // attention-core elements
 	saved, workspace := layerActivations(g)
 
 	ln1 := gr.Pointwise("ln1", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
@@ -286,7 +322,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	scores := gr.BMM("attn.scores", partition.Forward, qk, kt, dt)
 	softmax := gr.Pointwise("attn.softmax", partition.Softmax, partition.Forward, sc, dt, partition.FlopSoftmax, 1, 1, 0, 0)
 	drop := gr.Pointwise("attn.dropout", partition.Elementwise, partition.Forward, sc, dt, partition.FlopDropout, 1, 1, 0, units.Bytes(core*partition.MaskBytes))
-	context := gr.BMM("attn.context", partition.Forward, sc, qk, dt)
+	context := gr.BMM("attn.context", partition.Forward, sc, vk, dt)
 	proj := gr.MatMul("attn.proj", partition.Forward, pin, wproj, g.gemmDT)
 	res1 := gr.Pointwise("attn.residual", partition.Elementwise, partition.Forward, x, dt, partition.FlopResidual, 2, 1, 0, units.Bytes(resid*partition.MaskBytes))
 	ln2 := gr.Pointwise("ln2", partition.Norm, partition.Forward, x, dt, partition.FlopNorm, 1, 1, lnExtra, 0)
@@ -310,7 +346,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	}
 	core0 := len(attn) // the attention core's first op
 	if g.flash {       // one kernel for the attention core: scores, softmax, dropout, context
-		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, dt)
+		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, dt)
 		flash.Saved = saved[2] + saved[3] + saved[4] + saved[5] // Q, K, L and V
 		attn = append(attn, flash)
 	} else {
@@ -383,9 +419,9 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, g.gemmDT)
 	attnBwd = append(attnBwd, d, w)
 	if g.flash {
-		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, dt))
+		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, dt))
 	} else {
-		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, qk, dt)
+		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, vk, dt)
 		attnBwd = append(attnBwd, da, db,
 			gr.Pointwise("attn.dropout.bwd", partition.Elementwise, partition.Backward, sc, dt, partition.FlopDropout, 1, 1, units.Bytes(core*partition.MaskBytes), 0),
 			gr.Pointwise("attn.softmax.bwd", partition.Softmax, partition.Backward, sc, dt, partition.FlopSoftmax, 2, 1, 0, 0))
@@ -406,7 +442,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
 		markLayer(ops)
-		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: g.tpCollectives(),
+		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: append(g.tpCollectives(), g.cpCollectives()...),
 			Params: sh.layerParams(t), Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)

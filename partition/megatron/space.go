@@ -16,6 +16,11 @@ type Space struct {
 	EP          []int
 	Recompute   []Recompute
 	SeqParallel []bool
+	// FixedEnds keeps the first and the last stage at an even share of the layers (software
+	// without Megatron-Core's per-stage layer counts). Otherwise a PP that does not divide the
+	// layers L is also tried with one layer fewer on the first and the last stage, when
+	// (L + 2)/PP is whole: Llama 3 405B's 7 + 8 × 14 + 7 on 16 stages (Dubey et al. 2024 §3.3.2).
+	FixedEnds bool
 }
 
 var (
@@ -37,17 +42,24 @@ var (
 // interleaved schedule"); sequence parallelism needs TP > 1, TP dividing the sequence and the
 // Megatron tensor-parallel collectives; EP divides DP and the experts.
 func Layouts(base Config, s Space, yield func(Config) bool) {
-	n := s.GPUs
-	if n < 1 || base.Layers < 1 || base.Heads < 1 || base.GlobalBatch < 1 {
+	// Context parallelism is taken as given: the search lays out the GPUs of each of its ranks.
+	n := s.GPUs / base.CPs()
+	if n < 1 || s.GPUs%base.CPs() != 0 || base.Layers < 1 || base.Heads < 1 || base.GlobalBatch < 1 {
 		return
 	}
 	for tp := 1; tp <= n; tp++ {
-		if n%tp != 0 || base.Heads%tp != 0 || !allowed(s.TP, tp) || (base.MoE.Experts > 0 && tp != 1) {
+		if n%tp != 0 || base.Heads%tp != 0 || (base.KVHeads > 0 && base.KVHeads%tp != 0) || !allowed(s.TP, tp) || (base.MoE.Experts > 0 && tp != 1) {
 			continue
 		}
 		for pp := 1; pp <= n/tp; pp++ {
-			if (n/tp)%pp != 0 || !base.splits(pp, 1) || !allowed(s.PP, pp) {
+			if (n/tp)%pp != 0 || !allowed(s.PP, pp) {
 				continue
+			}
+			base := base
+			if !base.splits(pp, 1) {
+				if !shorterEnds(&base, s, pp) {
+					continue
+				}
 			}
 			dp := n / (tp * pp)
 			if base.GlobalBatch%dp != 0 {
@@ -64,6 +76,20 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 			}
 		}
 	}
+}
+
+// shorterEnds gives c's first and last of pp stages one layer fewer than the others, if the
+// space and c's partition allow it and the layers then split evenly.
+func shorterEnds(c *Config, s Space, pp int) bool {
+	if s.FixedEnds || pp < 3 || c.PPPartition != PPUniform || c.PPFirstLayers != 0 || c.PPLastLayers != 0 || (c.Layers+2)%pp != 0 {
+		return false
+	}
+	k := (c.Layers+2)/pp - 1
+	if k < 1 {
+		return false
+	}
+	c.PPFirstLayers, c.PPLastLayers = k, k
+	return c.splits(pp, 1)
 }
 
 // layoutsAt enumerates interleave, EP, recomputation and sequence parallelism at one
@@ -89,7 +115,7 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 	if sps == nil {
 		sps = allSP
 	}
-	if tp == 1 || c.Seq%tp != 0 || c.TPComm == TPCommRAMP {
+	if tp == 1 || (c.Seq/c.CPs())%tp != 0 || c.TPComm == TPCommRAMP {
 		sps = noSP
 		if len(s.SeqParallel) == 1 && s.SeqParallel[0] {
 			return true // only sequence-parallel layouts were asked for
