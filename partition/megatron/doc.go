@@ -12,17 +12,17 @@
 //	no_bias     no linear-layer biases;  positions rope: no position table, an elementwise
 //	            rotation of Q and K (3 operations per element) forward and backward
 //
+// so that, forward, per layer: QKV 2bsh(a + 2kv)dh/t + scores and context 4bs²·a·dh/t +
+// projection 2bs·a·dh·h/t + MLP 2bsh·f·(3 with SwiGLU, 2 with GeLU)/t; the GPT-3 forms below are
+// the zero Arch. Parameters per layer: h(a + 2kv)dh + a·dh·h + (3 or 2)·h·f + the biases + two
+// norms (Llama 3 8B: 218,112,000 per layer, 8,030,261,248 in all; arch_test.go).
+//
 // Context parallelism (cp, Megatron-Core with Transformer Engine's p2p ring): each of cp ranks
 // holds s/cp tokens of every sequence (chunks i and 2cp − 1 − i of 2cp, so causal attention
 // costs every rank the same), so every per-GPU count above takes s/cp, attention's s/cp queries
 // against all s keys (FLOPs and the s² core /cp); per layer the ring sends the rank's K and V,
 // 2b(s/cp)·kv·dh/t elements, cp − 1 times forward and 2(cp − 1) backward, behind the attention
 // kernel; gradients are reduced over the DP·cp ranks that hold the same weights.
-//
-// so that, forward, per layer: QKV 2bsh(a + 2kv)dh/t + scores and context 4bs²·a·dh/t +
-// projection 2bs·a·dh·h/t + MLP 2bsh·f·(3 with SwiGLU, 2 with GeLU)/t; the GPT-3 forms below are
-// the zero Arch. Parameters per layer: h(a + 2kv)dh + a·dh·h + (3 or 2)·h·f + the biases + two
-// norms (Llama 3 8B: 218,112,000 per layer, 8,030,261,248 in all; arch_test.go).
 //
 // Per layer and micro-batch of b sequences of s tokens, hidden h, a heads, tensor parallelism t
 // (Shoeybi et al. 2019; Narayanan et al. 2021 §5.1), forward GEMM FLOP per GPU:
