@@ -785,3 +785,17 @@ func TestLongContext405B(t *testing.T) {
 		t.Errorf("the search's best layout as a job file: exit %d: %s", code, errOut)
 	}
 }
+
+// --gpu b200 alone picks the B200's own cluster (DGX B200: NVLink5, one 400 Gb/s ConnectX-7 per
+// GPU) and FP8 runs on it; FlashAttention has no measured B200 efficiency yet, which the
+// megatron-core preset's flash attention reports as one line.
+func TestB200(t *testing.T) {
+	args := []string{"megatron", "--model", "llama3-8b", "--gpu", "b200", "--gpus", "64", "--tp", "4", "--precision", "fp8", "--software", "megatron-core"}
+	out, errOut, code := execute(append(args, "--attention", "standard")...)
+	if code != 0 || !strings.Contains(out, "cluster      dgx-b200") || !strings.Contains(out, "b200: NVIDIA B200") {
+		t.Errorf("exit %d: %s%s", code, errOut, out)
+	}
+	if _, errOut, code := execute(args...); code != 2 || !strings.Contains(errOut, "GPU b200 has no measured FlashAttention efficiency") {
+		t.Errorf("flash attention on b200: exit %d %q", code, errOut)
+	}
+}

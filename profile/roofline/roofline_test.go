@@ -20,14 +20,14 @@ func TestBuiltInTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"v100", "a100-40gb", "a100-80gb", "h100", "h200", "ramp-a100", "rtx2080ti", "ascend910"}
+	want := []string{"v100", "a100-40gb", "a100-80gb", "h100", "h200", "b200", "ramp-a100", "rtx2080ti", "ascend910"}
 	if got := strings.Join(tbl.Names(), ","); got != strings.Join(want, ",") {
 		t.Errorf("GPUs = %s", got)
 	}
 	if _, err := LookupGPU(DefaultGPU); err != nil {
 		t.Error(err)
 	}
-	_, err = LookupGPU("b200")
+	_, err = LookupGPU("b300")
 	if errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "a100-80gb") {
 		t.Errorf("unknown GPU: %v", err)
 	}
