@@ -15,8 +15,9 @@ import (
 // grouped-query attention, a SwiGLU MLP (gate_proj, up_proj, down_proj), RMSNorm and rotary
 // positions (transformers models/llama/modeling_llama.py LlamaAttention, LlamaMLP,
 // LlamaRMSNorm; models/mistral, models/qwen2 the same layer, Qwen2Attention with biases on q, k
-// and v only).
-var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"}
+// and v only; models/mixtral the same attention with num_local_experts SwiGLU experts of
+// intermediate_size, num_experts_per_tok of them per token).
+var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "MixtralForCausalLM"}
 
 // HFArchitectures lists the architectures ImportHF reads.
 func HFArchitectures() string { return strings.Join(hfArchitectures, ", ") }
@@ -34,8 +35,10 @@ type hfConfig struct {
 	VocabSize         int      `json:"vocab_size"`
 	TieWordEmbeddings bool     `json:"tie_word_embeddings"` // the three classes default to false
 	HiddenAct         string   `json:"hidden_act"`
-	AttentionBias     bool     `json:"attention_bias"` // Llama: q, k, v and o biases
-	MLPBias           bool     `json:"mlp_bias"`       // Llama: gate, up and down biases
+	AttentionBias     bool     `json:"attention_bias"`      // Llama: q, k, v and o biases
+	MLPBias           bool     `json:"mlp_bias"`            // Llama: gate, up and down biases
+	NumLocalExperts   int      `json:"num_local_experts"`   // Mixtral
+	NumExpertsPerTok  int      `json:"num_experts_per_tok"` // Mixtral
 }
 
 // HFModel is a model imported from a Hugging Face config.json: the megatron model keys it sets,
@@ -96,6 +99,15 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 		{"no_bias", strconv.FormatBool(noBias)}, {"qkv_bias", strconv.FormatBool(qkvBias && noBias)},
 		{"untied_embeddings", strconv.FormatBool(!c.TieWordEmbeddings)}, {"vocab", itoa(c.VocabSize)},
 	}}
+	if arch == "MixtralForCausalLM" {
+		if c.NumLocalExperts < 1 || c.NumExpertsPerTok < 1 {
+			return HFModel{}, errs.Usage("%s: num_local_experts %d and num_experts_per_tok %d: want positive integers", name, c.NumLocalExperts, c.NumExpertsPerTok)
+		}
+		// Mixtral routes without dropping tokens; capacity factor 1 is that with balanced
+		// experts [D] (moe.Spec.Capacity).
+		m.Keys = append(m.Keys, [2]string{"moe.experts", itoa(c.NumLocalExperts)}, [2]string{"moe.top_k", itoa(c.NumExpertsPerTok)},
+			[2]string{"moe.expert_hidden", itoa(c.IntermediateSize)}, [2]string{"moe.capacity_factor", "1"})
+	}
 	return m, nil
 }
 

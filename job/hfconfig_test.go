@@ -9,8 +9,8 @@ import (
 )
 
 // Public config.json files (the shape fields as published on Hugging Face; the other fields of
-// each file are left out, ImportHF ignores them): meta-llama/Llama-3.1-8B, mistralai/Mistral-7B-v0.1
-// and Qwen/Qwen2.5-7B. The imported models have the hand-counted parameters of their layers:
+// each file are left out, ImportHF ignores them): meta-llama/Llama-3.1-8B, mistralai/Mistral-7B-v0.1,
+// Qwen/Qwen2.5-7B and mistralai/Mixtral-8x7B-v0.1. The imported models have the hand-counted parameters of their layers:
 // Llama 3.1 8B 8,030,261,248 (arch_test.go); Mistral 7B the same layer with a 32,000-token
 // vocabulary, 32 × 218,112,000 + 2 · 32,000 · 4,096 + 4,096 = 7,241,732,096 (its model card: 7.3B
 // [AMB: rounded up]); Qwen2.5 7B 7,615,616,512 (QKV biases, arch_test.go).
@@ -23,6 +23,10 @@ const (
   "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mistral", "num_attention_heads": 32,
   "num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
   "sliding_window": 4096, "tie_word_embeddings": false, "vocab_size": 32000}`
+	hfMixtral8x7B = `{"architectures": ["MixtralForCausalLM"], "hidden_act": "silu", "hidden_size": 4096,
+  "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mixtral", "num_attention_heads": 32,
+  "num_experts_per_tok": 2, "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8,
+  "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "tie_word_embeddings": false, "vocab_size": 32000}`
 	hfQwen25_7B = `{"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
   "intermediate_size": 18944, "max_position_embeddings": 131072, "model_type": "qwen2", "num_attention_heads": 28,
   "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
@@ -37,6 +41,7 @@ func TestImportHF(t *testing.T) {
 		{"Llama 3.1 8B", hfLlama31_8B, 8_030_261_248},
 		{"Mistral 7B", hfMistral7B, 7_241_732_096},
 		{"Qwen2.5 7B", hfQwen25_7B, 7_615_616_512},
+		{"Mixtral 8x7B", hfMixtral8x7B, 46_702_792_704}, // arch_test.go's hand count
 	} {
 		m, err := ImportHF([]byte(c.config), c.name)
 		if err != nil {
@@ -64,7 +69,8 @@ func TestImportHFBadInput(t *testing.T) {
 		config string
 		want   []string
 	}{
-		{strings.Replace(hfMistral7B, "MistralForCausalLM", "MixtralForCausalLM", 1), []string{`"MixtralForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM"}},
+		{strings.Replace(hfMistral7B, "MistralForCausalLM", "Qwen2MoeForCausalLM", 1), []string{`"Qwen2MoeForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM"}},
+		{strings.Replace(hfMistral7B, "MistralForCausalLM", "MixtralForCausalLM", 1), []string{"num_local_experts 0 and num_experts_per_tok 0"}},
 		{llama(`"hidden_size": 4096, `, ""), []string{"hidden_size 0", "positive"}},
 		{llama(`"silu"`, `"gelu"`), []string{`hidden_act "gelu"`, "valid: silu"}},
 		{llama(`"attention_bias": false`, `"attention_bias": true`), []string{"attention_bias true with mlp_bias false"}},

@@ -80,6 +80,8 @@ type Transformer struct {
 	Tokens float64
 	// NonEmbedding excludes the embedding and LM head (Kaplan's N).
 	NonEmbedding float64
+	// ActiveParams is what one token passes through (the top-k experts of MoE layers, not all).
+	ActiveParams float64
 	// TrainingFLOP is Kaplan's C = 6·N·D for the run; ComputeMinFLOP (auto mode) the compute the
 	// same loss needs at a batch far below critical, C/(1 + B/B_crit).
 	TrainingFLOP, ComputeMinFLOP float64
@@ -379,7 +381,9 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 	rep.Config = cfg
 	rep.Tokens = rep.Steps * float64(cfg.GlobalBatch*cfg.Seq)
 	rep.Params, rep.NonEmbedding = megatron.Params(cfg)
-	rep.TrainingFLOP = scaling.TrainingCompute(rep.NonEmbedding, rep.Tokens)
+	rep.ActiveParams = megatron.ActiveParams(cfg)
+	// C = 6·N·D with N the non-embedding parameters a token passes through (MoE: the active ones).
+	rep.TrainingFLOP = scaling.TrainingCompute(rep.NonEmbedding-(rep.Params-rep.ActiveParams), rep.Tokens)
 	if rep.Target != nil {
 		rep.ComputeMinFLOP = scaling.ComputeMin(rep.TrainingFLOP, rep.Target.CriticalBatch, float64(cfg.GlobalBatch))
 	}

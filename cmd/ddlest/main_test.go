@@ -799,3 +799,36 @@ func TestB200(t *testing.T) {
 		t.Errorf("flash attention on b200: exit %d %q", code, errOut)
 	}
 }
+
+// The Mixtral 8×7B preset reports its total and active parameters (46.7B and 12.9B, Jiang et al.
+// 2024 §2.1 / the model card; hand counts in partition/megatron's TestMixtralParameters) and
+// prices 6ND with the active ones: 6 · 12,617,777,152 non-embedding active parameters · 128 ·
+// 32,768 tokens.
+func TestMixtralPreset(t *testing.T) {
+	out, errOut, code := execute("megatron", "--model", "mixtral-8x7b", "--gpus", "64", "--ep", "8", "--pp", "4", "--cluster", "dgx-h100",
+		"--distributed-optimizer", "--attention", "flash", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Report struct {
+			Model struct {
+				Params       float64 `json:"params"`
+				ActiveParams float64 `json:"active_params"`
+			} `json:"model"`
+			Training struct {
+				ComputeFLOP float64 `json:"compute_flop"`
+			} `json:"training"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Report.Model
+	if m.Params != 46_702_792_704 || m.ActiveParams != 12_879_925_248 {
+		t.Errorf("params %.0f, active %.0f", m.Params, m.ActiveParams)
+	}
+	if want := 6 * 12_617_777_152.0 * 128 * 32768; doc.Report.Training.ComputeFLOP != want {
+		t.Errorf("6ND %g, want %g", doc.Report.Training.ComputeFLOP, want)
+	}
+}

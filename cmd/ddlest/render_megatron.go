@@ -76,6 +76,7 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 
 type modelDoc struct {
 	Params             float64 `json:"params"`
+	ActiveParams       float64 `json:"active_params"`
 	NonEmbeddingParams float64 `json:"non_embedding_params"`
 	Layers             int     `json:"layers"`
 	Hidden             int     `json:"hidden"`
@@ -194,7 +195,7 @@ func megatronJSON(r *job.Report) megatronDoc {
 	arch := c.Arch.Resolved(c.Hidden, c.Heads)
 	d := megatronDoc{
 		Mode: r.Mode.String(),
-		Model: modelDoc{Params: r.Params, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
+		Model: modelDoc{Params: r.Params, ActiveParams: r.ActiveParams, NonEmbeddingParams: r.NonEmbedding, Layers: c.Layers, Hidden: c.Hidden,
 			Heads: c.Heads, KVHeads: arch.KVHeads, HeadDim: arch.HeadDim, FFNHidden: arch.FFNHidden, MLP: arch.MLP.String(),
 			Norm: arch.Norm.String(), Positions: arch.Positions.String(), Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
@@ -281,8 +282,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	if arch := c.Arch.Describe(); arch != "" {
 		heads += " (" + arch + ")"
 	}
-	row("model", fmt.Sprintf("%s parameters (%s non-embedding): %d layers, hidden %d, %s, seq %d, vocab %d (padded %d)",
-		units.Count(r.Params), units.Count(r.NonEmbedding), c.Layers, c.Hidden, heads, c.Seq, c.Vocab, megatron.PaddedVocab(c.Vocab, c.TP)))
+	params := fmt.Sprintf("%s parameters (%s non-embedding)", units.Count(r.Params), units.Count(r.NonEmbedding))
+	if r.ActiveParams < r.Params {
+		params = fmt.Sprintf("%s parameters (%s active, %s non-embedding)", units.Count(r.Params), units.Count(r.ActiveParams), units.Count(r.NonEmbedding))
+	}
+	row("model", fmt.Sprintf("%s: %d layers, hidden %d, %s, seq %d, vocab %d (padded %d)",
+		params, c.Layers, c.Hidden, heads, c.Seq, c.Vocab, megatron.PaddedVocab(c.Vocab, c.TP)))
 	if t := r.Target; t != nil {
 		s := fmt.Sprintf("law asks for %s parameters; shape from %s; model loss %.4g; critical batch %s sequences",
 			units.Count(t.ParamsForLoss), t.Shape.Source, t.ModelLoss, units.Count(t.CriticalBatch))

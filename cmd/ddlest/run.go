@@ -149,19 +149,24 @@ func newModelsImportCommand() *cobra.Command {
 			if err := j.UseHF(m); err != nil { // the keys are checked as a job would take them
 				return errs.Usage("%s: %v", args[0], err)
 			}
-			var b strings.Builder
-			b.WriteString("{\"model\": {")
-			for i, kv := range m.Keys {
-				if i > 0 {
-					b.WriteString(", ")
-				}
+			// The keys in order, those under moe. as a nested mapping.
+			var top, nested []string
+			for _, kv := range m.Keys {
 				v := kv[1]
 				if _, err := strconv.ParseFloat(v, 64); err != nil && v != "true" && v != "false" {
 					v = strconv.Quote(v)
 				}
-				fmt.Fprintf(&b, "%q: %s", kv[0], v)
+				if k, ok := strings.CutPrefix(kv[0], "moe."); ok {
+					nested = append(nested, fmt.Sprintf("%q: %s", k, v))
+				} else {
+					top = append(top, fmt.Sprintf("%q: %s", kv[0], v))
+				}
 			}
-			b.WriteString("}}\n")
+			if len(nested) > 0 {
+				top = append(top, `"moe": {`+strings.Join(nested, ", ")+"}")
+			}
+			var b strings.Builder
+			b.WriteString(`{"model": {` + strings.Join(top, ", ") + "}}\n")
 			_, err = io.WriteString(cmd.OutOrStdout(), b.String())
 			return err
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/moe"
 )
 
 // llama3 is a Llama 3 shape (Dubey et al. 2024, Table 3; vocabulary 128,256 from the released
@@ -376,5 +377,62 @@ func TestContextParallel(t *testing.T) {
 	c.Seq = 8196 // not 2·CP = 8 equal chunks
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--cp 4 needs --seq 8196 to split into 2 × 4 = 8 equal chunks") {
 		t.Errorf("seq 8196: %v", err)
+	}
+}
+
+// Mixtral (Jiang et al. 2024 Table 1; Mixtral 8×22B's config.json): per layer the GQA attention
+// h(32 + 16)·128 + h² … as Llama's, two RMSNorm gains, a router h × 8 and 8 SwiGLU experts of
+// 3·h·f each; a token passes through 2 of them. Hand counts: 8×7B 46,702,792,704 in all,
+// 12,879,925,248 active (the paper: 47B and 13B; the model card: 46.7B, 12.9B); 8×22B
+// 140,630,071,296 and 39,161,468,928 (Mistral AI: 141B, 39B).
+func TestMixtralParameters(t *testing.T) {
+	for _, c := range []struct {
+		name                          string
+		layers, hidden, ffn, a, vocab int
+		attn, expert                  float64 // per layer: attention with norms; one expert
+		total, active                 float64
+	}{
+		{"8x7B", 32, 4096, 14336, 32, 32000, 25_165_824 + 16_777_216 + 8_192, 176_160_768, 46_702_792_704, 12_879_925_248},
+		{"8x22B", 56, 6144, 16384, 48, 32768, 50_331_648 + 37_748_736 + 12_288, 301_989_888, 140_630_071_296, 39_161_468_928},
+	} {
+		h, l := float64(c.hidden), float64(c.layers)
+		emb := 2*float64(c.vocab)*h + h
+		if got := l*(c.attn+8*h+8*c.expert) + emb; got != c.total {
+			t.Fatalf("%s: the hand count's parts sum to %.0f, not %.0f", c.name, got, c.total)
+		}
+		if got := l*(c.attn+8*h+2*c.expert) + emb; got != c.active {
+			t.Fatalf("%s: the active parts sum to %.0f, not %.0f", c.name, got, c.active)
+		}
+		cfg := llama3(c.layers, c.hidden, c.ffn, c.a, 1)
+		cfg.Vocab, cfg.DP = c.vocab, 8
+		cfg.MoE = moe.Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: c.ffn, EP: 8}
+		if total, _ := Params(cfg); total != c.total {
+			t.Errorf("Mixtral %s: %.0f parameters, hand count %.0f", c.name, total, c.total)
+		}
+		if active := ActiveParams(cfg); active != c.active {
+			t.Errorf("Mixtral %s: %.0f active parameters, hand count %.0f", c.name, active, c.active)
+		}
+	}
+}
+
+// SwiGLU experts: per GPU and micro-batch the E/EP = 1 expert runs its E·C received tokens
+// through gate and up (2·slots·h·2f) and down (2·slots·f·h) GEMMs, 6·slots·h·f FLOP forward,
+// C = ⌈cf·k·n/E⌉ (moe.Spec.Capacity).
+func TestGatedExperts(t *testing.T) {
+	c := llama3(2, 1024, 2816, 8, 1)
+	c.Seq, c.GlobalBatch, c.DP, c.Recompute = 2048, 8, 8, RecomputeNone
+	c.MoE = moe.Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: 2816, EP: 8}
+	p := build(t, c)
+	var fwd float64
+	for _, b := range p.Stages[0].Blocks {
+		for _, op := range b.Ops {
+			if strings.HasPrefix(op.Name, "moe.expert.fc") && op.Phase == partition.Forward {
+				fwd += float64(op.FLOP)
+			}
+		}
+	}
+	slots := 8.0 * math.Ceil(1*2*2048/8.0)
+	if want := 6 * slots * 1024 * 2816; fwd != want {
+		t.Errorf("expert GEMM FLOP %g, want 6·slots·h·f = %g", fwd, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/partition/moe"
 )
 
 // Workload is the plan's workload name.
@@ -31,8 +32,8 @@ func bucketParams(dp int) float64 { return max(4e7, 1e6*float64(dp)) }
 func Params(c Config) (total, nonEmbedding float64) {
 	sh := c.Arch.resolve(c.Hidden, c.Heads)
 	layer := sh.layerParams(1)
-	if c.MoE.Experts > 0 {
-		layer = sh.attnParams(1) + c.MoE.RouterParams(c.Hidden) + float64(c.MoE.Experts)*c.MoE.ExpertParams(c.Hidden)
+	if m := c.moeSpec(); m.Experts > 0 {
+		layer = sh.attnParams(1) + m.RouterParams(c.Hidden) + float64(m.Experts)*m.ExpertParams(c.Hidden)
 	}
 	nonEmbedding = float64(c.Layers) * layer
 	total = nonEmbedding
@@ -41,6 +42,24 @@ func Params(c Config) (total, nonEmbedding float64) {
 		total += embeddingParams(g) + headParams(g, c.UntiedEmbeddings)
 	}
 	return total, nonEmbedding
+}
+
+// ActiveParams is the parameters one token passes through: all of them for a dense model; with
+// MoE layers, the top-k experts of each instead of all E (Mixtral of Experts, Jiang et al. 2024
+// §2.1: "active parameters").
+func ActiveParams(c Config) float64 {
+	total, _ := Params(c)
+	if m := c.moeSpec(); m.Experts > 0 {
+		total -= float64(c.Layers) * float64(m.Experts-m.TopK) * m.ExpertParams(c.Hidden)
+	}
+	return total
+}
+
+// moeSpec is c.MoE with its experts shaped as the layer's MLP (SwiGLU, biases).
+func (c Config) moeSpec() moe.Spec {
+	m := c.MoE
+	m.Gated, m.NoBias = c.MLP == MLPSwiGLU, c.NoBias
+	return m
 }
 
 // embeddingParams: the GPU's vocabulary shard plus the replicated position table (learned
@@ -66,7 +85,7 @@ func headParams(g geom, ownWeights bool) float64 {
 func geometry(c Config) geom {
 	tp, dp, _ := c.Strides()
 	g := geom{m: c.MicroBatch, s: c.Seq / c.CPs(), cp: c.CPs(), cpStride: c.CPStride(), h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
-		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.MoE,
+		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.moeSpec(),
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every

@@ -17,6 +17,10 @@ type Spec struct {
 	CapacityFactor float64 // cf
 	ExpertHidden   int     // H_e, each expert's FFN width
 	EP             int     // GPUs the experts are spread over (a divisor of the DP degree)
+	// Gated experts are SwiGLU FFNs (gate and up fused into an h × 2H_e GEMM, Swish(gate) ⊙ up,
+	// down H_e × h: Mixtral, Qwen-MoE, DeepSeek); NoBias drops their biases. The transformer
+	// sets both from its layer's MLP (megatron.Arch).
+	Gated, NoBias bool
 }
 
 // Validate checks the spec against the data-parallel degree it lives in.
@@ -48,9 +52,25 @@ func (s Spec) Capacity(n int) int {
 // ExpertsPerGPU is E/EP.
 func (s Spec) ExpertsPerGPU() int { return s.Experts / s.EP }
 
-// ExpertParams is one expert's parameters: two weight matrices and their biases.
+// ExpertParams is one expert's parameters: two weight matrices (three when gated) and their
+// biases.
 func (s Spec) ExpertParams(h int) float64 {
-	return 2*float64(h)*float64(s.ExpertHidden) + float64(s.ExpertHidden) + float64(h)
+	p := 2 * float64(h) * float64(s.ExpertHidden)
+	if s.Gated {
+		p += float64(h) * float64(s.ExpertHidden)
+	}
+	if !s.NoBias {
+		p += float64(s.fc1Width()) + float64(h)
+	}
+	return p
+}
+
+// fc1Width is the experts' first GEMM's output width: H_e, or 2·H_e (gate and up) when gated.
+func (s Spec) fc1Width() int {
+	if s.Gated {
+		return 2 * s.ExpertHidden
+	}
+	return s.ExpertHidden
 }
 
 // RouterParams is the router's h × E weight.
@@ -84,34 +104,38 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	gate := gr.Pointwise("moe.gate", partition.Softmax, partition.Forward, logits, dt, partition.FlopSoftmax, 1, 1, 0, 0)
 	// Experts: this GPU's E/EP experts over the E·C received vectors.
 	recv := gr.Shape(s.slots(n), h)
-	w1, w2 := gr.Shape(h, s.ExpertHidden), gr.Shape(s.ExpertHidden, h)
+	w1, w2 := gr.Shape(h, s.fc1Width()), gr.Shape(s.ExpertHidden, h)
 	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
-	mid := gr.Shape(s.slots(n), s.ExpertHidden)
-	gelu := gr.Pointwise("moe.expert.gelu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopGeLU, 1, 1, 0, 0)
-	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, mid, w2, dt)
+	mid := gr.Shape(s.slots(n), s.fc1Width())      // the activation's input
+	midOut := gr.Shape(s.slots(n), s.ExpertHidden) // fc2's input
+	act := gr.Pointwise("moe.expert.gelu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopGeLU, 1, 1, 0, 0)
+	actBwd := gr.Pointwise("moe.expert.gelu.bwd", partition.Elementwise, partition.Backward, mid, dt, partition.FlopGeLU, 2, 1, 0, 0)
+	if s.Gated { // as the dense SwiGLU MLP (megatron.mlpActivation)
+		act = gr.Pointwise("moe.expert.swiglu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopSwiGLU, 1, 0.5, 0, 0)
+		actBwd = gr.Pointwise("moe.expert.swiglu.bwd", partition.Elementwise, partition.Backward, mid, dt, 2*partition.FlopSwiGLU, 1.5, 1, 0, 0)
+	}
+	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, dt)
 	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
 	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
 	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, recv, dt, 2, 1, 1, 0, 0)
 	router.Saved = units.Bytes(partition.Elems(x) * sz)
 	gate.Saved = units.Bytes(partition.Elems(logits) * sz)
 	fc1.Saved = units.Bytes(partition.Elems(recv) * sz)
-	gelu.Saved = units.Bytes(partition.Elems(mid) * sz)
-	fc2.Saved = units.Bytes(partition.Elems(mid) * sz)
+	act.Saved = units.Bytes(partition.Elems(mid) * sz)
+	fc2.Saved = units.Bytes(partition.Elems(midOut) * sz)
 	comb.Saved = units.Bytes(partition.Elems(recv) * sz) // expert outputs, for the gate gradient
-	l := Layer{Forward: []partition.Op{router, gate, fc1, gelu, fc2, comb}}
+	l := Layer{Forward: []partition.Op{router, gate, fc1, act, fc2, comb}}
 	for _, op := range l.Forward {
 		l.Saved += op.Saved
 	}
-	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", mid, w2, dt)
+	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", midOut, w2, dt)
 	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, dt)
 	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
 	l.Backward = []partition.Op{
 		// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's
 		// (dot of slot output and output gradient): 3 operations per element, reading both.
 		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, recv, dt, 3, 2, 1, 0, 0),
-		d2, g2,
-		gr.Pointwise("moe.expert.gelu.bwd", partition.Elementwise, partition.Backward, mid, dt, partition.FlopGeLU, 2, 1, 0, 0),
-		d1, g1,
+		d2, g2, actBwd, d1, g1,
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
 		dr, gw,
 	}
