@@ -381,7 +381,7 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 	rep.Config = cfg
 	rep.Tokens = rep.Steps * float64(cfg.GlobalBatch*cfg.Seq)
 	rep.Params, rep.NonEmbedding = megatron.Params(cfg)
-	rep.ActiveParams = megatron.ActiveParams(cfg)
+	rep.ActiveParams = megatron.ActiveParams(cfg, rep.Params)
 	// C = 6·N·D with N the non-embedding parameters a token passes through (MoE: the active ones).
 	rep.TrainingFLOP = scaling.TrainingCompute(rep.NonEmbedding-(rep.Params-rep.ActiveParams), rep.Tokens)
 	if rep.Target != nil {

@@ -154,54 +154,51 @@ func (s shape) normParams() float64 {
 // the sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
 // (reference/ramp.md §5.3).
 func (s shape) weights(t int) [8][2]int {
-	b := func(n int) [2]int {
-		if !s.bias {
-			return [2]int{}
-		}
-		return [2]int{n, 1}
-	}
-	qkvB := [2]int{}
+	var qkvB, projB, fc1B, fc2B [2]int
 	if s.qkvBias {
 		qkvB = [2]int{s.qkvWidth(t), 1}
 	}
-	ad := s.a * s.dh / t
+	if s.bias {
+		projB, fc1B, fc2B = [2]int{s.h, 1}, [2]int{s.fc1Width(t), 1}, [2]int{s.h, 1}
+	}
 	return [8][2]int{
 		{s.h, s.qkvWidth(t)}, qkvB, // attn.qkv
-		{ad, s.h}, b(s.h), // attn.proj
-		{s.h, s.fc1Width(t)}, b(s.fc1Width(t)), // mlp.fc1
-		{s.f / t, s.h}, b(s.h), // mlp.fc2
+		{s.a * s.dh / t, s.h}, projB, // attn.proj
+		{s.h, s.fc1Width(t)}, fc1B, // mlp.fc1
+		{s.f / t, s.h}, fc2B, // mlp.fc2
 	}
 }
 
-// linearWeights is the weight-matrix parameters of a layer's four linear layers on one rank.
-func (s shape) linearWeights(t int) float64 {
-	n := 0.0
-	for i, w := range s.weights(t) {
+// counts is a layer's parameters on one of t tensor-parallel ranks: all of them, the attention
+// half's (QKV, projection, both normalisations: the layer without the MLP's two linear layers)
+// and the four weight matrices'.
+func (s shape) counts(t int) (layer, attn, linear float64) {
+	w := s.weights(t)
+	var mlp float64
+	for i, x := range w {
+		n := float64(x[0]) * float64(x[1])
+		layer += n
+		if i >= 4 {
+			mlp += n
+		}
 		if i%2 == 0 {
-			n += float64(w[0]) * float64(w[1])
+			linear += n
 		}
 	}
-	return n
+	layer += 2 * s.normParams()
+	return layer, layer - mlp, linear
 }
 
 // layerParams is a layer's parameter count on one of t tensor-parallel ranks.
 func (s shape) layerParams(t int) float64 {
-	n := 2 * s.normParams()
-	for _, w := range s.weights(t) {
-		n += float64(w[0]) * float64(w[1])
-	}
-	return n
+	layer, _, _ := s.counts(t)
+	return layer
 }
 
-// attnParams is the attention half's parameters on one rank (QKV, projection and both
-// normalisations): the layer without the MLP's two linear layers.
+// attnParams is the attention half's parameters on one rank.
 func (s shape) attnParams(t int) float64 {
-	w := s.weights(t)
-	mlp := 0.0
-	for _, x := range w[4:] {
-		mlp += float64(x[0]) * float64(x[1])
-	}
-	return s.layerParams(t) - mlp
+	_, attn, _ := s.counts(t)
+	return attn
 }
 
 // validate adds the architecture's problems to p (heads and hidden already checked positive).

@@ -406,10 +406,11 @@ func TestMixtralParameters(t *testing.T) {
 		cfg := llama3(c.layers, c.hidden, c.ffn, c.a, 1)
 		cfg.Vocab, cfg.DP = c.vocab, 8
 		cfg.MoE = moe.Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: c.ffn, EP: 8}
-		if total, _ := Params(cfg); total != c.total {
+		total, _ := Params(cfg)
+		if total != c.total {
 			t.Errorf("Mixtral %s: %.0f parameters, hand count %.0f", c.name, total, c.total)
 		}
-		if active := ActiveParams(cfg); active != c.active {
+		if active := ActiveParams(cfg, total); active != c.active {
 			t.Errorf("Mixtral %s: %.0f active parameters, hand count %.0f", c.name, active, c.active)
 		}
 	}

@@ -44,11 +44,10 @@ func Params(c Config) (total, nonEmbedding float64) {
 	return total, nonEmbedding
 }
 
-// ActiveParams is the parameters one token passes through: all of them for a dense model; with
-// MoE layers, the top-k experts of each instead of all E (Mixtral of Experts, Jiang et al. 2024
-// §2.1: "active parameters").
-func ActiveParams(c Config) float64 {
-	total, _ := Params(c)
+// ActiveParams is the parameters one token passes through, of a model of total parameters
+// (Params): all of them for a dense model; with MoE layers, the top-k experts of each instead of
+// all E (Mixtral of Experts, Jiang et al. 2024 §2.1: "active parameters").
+func ActiveParams(c Config, total float64) float64 {
 	if m := c.moeSpec(); m.Experts > 0 {
 		total -= float64(c.Layers) * float64(m.Experts-m.TopK) * m.ExpertParams(c.Hidden)
 	}
@@ -87,6 +86,7 @@ func geometry(c Config) geom {
 	g := geom{m: c.MicroBatch, s: c.Seq / c.CPs(), cp: c.CPs(), cpStride: c.CPStride(), h: c.Hidden, a: c.Heads, t: c.TP, tpStride: tp, dpStride: dp, vocab: PaddedVocab(c.Vocab, c.TP),
 		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.moeSpec(),
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
+	g.layerP, g.attnP, g.linearW = g.sh.counts(g.t)
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
 		// other stage's. Groups are numbered in rank order of their first member; per stage
@@ -352,7 +352,7 @@ func inFlight(p, v, i, mbs int) float64 {
 // stageParams is the parameter count of one GPU of stage i: those synced over the
 // data-parallel group and the MoE experts (synced over the expert-data-parallel group).
 func stageParams(g geom, c Config, i int) (params [2]float64) {
-	layer, experts := g.sh.layerParams(g.t), 0.0
+	layer, experts := g.layerP, 0.0
 	if g.moe.Experts > 0 {
 		layer, experts = moeParamsPerGPU(g)
 	}
@@ -434,7 +434,7 @@ func stageFootprint(g geom, c Config, i int) footprint {
 		// Transformer Engine keeps each linear layer's FP8 weight and its transpose for the
 		// iteration's micro-batches (is_first_microbatch; module/base.py _fp8_workspaces) [X]:
 		// 2 bytes per weight-matrix parameter beside the bf16 weights.
-		cache := units.Bytes(float64(c.StageLayers(i))*g.sh.linearWeights(g.t)) * 2 * dtype.FP8.Size()
+		cache := units.Bytes(float64(c.StageLayers(i))*g.linearW) * 2 * dtype.FP8.Size()
 		f.static.Weights += cache
 		f.static.Total += cache
 	}

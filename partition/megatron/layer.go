@@ -27,7 +27,10 @@ type geom struct {
 	tpc                    TPComm
 	rc                     Recompute
 	dt                     dtype.DType
-	sh                     shape       // the layer's widths (Arch resolved)
+	sh                     shape // the layer's widths (Arch resolved)
+	// The layer's parameters on this GPU (all, the attention half's, the four weight
+	// matrices'), counted once per geometry: stage footprints read them for every stage.
+	layerP, attnP, linearW float64
 	moe                    moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
 	gemmDT                 dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
 	moeAct                 *moeActivations
@@ -287,7 +290,7 @@ const mlpOps = 8
 
 // moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and E/EP experts.
 func moeParamsPerGPU(g geom) (dense, experts float64) {
-	return g.sh.attnParams(1) + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h)
+	return g.attnP + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h) // t = 1 with MoE
 }
 
 // layerBlocks builds one transformer layer: forward ops (with the activations each keeps for
@@ -443,7 +446,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		ops = append(append(ops, mlpBwd...), attnBwd...)
 		markLayer(ops)
 		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: append(g.tpCollectives(), g.cpCollectives()...),
-			Params: sh.layerParams(t), Workspace: workspace}}
+			Params: g.layerP, Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)
 	attnOps := append(recompute(append(make([]partition.Op, 0, 2*len(attn)+len(attnBwd)), attn...), attn), attnBwd...)
