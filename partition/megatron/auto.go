@@ -156,7 +156,8 @@ func maxMicroBatch(c Config) (int, partition.Memory, error) {
 		return 0, partition.Memory{}, err
 	}
 	c.MicroBatch = 1
-	m := stageMemory(geometry(c), c, 0)
+	g := geometry(c)
+	m := stageMemory(&g, &c, 0)
 	static := m.Weights + m.Grads + m.Optimizer
 	if m.Activations <= 0 {
 		return math.MaxInt32, m, nil

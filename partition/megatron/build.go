@@ -157,7 +157,7 @@ func Build(c Config) (*partition.Plan, error) {
 			// (stageMemory's arithmetic without recounting them).
 			st := *mid
 			st.Index = i
-			st.Memory = midFoot.at(c, i)
+			st.Memory = midFoot.at(&c, i)
 			plan.ModelFLOP += midFLOP
 			plan.Stages[i] = st
 			continue
@@ -199,10 +199,10 @@ func Build(c Config) (*partition.Plan, error) {
 			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		}
 		firstOpt := len(optSlab)
-		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, c))
+		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, &c))
 		st.PerIteration = optSlab[firstOpt:len(optSlab):len(optSlab)]
 		start = len(syncSlab)
-		syncSlab = gradSyncs(syncSlab, synced, c)
+		syncSlab = gradSyncs(syncSlab, synced, &c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
 		if c.DistOptimizer {
 			start = len(syncSlab)
@@ -221,8 +221,8 @@ func Build(c Config) (*partition.Plan, error) {
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
 		}
-		foot := stageFootprint(g, c, i)
-		st.Memory = foot.at(c, i)
+		foot := stageFootprint(&g, &c, i)
+		st.Memory = foot.at(&c, i)
 		plan.Stages[i] = st
 		if i > 0 && i < p-1 {
 			mid, midFLOP, midFoot = &plan.Stages[i], flop, foot
@@ -269,7 +269,7 @@ func syncedParams(st partition.Stage) (params [2]float64) {
 // its own, or with the distributed optimizer its 1/DP shard of the data-parallel ones and its
 // 1/(DP/EP) shard of the experts (Megatron-LM dist_optimizer.md: "distribute all optimizer
 // state" over the data-parallel ranks).
-func optimizerParams(params [2]float64, c Config) float64 {
+func optimizerParams(params [2]float64, c *Config) float64 {
 	if !c.DistOptimizer {
 		return params[0] + params[1]
 	}
@@ -305,7 +305,7 @@ var gatherNames = map[string]string{"dp.grads": "dp.params", "ep.expert_grads": 
 // distributed optimizer) of its synced parameters (syncedParams): everything over the
 // data-parallel group, except MoE experts (Sync 1), which only the DP/EP expert-data-parallel
 // ranks at stride TP·EP share.
-func gradSyncs(dst []partition.GradSync, params [2]float64, c Config) []partition.GradSync {
+func gradSyncs(dst []partition.GradSync, params [2]float64, c *Config) []partition.GradSync {
 	dt := c.GradDType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
@@ -351,18 +351,18 @@ func inFlight(p, v, i, mbs int) float64 {
 
 // stageParams is the parameter count of one GPU of stage i: those synced over the
 // data-parallel group and the MoE experts (synced over the expert-data-parallel group).
-func stageParams(g geom, c Config, i int) (params [2]float64) {
+func stageParams(g *geom, c *Config, i int) (params [2]float64) {
 	layer, experts := g.layerP, 0.0
 	if g.moe.Experts > 0 {
-		layer, experts = moeParamsPerGPU(g)
+		layer, experts = moeParamsPerGPU(*g)
 	}
 	n := float64(c.StageLayers(i))
 	params[0], params[1] = layer*n, experts*n
 	if g.vocab > 0 && i == 0 {
-		params[0] += embeddingParams(g)
+		params[0] += embeddingParams(*g)
 	}
 	if g.vocab > 0 && i == c.PP-1 {
-		params[0] += headParams(g, c.UntiedEmbeddings || c.PP > 1)
+		params[0] += headParams(*g, c.UntiedEmbeddings || c.PP > 1)
 	}
 	return params
 }
@@ -370,12 +370,12 @@ func stageParams(g geom, c Config, i int) (params [2]float64) {
 // stageActivations is what one micro-batch keeps on stage i, and the largest recomputation
 // workspace. Dense layers use the closed form (layerActivations, without building ops: auto mode
 // calls this for every candidate); MoE layers sum what their ops record.
-func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
+func stageActivations(g *geom, c *Config, i int) (perMB, workspace units.Bytes) {
 	if g.moe.Experts > 0 {
 		if g.moeAct == nil || !g.moeAct.ok {
 			g.gr = partition.NewGraph(192, 80)
 			var a moeActivations
-			for _, b := range layerBlocks(g, 1) {
+			for _, b := range layerBlocks(*g, 1) {
 				for _, op := range b.Ops {
 					a.perMB += op.Saved
 				}
@@ -391,17 +391,17 @@ func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 		}
 	} else {
 		var saved [layerForwardOps]units.Bytes
-		saved, workspace = layerActivations(g)
+		saved, workspace = layerActivations(*g)
 		for _, x := range saved {
 			perMB += x
 		}
 	}
 	perMB *= units.Bytes(c.StageLayers(i))
 	if g.vocab > 0 && i == 0 {
-		perMB += embeddingActivations(g)
+		perMB += embeddingActivations(*g)
 	}
 	if g.vocab > 0 && i == c.PP-1 {
-		ln, logits, loss := headActivations(g)
+		ln, logits, loss := headActivations(*g)
 		perMB += ln + logits + loss
 	}
 	return perMB, workspace
@@ -410,7 +410,7 @@ func stageActivations(g geom, c Config, i int) (perMB, workspace units.Bytes) {
 // stageMemory is a GPU's footprint: weights and gradients in the training dtype, optimizer state
 // (ZeRO §3.1 accounting), the activations kept for each micro-batch in flight, and the
 // recomputation workspace.
-func stageMemory(g geom, c Config, i int) partition.Memory {
+func stageMemory(g *geom, c *Config, i int) partition.Memory {
 	return stageFootprint(g, c, i).at(c, i)
 }
 
@@ -421,7 +421,7 @@ type footprint struct {
 	perMB, workspace units.Bytes
 }
 
-func stageFootprint(g geom, c Config, i int) footprint {
+func stageFootprint(g *geom, c *Config, i int) footprint {
 	params := stageParams(g, c, i)
 	f := footprint{static: partition.StaticMemory(params[0]+params[1], c.Optimizer, c.Precision, c.Capacity)}
 	if gt := c.GradDType(); gt != c.Precision.DType() {
@@ -444,6 +444,6 @@ func stageFootprint(g geom, c Config, i int) footprint {
 
 // at is the footprint of stage i: the activations of each micro-batch it holds in flight, and
 // the recomputation workspace.
-func (f footprint) at(c Config, i int) partition.Memory {
+func (f footprint) at(c *Config, i int) partition.Memory {
 	return f.static.WithActivations(f.perMB*units.Bytes(inFlight(c.PP, c.Interleave, i, c.MicroBatches())) + f.workspace)
 }

@@ -401,8 +401,8 @@ func TestMemoryAccountingMatchesGraph(t *testing.T) {
 						ws = max(ws, b.Workspace)
 					}
 					g := geometry(c)
-					perMB, workspace := stageActivations(g, c, i)
-					split := stageParams(g, c, i)
+					perMB, workspace := stageActivations(&g, &c, i)
+					split := stageParams(&g, &c, i)
 					if params != st.Params || params != split[0]+split[1] || saved != perMB || ws != workspace {
 						t.Errorf("%s sp=%v untied=%v %s stage %d: params %g/%g saved %v/%v workspace %v/%v", rc, sp, untied, c.Attention, i,
 							params, split[0]+split[1], saved, perMB, ws, workspace)

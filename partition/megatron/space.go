@@ -160,9 +160,9 @@ func allowed(list []int, v int) bool {
 func PeakMemory(c Config) partition.Memory {
 	g := geometry(c)
 	g.moeAct = &moeActivations{}
-	m := stageMemory(g, c, 0)
+	m := stageMemory(&g, &c, 0)
 	peak := func(i int) {
-		if s := stageMemory(g, c, i); s.Total > m.Total {
+		if s := stageMemory(&g, &c, i); s.Total > m.Total {
 			m = s
 		}
 	}
@@ -187,7 +187,7 @@ func CheckMemory(c Config) error {
 	g := geometry(c)
 	g.moeAct = &moeActivations{}
 	p := c.PP
-	first := stageMemory(g, c, 0)
+	first := stageMemory(&g, &c, 0)
 	bad, worst, wm := 0, -1, partition.Memory{}
 	note := func(i int, m partition.Memory) {
 		if m.Total > m.Capacity {
@@ -199,9 +199,9 @@ func CheckMemory(c Config) error {
 	}
 	note(0, first)
 	if p > 2 {
-		mid := stageFootprint(g, c, 1)
+		mid := stageFootprint(&g, &c, 1)
 		for i := 1; i < p-1; i++ {
-			m := mid.at(c, i)
+			m := mid.at(&c, i)
 			if m.Total <= m.Capacity {
 				break // in flight only falls with the stage index
 			}
@@ -209,7 +209,7 @@ func CheckMemory(c Config) error {
 		}
 	}
 	if p > 1 {
-		note(p-1, stageMemory(g, c, p-1))
+		note(p-1, stageMemory(&g, &c, p-1))
 	}
 	if bad == 0 {
 		return nil
