@@ -373,9 +373,10 @@ func stageParams(g *geom, c *Config, i int) (params [2]float64) {
 func stageActivations(g *geom, c *Config, i int) (perMB, workspace units.Bytes) {
 	if g.moe.Experts > 0 {
 		if g.moeAct == nil || !g.moeAct.ok {
-			g.gr = partition.NewGraph(192, 80)
+			lg := *g // a graph of its own, which does not outlive the count (nor escape)
+			lg.gr = partition.NewGraph(192, 80)
 			var a moeActivations
-			for _, b := range layerBlocks(*g, 1) {
+			for _, b := range layerBlocks(lg, 1) {
 				for _, op := range b.Ops {
 					a.perMB += op.Saved
 				}
