@@ -150,7 +150,7 @@ func Estimate(in Input) (Result, error) {
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
 	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
-	r.Breakdown.TP = units.Seconds(mbs) * c.comm
+	r.Breakdown.TP = units.Seconds(mbs) * (c.comm - c.commDP)
 	// The pipeline fills and drains one model chunk at a time: p − 1 steps of the heaviest chunk
 	// ((p − 1)/v · T when every chunk weighs the same).
 	bubble := units.Seconds(pp-1) * heaviest
@@ -195,6 +195,9 @@ func Estimate(in Input) (Result, error) {
 	}
 	it := &r.Iteration
 	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer
+	// ZeRO-2/3's per-layer data-parallel traffic is data-parallel communication, exposed on the
+	// critical stage every micro-batch.
+	r.Breakdown.DP += units.Seconds(mbs) * c.commDP
 	it.ExposedComm = r.Breakdown.TP + r.Breakdown.PP + r.Breakdown.DP
 	it.Bubble = bubble
 	it.Total = it.Compute + it.ExposedComm + it.Bubble
@@ -335,6 +338,7 @@ func (e *estimate) price(c network.Collective) (network.Cost, error) {
 type stageTimes struct {
 	fwd, recompute, bwd units.Seconds // compute per micro-batch
 	comm                units.Seconds // exposed tensor-parallel communication per micro-batch
+	commDP              units.Seconds // the part of comm over data-parallel groups (ZeRO-2/3's per-layer traffic)
 	commFwd, commBwd    units.Seconds // its forward and backward (and recomputation) parts
 	optimizer           units.Seconds
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
@@ -402,7 +406,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 				}
 			}
 		}
-		var commFwd, commBwd units.Seconds
+		var commFwd, commBwd, commDP units.Seconds
 		// Collectives hidden behind the same op share it: their summed time beyond the op's is
 		// exposed, split in proportion to their times.
 		costs := e.costs[:0]
@@ -437,6 +441,9 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 			} else {
 				commBwd += exposed
 			}
+			if c.Dim == partition.DimDP {
+				commDP += exposed
+			}
 			n := c.Count * b.Repeat * mbs
 			t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
 				Group: c.Group.Size, Stride: c.Group.Stride, Count: n, Cost: cost,
@@ -446,6 +453,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		t.recompute += rep * rc
 		t.bwd += rep * bwd
 		t.comm += rep * (commFwd + commBwd)
+		t.commDP += rep * commDP
 		t.commFwd += rep * commFwd
 		t.commBwd += rep * commBwd
 		repBwd[bi] = rc + bwd + commBwd

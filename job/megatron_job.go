@@ -105,6 +105,8 @@ type TransformerExecution struct {
 	PPScatterGather bool                 `json:"pp_scatter_gather" help:"with tp > 1 and no seq_parallel, each TP rank sends 1/TP of the activation to the next pipeline stage, which all-gathers it over NVLink (Megatron-LM 2021-22 scatter_gather_tensors_in_pipeline, SC'21 §4.1); off: every rank sends the whole activation"`
 	P2POverlap      bool                 `json:"p2p_overlap" help:"overlap the interleaved schedule's pipeline sends and receives with compute (Megatron-Core overlap_p2p_comm); only pipeline fill and drain stay exposed; no effect with interleave 1"`
 	DistOptimizer   bool                 `json:"distributed_optimizer" help:"shard the optimizer state over the DP group: reduce-scatter the gradients, update 1/DP, all-gather the parameters (Megatron-LM --use-distributed-optimizer, DeepSpeed ZeRO stage 1)"`
+	ZeRO            int                  `json:"zero" help:"ZeRO stage: 0 none, 1 shard the optimizer state (as distributed_optimizer), 2 also the gradients (reduce-scattered every micro-batch), 3 also the parameters (all-gathered before every use; fsdp); 2 and 3 need pp 1"`
+	FSDP            bool                 `json:"fsdp" help:"PyTorch FSDP FULL_SHARD: the same as zero 3"`
 	GradAllReduce   bool                 `json:"grad_allreduce" help:"with distributed_optimizer: all-reduce the gradients, then update the shard (DeepSpeed's BF16_Optimizer), instead of reduce-scattering them"`
 	FP32GradReduce  bool                 `json:"fp32_grad_reduce" help:"bf16 training: accumulate and reduce the gradients in fp32 (Megatron-LM's default for bf16, DeepSpeed's BF16_Optimizer); no effect in fp16 or fp32"`
 	PPPartition     megatron.PPPartition `json:"pp_partition" help:"pipeline stage partition: uniform (layers/pp per stage, embedding and LM head added to the first and last, Megatron-LM) or embedding-slot (the embedding and the head each take one layer's slot, DeepSpeed's partition_method type:transformer|embedding)"`
@@ -120,6 +122,15 @@ type TransformerExecution struct {
 	Profile         string               `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
 	TraceBatch      int                  `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`
 	TraceTP         int                  `json:"trace_tp" help:"tensor-parallel degree of the profiled run, when not the plan's"`
+}
+
+// zeroStage is the ZeRO stage: fsdp is stage 3; a conflicting zero stays as given and
+// validation names it.
+func (e *TransformerExecution) zeroStage() int {
+	if e.FSDP && e.ZeRO == 0 {
+		return 3
+	}
+	return e.ZeRO
 }
 
 type megatronWorkload struct{}
@@ -149,7 +160,7 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,
 		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer,
 			GradAllReduce: e.GradAllReduce, FP32GradReduce: e.FP32GradReduce, PPPartition: e.PPPartition,
-			PPFirstLayers: e.PPFirstLayers, PPLastLayers: e.PPLastLayers,
+			PPFirstLayers: e.PPFirstLayers, PPLastLayers: e.PPLastLayers, ZeRO: e.zeroStage(),
 			GradAccum: e.GradAccum, OptimizerStep: e.OptimizerStep, TPCommOverlap: e.TPCommOverlap, Attention: e.Attention},
 		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
 }
@@ -162,6 +173,9 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 	p.NonNegative("execution.steps", e.Steps)
 	p.NonNegative("execution.tokens", e.Tokens)
 	p.AtLeast("execution.gpus", e.GPUs, 0)
+	if e.FSDP && e.ZeRO != 0 && e.ZeRO != 3 {
+		p.Addf("execution.fsdp is ZeRO stage 3; execution.zero %d contradicts it (give one of them)", e.ZeRO)
+	}
 	if err := p.Err("megatron"); err != nil {
 		return o, err
 	}

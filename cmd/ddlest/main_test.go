@@ -257,6 +257,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--cp", "4", "--seq", "8196"}, 2, []string{"--cp 4 needs --seq 8196 to split into 2 × 4 = 8 equal chunks"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "60", "--tp", "4", "--cp", "4"}, 2, []string{"--gpus 60 must be a multiple of --tp 4 × --cp 4 × --pp 1 = 16"}},
 		{[]string{"moe", "--cp", "2"}, 2, []string{"--cp 2: context parallelism is modelled for dense layers"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--pp", "2", "--zero", "2"}, 2, []string{"--zero 2", "it needs --pp 1", "incompatible with pipeline parallelism"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--fsdp", "--zero", "2"}, 2, []string{"--fsdp is ZeRO stage 3; --zero 2 contradicts it"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--zero", "3", "--software", "megatron-core"}, 2, []string{"--zero 3: software megatron-core does not support it", "valid with megatron-core: 0, 1"}},
+		{[]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--zero", "5"}, 2, []string{"--zero 5 is not a ZeRO stage; valid: 0, 1, 2, 3"}},
 		{[]string{"megatron", "--model", "llama3-8b", "--norm", "batchnorm"}, 2, []string{`"batchnorm"`, "layernorm, rmsnorm"}},
 		{[]string{"megatron", "--loss", "1.8", "--tp", "4"}, 2, []string{"search layout chooses", "--tp", "layout explicit"}},
 		{[]string{"megatron", "--loss", "1.8", "--net", "ramp", "--tp", "4"}, 2, []string{"ramp layout chooses", "--tp", "layout explicit"}},
@@ -830,5 +834,48 @@ func TestMixtralPreset(t *testing.T) {
 	}
 	if want := 6 * 12_617_777_152.0 * 128 * 32768; doc.Report.Training.ComputeFLOP != want {
 		t.Errorf("6ND %g, want %g", doc.Report.Training.ComputeFLOP, want)
+	}
+}
+
+// ZeRO from the CLI: each stage keeps less per GPU (ZeRO §5.2), and ZeRO-3's per-layer parameter
+// all-gathers show as data-parallel communication; --fsdp is stage 3.
+func TestZeROCLI(t *testing.T) {
+	type doc struct {
+		Report struct {
+			Memory struct {
+				Total float64 `json:"total_bytes"`
+			} `json:"memory"`
+			Collectives []struct {
+				Name string `json:"name"`
+			} `json:"collectives"`
+		} `json:"report"`
+	}
+	run := func(extra ...string) doc {
+		t.Helper()
+		args := append([]string{"megatron", "--model", "llama3-8b", "--gpus", "64", "--cluster", "dgx-h100", "--global-batch", "512", "--steps", "1", "--format", "json"}, extra...)
+		out, errOut, code := execute(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	prev := run("--zero", "1").Report.Memory.Total
+	for _, z := range []string{"2", "3"} {
+		m := run("--zero", z).Report.Memory.Total
+		if !(m < prev) {
+			t.Errorf("ZeRO-%s: %g bytes, not below the previous stage's %g", z, m, prev)
+		}
+		prev = m
+	}
+	names := map[string]bool{}
+	for _, c := range run("--fsdp").Report.Collectives {
+		names[c.Name] = true
+	}
+	if !names["zero.params.fwd"] || !names["zero.grads"] {
+		t.Errorf("--fsdp collectives %v, want ZeRO-3's", names)
 	}
 }

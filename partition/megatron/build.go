@@ -87,6 +87,13 @@ func geometry(c Config) geom {
 		sp: c.SeqParallel, asyncTP: c.AsyncTP, tpOverlap: c.TPCommOverlap && c.SeqParallel, tpc: c.TPComm, rc: c.Recompute, dt: c.Precision.DType(), gemmDT: c.Precision.GEMMDType(), moe: c.moeSpec(),
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	g.layerP, g.attnP, g.linearW = g.sh.counts(g.t)
+	if c.ZeRO >= 2 {
+		g.zero, g.gradDT = c.ZeRO, c.GradDType()
+		g.dpGroup = network.Group{Size: c.DP, Stride: dp}
+		if c.CPs() > 1 {
+			g.dpGroup = network.Group{Size: c.DP * c.CPs(), Stride: c.CPStride()}
+		}
+	}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
 		// other stage's. Groups are numbered in rank order of their first member; per stage
@@ -147,7 +154,7 @@ func Build(c Config) (*partition.Plan, error) {
 	blockSlab := make([]partition.Block, 0, distinct*perStageBlocks)
 	optSlab := make([]partition.Op, 0, distinct*perStageOps)
 	syncs := 2 // per stage: the data-parallel and the expert gradients
-	if c.DistOptimizer {
+	if c.sharded() {
 		syncs = 4 // and their parameter all-gathers
 	}
 	syncSlab := make([]partition.GradSync, 0, syncs*distinct)
@@ -194,6 +201,22 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 		plan.ModelFLOP += flop
 		synced := syncedParams(st)
+		gathered := synced // parameters the optimizer step's all-gather returns (sharded optimizer)
+		if c.ZeRO >= 2 {
+			// From ZeRO-2 the layers' gradients are reduce-scattered by each micro-batch's
+			// backward pass (the layer's own collectives); from ZeRO-3 their parameters are
+			// gathered before every use, not after the step.
+			layers := 0.0
+			for _, b := range blocks {
+				if b.Name == "layer" {
+					layers += b.Params * float64(b.Repeat)
+				}
+			}
+			synced[0] -= layers
+			if c.ZeRO == 3 {
+				gathered[0] -= layers
+			}
+		}
 		if op, ok := partition.GradAccumOp(st.Params/float64(c.Interleave), c.GradAccum, g.dt, c.GradDType()); ok {
 			optSlab = append(optSlab, op)
 			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
@@ -204,9 +227,15 @@ func Build(c Config) (*partition.Plan, error) {
 		start = len(syncSlab)
 		syncSlab = gradSyncs(syncSlab, synced, &c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
-		if c.DistOptimizer {
+		if c.sharded() {
 			start = len(syncSlab)
-			syncSlab = paramGathers(syncSlab, st.Grads, c.Precision.DType())
+			gathers := st.Grads
+			if gathered != synced {
+				syncSlab = gradSyncs(syncSlab, gathered, &c)
+				gathers = syncSlab[start:len(syncSlab):len(syncSlab)]
+				start = len(syncSlab)
+			}
+			syncSlab = paramGathers(syncSlab, gathers, c.Precision.DType())
 			st.ParamGathers = syncSlab[start:len(syncSlab):len(syncSlab)]
 		}
 		if g.vocab > 0 && tied && p > 1 && (i == 0 || i == p-1) {
@@ -270,7 +299,7 @@ func syncedParams(st partition.Stage) (params [2]float64) {
 // 1/(DP/EP) shard of the experts (Megatron-LM dist_optimizer.md: "distribute all optimizer
 // state" over the data-parallel ranks).
 func optimizerParams(params [2]float64, c *Config) float64 {
-	if !c.DistOptimizer {
+	if !c.sharded() {
 		return params[0] + params[1]
 	}
 	p := params[0] / float64(c.DP*c.CPs()) // Megatron-Core shards over the data × context group
@@ -313,7 +342,7 @@ func gradSyncs(dst []partition.GradSync, params [2]float64, c *Config) []partiti
 	}
 	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
 	op := network.AllReduce
-	if c.DistOptimizer && !c.GradAllReduce {
+	if c.sharded() && !c.GradAllReduce {
 		op = network.ReduceScatter
 	}
 	sync := func(name string, dim partition.Dim, p float64, g network.Group) partition.GradSync {
@@ -428,8 +457,16 @@ func stageFootprint(g *geom, c *Config, i int) footprint {
 	if gt := c.GradDType(); gt != c.Precision.DType() {
 		f.static = f.static.WithGrads(units.Bytes(params[0]+params[1]) * gt.Size())
 	}
-	if c.DistOptimizer {
+	if c.sharded() {
 		f.static = f.static.WithOptimizerShard(optimizerParams(params, c), c.Optimizer, c.Precision)
+	}
+	if c.ZeRO >= 2 { // each rank keeps its gradient shard (ZeRO §5.2, P_os+g)
+		f.static = f.static.WithGrads(units.Bytes((params[0]+params[1])/float64(c.DP*c.CPs())) * c.GradDType().Size())
+	}
+	if c.ZeRO == 3 { // and its parameter shard, plus two layers gathered (P_os+g+p)
+		w := units.Bytes(((params[0]+params[1])/float64(c.DP*c.CPs()) + 2*g.layerP) * g.sz())
+		f.static.Total += w - f.static.Weights
+		f.static.Weights = w
 	}
 	if c.Precision == partition.MixedFP8 {
 		// Transformer Engine keeps each linear layer's FP8 weight and its transpose for the

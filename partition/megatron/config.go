@@ -228,6 +228,16 @@ type Stack struct {
 	// buffered_allreduce_fallback; bf16_optimizer.py step: update the partition, then
 	// all_gather_dp_groups of the bf16 parameters).
 	GradAllReduce bool
+	// ZeRO is the data-parallel sharding stage (Rajbhandari et al. 2020, ZeRO §5.2): 0 none,
+	// 1 the optimizer state (as DistOptimizer), 2 also the gradients, 3 also the parameters
+	// (PyTorch FSDP's FULL_SHARD). From stage 2 every micro-batch's backward pass reduce-scatters
+	// each layer's gradients behind its weight-gradient GEMMs (DeepSpeed stage 2 and 3 keep only
+	// the gradient shard); stage 3 all-gathers each layer's parameters before its forward, its
+	// recomputation and its backward pass, prefetched behind the layer's largest GEMM, and keeps
+	// two layers gathered at a time [AMB: DeepSpeed's prefetch bucket, FSDP's limit_all_gathers].
+	// Stages 2 and 3 need PP = 1 (DeepSpeed deepspeed/runtime/pipe/engine.py PipelineEngine:
+	// "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism").
+	ZeRO int
 	// PPPartition is how the pipeline stages share the layers (uniform by default).
 	PPPartition PPPartition
 	// PPFirstLayers and PPLastLayers, when > 0, give the first and the last pipeline stage that
@@ -252,6 +262,10 @@ type Stack struct {
 	// Attention is the attention kernel (standard by default).
 	Attention Attention
 }
+
+// sharded reports whether the optimizer state is sharded over the data-parallel ranks (the
+// distributed optimizer, ZeRO-1 and above).
+func (c *Config) sharded() bool { return c.DistOptimizer || c.ZeRO >= 1 }
 
 // GradDType is the dtype gradients are accumulated and reduced in.
 func (c Config) GradDType() dtype.DType {
@@ -433,6 +447,16 @@ func (c Config) Validate() error {
 		if okD {
 			p.Check(c.MoE.Validate(c.DP))
 		}
+	}
+	switch {
+	case c.ZeRO < 0 || c.ZeRO > 3:
+		p.Addf("--zero %d is not a ZeRO stage; valid: 0, 1, 2, 3", c.ZeRO)
+	case c.ZeRO >= 2 && okP && c.PP > 1:
+		p.Addf("--zero %d shards the gradients a pipeline's micro-batches accumulate: it needs --pp 1 (DeepSpeed: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism)", c.ZeRO)
+	case c.ZeRO >= 2 && c.GradAllReduce:
+		p.Addf("--zero %d reduce-scatters the gradients: it cannot be combined with --grad-allreduce", c.ZeRO)
+	case c.ZeRO >= 2 && c.MoE.Experts > 0:
+		p.Addf("--zero %d is modelled for dense layers; MoE layers use --zero 0 or 1 here", c.ZeRO)
 	}
 	if c.TPCommOverlap && !c.SeqParallel {
 		p.Addf("--tp-comm-overlap overlaps the sequence-parallel all-gathers and reduce-scatters with their GEMMs: it needs --seq-parallel")

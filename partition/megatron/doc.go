@@ -24,6 +24,12 @@
 // 2b(s/cp)·kv·dh/t elements, cp − 1 times forward and 2(cp − 1) backward, behind the attention
 // kernel; gradients are reduced over the DP·cp ranks that hold the same weights.
 //
+// ZeRO (Rajbhandari et al. 2020 §5.2; Config.ZeRO): stage 1 is the distributed optimizer; from
+// stage 2 each GPU keeps 1/(DP·cp) of the gradients, which every micro-batch's backward pass
+// reduce-scatters layer by layer behind fc1's weight-gradient GEMM; stage 3 (FSDP) keeps
+// 1/(DP·cp) of the parameters plus two layers gathered, all-gathered before each layer's
+// forward, recomputation and backward pass. Stages 2 and 3 need PP = 1 (DeepSpeed).
+//
 // Per layer and micro-batch of b sequences of s tokens, hidden h, a heads, tensor parallelism t
 // (Shoeybi et al. 2019; Narayanan et al. 2021 §5.1), forward GEMM FLOP per GPU:
 //

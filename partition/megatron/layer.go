@@ -31,9 +31,14 @@ type geom struct {
 	// The layer's parameters on this GPU (all, the attention half's, the four weight
 	// matrices'), counted once per geometry: stage footprints read them for every stage.
 	layerP, attnP, linearW float64
-	moe                    moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
-	gemmDT                 dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
-	moeAct                 *moeActivations
+	// zero ≥ 2: the layer's own ZeRO collectives over the data(-and-context)-parallel group
+	// dpGroup, its gradients in gradDT.
+	zero    int
+	dpGroup network.Group
+	gradDT  dtype.DType
+	moe     moe.Spec    // Experts > 0: MoE FF layers instead of the dense MLP
+	gemmDT  dtype.DType // the linear layers' GEMM inputs (FP8 under MixedFP8)
+	moeAct  *moeActivations
 }
 
 // moeActivations caches what one MoE layer saves per micro-batch (stageActivations).
@@ -147,6 +152,30 @@ func (g geom) cpCollectives() []partition.Collective {
 	cs := []partition.Collective{ring("cp.kv.fwd", partition.Forward, g.cp-1, fwd), ring("cp.kv.bwd", partition.Backward, 2*(g.cp-1), bwd)}
 	if g.rc != RecomputeNone { // full and selective recomputation both rerun the attention core
 		cs = append(cs, ring("cp.kv.recompute", partition.Recompute, g.cp-1, fwd))
+	}
+	return cs
+}
+
+// zeroCollectives is a dense layer's own ZeRO-2/3 traffic per micro-batch over the data-parallel
+// group (Config.ZeRO): its gradients reduce-scattered behind fc1's weight-gradient GEMM (the last
+// of the MLP's backward), and under ZeRO-3 its parameters all-gathered before the forward pass
+// (behind fc1, standing for the prefetch during the previous layer), the recomputation and the
+// backward pass (behind fc2's data-gradient GEMM). nccl-tests sizes: the whole layer on this GPU.
+func (g geom) zeroCollectives() []partition.Collective {
+	if g.zero < 2 {
+		return nil
+	}
+	coll := func(name string, op network.Op, dt dtype.DType, ph partition.Phase, behind string) partition.Collective {
+		return partition.Collective{Name: name, Dim: partition.DimDP, Phase: ph, Count: 1, Overlap: partition.BehindOp, HideBehind: behind,
+			Collective: network.Collective{Op: op, Bytes: units.Bytes(g.layerP * float64(dt.Size())), Group: g.dpGroup, DType: dt}}
+	}
+	cs := []partition.Collective{coll("zero.grads", network.ReduceScatter, g.gradDT, partition.Backward, "mlp.fc1.wgrad")}
+	if g.zero == 3 {
+		cs = append(cs, coll("zero.params.fwd", network.AllGather, g.dt, partition.Forward, "mlp.fc1"),
+			coll("zero.params.bwd", network.AllGather, g.dt, partition.Backward, "mlp.fc2.dgrad"))
+		if g.rc == RecomputeFull {
+			cs = append(cs, coll("zero.params.recompute", network.AllGather, g.dt, partition.Recompute, "mlp.fc1"))
+		}
 	}
 	return cs
 }
@@ -445,7 +474,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)
 		markLayer(ops)
-		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: append(g.tpCollectives(), g.cpCollectives()...),
+		return []partition.Block{{Name: "layer", Repeat: repeat, Ops: ops, Collectives: append(append(g.tpCollectives(), g.cpCollectives()...), g.zeroCollectives()...),
 			Params: g.layerP, Workspace: workspace}}
 	}
 	dense, experts := moeParamsPerGPU(g)

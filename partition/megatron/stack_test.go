@@ -1,12 +1,14 @@
 package megatron
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/partition"
 )
 
 // TestPPScatterGather: SC'21 §4.1 — with TP > 1 and no sequence parallelism each tensor-parallel
@@ -235,5 +237,65 @@ func TestPPFirstLastLayers(t *testing.T) {
 		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: %v", bad.want, err)
 		}
+	}
+}
+
+// ZeRO stages (Rajbhandari et al. 2020 §5.2, Figure 1): with Ψ parameters on a GPU, K = 12 bytes
+// of mixed-precision Adam state and N_d data-parallel ranks, the model states take
+// (2 + 2 + K)Ψ (stage 0), 2Ψ + 2Ψ + KΨ/N_d (1, P_os), 2Ψ + (2 + K)Ψ/N_d (2, P_os+g) and
+// (2 + 2 + K)Ψ/N_d (3, P_os+g+p; ddlest adds the two layers it keeps gathered). Stage 1 is the
+// distributed optimizer. From stage 2 every micro-batch reduce-scatters each layer's gradients
+// over the N_d ranks (2 bytes per layer parameter, nccl-tests size), and stage 3 all-gathers its
+// parameters before the forward and the backward pass.
+func TestZeROStages(t *testing.T) {
+	c := baseConfig()
+	c.PP, c.DP, c.TP, c.Precision, c.GlobalBatch = 1, 16, 2, MixedFP16, 64
+	psi := func(p *partition.Plan) float64 { return p.Stages[0].Params }
+	for _, z := range []int{0, 1, 2, 3} {
+		c.ZeRO = z
+		p := build(t, c)
+		m, n, l := p.MaxMemory(), float64(c.DP), layerOf(p)
+		state := float64(m.Weights + m.Grads + m.Optimizer)
+		var want float64
+		switch z {
+		case 0:
+			want = 16 * psi(p)
+		case 1:
+			want = 4*psi(p) + 12*psi(p)/n
+		case 2:
+			want = 2*psi(p) + 14*psi(p)/n
+		case 3:
+			want = 16*psi(p)/n + 2*2*l.Params
+		}
+		if rel(state, want) > 1e-12 {
+			t.Errorf("ZeRO-%d: model states %g bytes, want %g", z, state, want)
+		}
+		counts := map[string]int{}
+		for _, col := range l.Collectives {
+			if strings.HasPrefix(col.Name, "zero.") {
+				counts[col.Name] += col.Count
+				if col.Group.Size != c.DP || col.Bytes != units.Bytes(2*l.Params) {
+					t.Errorf("ZeRO-%d %s: %v over %d ranks, want %v over %d", z, col.Name, col.Bytes, col.Group.Size, units.Bytes(2*l.Params), c.DP)
+				}
+			}
+		}
+		want3 := map[string]int{}
+		if z >= 2 {
+			want3["zero.grads"] = 1
+		}
+		if z == 3 {
+			want3["zero.params.fwd"], want3["zero.params.bwd"] = 1, 1
+		}
+		if fmt.Sprint(counts) != fmt.Sprint(want3) {
+			t.Errorf("ZeRO-%d per-layer collectives %v, want %v", z, counts, want3)
+		}
+	}
+	c.ZeRO, c.PP = 2, 2
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "it needs --pp 1") {
+		t.Errorf("ZeRO-2 with PP 2: %v", err)
+	}
+	c.ZeRO, c.PP = 4, 1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "valid: 0, 1, 2, 3") {
+		t.Errorf("ZeRO-4: %v", err)
 	}
 }
