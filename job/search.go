@@ -290,7 +290,7 @@ func explicitJob(j *Job, rep *Report, c megatron.Config) *Job {
 	e.Layout, e.GPUs = LayoutExplicit, 0
 	e.TP, e.PP, e.DP, e.EP, e.Interleave = c.TP, c.PP, c.DP, c.MoE.EP, c.Interleave
 	e.GlobalBatch, e.MicroBatch, e.Recompute, e.SeqParallel = c.GlobalBatch, c.MicroBatch, c.Recompute, c.SeqParallel
-	e.CP, e.PPFirstLayers, e.PPLastLayers = c.CP, c.PPFirstLayers, c.PPLastLayers
+	e.CP, e.PPFirstLayers, e.PPLastLayers, e.ZeRO, e.FSDP = c.CP, c.PPFirstLayers, c.PPLastLayers, c.ZeRO, false
 	return &Job{Workload: j.Workload, Model: &m, Execution: &e, Cluster: j.Cluster.clone()}
 }
 

@@ -177,17 +177,24 @@ func TestSearchInfeasible(t *testing.T) {
 func TestLayoutsCount(t *testing.T) {
 	base := megatron.Config{Layers: 4, Hidden: 64, Heads: 4, Seq: 16, GlobalBatch: 4, TP: 1, PP: 1, DP: 1,
 		MicroBatch: 1, Interleave: 1, Recompute: megatron.RecomputeFull, Capacity: 1 << 40}
-	n := 0
-	megatron.Layouts(base, megatron.Space{GPUs: 4, Recompute: []megatron.Recompute{megatron.RecomputeFull},
-		SeqParallel: []bool{false}}, func(c megatron.Config) bool {
-		n++
-		if err := c.Validate(); err != nil {
-			t.Errorf("invalid layout %+v: %v", c, err)
-		}
-		return true
-	})
-	if n != 17 {
+	count := func(zero []int) (n int) {
+		megatron.Layouts(base, megatron.Space{GPUs: 4, Recompute: []megatron.Recompute{megatron.RecomputeFull},
+			SeqParallel: []bool{false}, ZeRO: zero}, func(c megatron.Config) bool {
+			n++
+			if err := c.Validate(); err != nil {
+				t.Errorf("invalid layout %+v: %v", c, err)
+			}
+			return true
+		})
+		return n
+	}
+	if n := count([]int{0}); n != 17 {
 		t.Errorf("%d layouts, want 17 (hand count)", n)
+	}
+	// Every ZeRO stage: the 6 layouts with PP 1 take stages 0-3, the 11 with PP > 1 stages 0-1
+	// (DeepSpeed: ZeRO-2 and -3 are incompatible with pipeline parallelism): 24 + 22 = 46.
+	if n := count(nil); n != 46 {
+		t.Errorf("%d layouts with every ZeRO stage, want 46 (hand count)", n)
 	}
 }
 

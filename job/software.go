@@ -198,6 +198,8 @@ func (s *Software) restrict(sp *megatron.Space) {
 			sp.SeqParallel = narrow(sp.SeqParallel, st.ok, reflect.Value.Bool)
 		case "pp_first_layers":
 			sp.FixedEnds = len(st.ok) == 1 && st.ok[0].Int() == 0
+		case "zero":
+			sp.ZeRO = narrow(sp.ZeRO, st.ok, func(v reflect.Value) int { return int(v.Int()) })
 		}
 	}
 }

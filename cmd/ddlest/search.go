@@ -118,7 +118,7 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 	if best.Config.CPs() > 1 { // the search keeps the given context parallelism
 		head = "GPUs = DP × TP × CP × PP"
 	}
-	fmt.Fprintln(tw, "rank\t"+head+"\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
+	fmt.Fprintln(tw, "rank\t"+head+"\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\tZeRO\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
 	bm := rk.Measure(best)
 	for i, r := range res.Reports {
 		c := r.Config
@@ -143,8 +143,12 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 		if c.PPFirstLayers > 0 || c.PPLastLayers > 0 {
 			layout += fmt.Sprintf(" (ends %d, %d layers)", c.StageLayers(0), c.StageLayers(c.PP-1))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%v%s\t%s\t%s\t%v\t%s\t%v\n", i+1, layout,
-			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), it.Total, m, vs, lost, r.Result.TimeToAccuracy,
+		zero := c.ZeRO
+		if zero == 0 && c.DistOptimizer {
+			zero = 1 // the distributed optimizer
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%d\t%v%s\t%s\t%s\t%v\t%s\t%v\n", i+1, layout,
+			c.Interleave, c.MicroBatch, c.Recompute, sp, epText(c.MoE), zero, it.Total, m, vs, lost, r.Result.TimeToAccuracy,
 			pct(r.Result.MFU), r.Result.Memory.Total)
 	}
 	return tw.Flush()

@@ -1,6 +1,8 @@
 package megatron
 
 import (
+	"slices"
+
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -16,6 +18,10 @@ type Space struct {
 	EP          []int
 	Recompute   []Recompute
 	SeqParallel []bool
+	// ZeRO lists the ZeRO stages to try (nil: every stage the layout allows: 2 and 3 only with
+	// PP 1, dense layers and reduce-scattered gradients; with the distributed optimizer on, 0 is
+	// stage 1).
+	ZeRO []int
 	// FixedEnds keeps the first and the last stage at an even share of the layers (software
 	// without Megatron-Core's per-stage layer counts). Otherwise a PP that does not divide the
 	// layers L is also tried with one layer fewer on the first and the last stage, when
@@ -26,6 +32,7 @@ type Space struct {
 var (
 	allRecompute = []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull}
 	allSP        = []bool{false, true}
+	allZeRO      = []int{0, 1, 2, 3}
 	noSP         = []bool{false}
 )
 
@@ -121,6 +128,13 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 			return true // only sequence-parallel layouts were asked for
 		}
 	}
+	zs := s.ZeRO
+	if zs == nil {
+		zs = allZeRO
+	}
+	zs = slices.DeleteFunc(slices.Clone(zs), func(z int) bool {
+		return (z == 0 && c.DistOptimizer) || (z >= 2 && (pp > 1 || c.MoE.Experts > 0 || c.GradAllReduce))
+	})
 	for v := 1; v <= c.Layers/pp; v++ {
 		if !c.splits(pp, v) || !allowed(s.Interleave, v) || (v > 1 && (pp == 1 || mbs%pp != 0)) {
 			continue
@@ -132,8 +146,11 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 				c.Recompute = rc
 				for _, sp := range sps {
 					c.SeqParallel = sp
-					if !yield(c) {
-						return false
+					for _, z := range zs {
+						c.ZeRO = z
+						if !yield(c) {
+							return false
+						}
 					}
 				}
 			}

@@ -142,7 +142,7 @@ func TestPPEmbeddingSlot(t *testing.T) {
 	// GPUs, a global batch of 576 that every DP = 72/PP divides).
 	var pps []int
 	c.GlobalBatch = 576
-	Layouts(c, Space{GPUs: 72, TP: []int{1}, MicroBatch: []int{1}, Recompute: []Recompute{RecomputeFull}, SeqParallel: []bool{false}}, func(x Config) bool {
+	Layouts(c, Space{GPUs: 72, TP: []int{1}, MicroBatch: []int{1}, Recompute: []Recompute{RecomputeFull}, SeqParallel: []bool{false}, ZeRO: []int{0}}, func(x Config) bool {
 		pps = append(pps, x.PP)
 		return true
 	})
