@@ -19,8 +19,9 @@ func newSearchCommand() *cobra.Command {
 		Short: "The fastest parallel layouts of a model on N GPUs of a cluster, and why the others lost",
 		Long: `Enumerate every parallel layout of the job's model on --gpus GPUs — tensor, pipeline and data
 parallelism (TP × PP × DP = GPUs), micro-batch, interleaved stages, activation recomputation,
-sequence parallelism and, for MoE models, expert parallelism — drop those that do not fit in GPU
-memory, price the others on the cluster's network and list the fastest, best first, with how
+sequence parallelism, the ZeRO stage, one layer fewer on the end stages where the pipeline depth
+does not divide the layers and, for MoE models, expert parallelism (context parallelism stays as
+given) — drop those that do not fit in GPU memory, price the others on the cluster's network and list the fastest, best first, with how
 much slower each is than the best and where the difference lies (compute, pipeline bubble or
 exposed communication). --gpu-counts searches several job sizes at once; --rank orders by
 iteration time (default), GPU-hours (GPUs × time, what a cluster bill is proportional to) or GPU
