@@ -21,13 +21,14 @@ func newSearchCommand() *cobra.Command {
 parallelism (TP × PP × DP = GPUs), micro-batch, interleaved stages, activation recomputation,
 sequence parallelism, the ZeRO stage, one layer fewer on the end stages where the pipeline depth
 does not divide the layers and, for MoE models, expert parallelism (context parallelism stays as
-given) — drop those that do not fit in GPU memory, price the others on the cluster's network and list the fastest, best first, with how
-much slower each is than the best and where the difference lies (compute, pipeline bubble or
-exposed communication). --gpu-counts searches several job sizes at once; --rank orders by
-iteration time (default), GPU-hours (GPUs × time, what a cluster bill is proportional to) or GPU
-energy (GPUs × maximum power × time, an upper bound), per iteration of the global batch; with
-several sizes, more GPUs finish sooner but may cost more. --format json is a list, best first, of
-the workload command's own JSON document (job and report): each runs again with ddlest run.`,
+given) — drop those that do not fit in GPU memory, price the others on the cluster's network and
+list the fastest, best first, with how much slower each is than the best and where the difference
+lies (compute, pipeline bubble or exposed communication). --gpu-counts searches several job sizes
+at once; --rank orders by iteration time (default), GPU-hours (GPUs × time, what a cluster bill is
+proportional to) or GPU energy (GPUs × maximum power × time, an upper bound), per iteration of the
+global batch; with several sizes, more GPUs finish sooner but may cost more. --format json is a
+list, best first, of the workload command's own JSON document (job and report): each runs again
+with ddlest run.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needs("workload"),
 	}
