@@ -103,14 +103,15 @@ func (gr *Graph) BMM(name string, ph Phase, a, b tensor.Shape, dt dtype.DType) O
 func FlashLSE(rows float64) units.Bytes { return units.Bytes(rows * float64(dtype.FP32.Size())) }
 
 // FlashAttention is the forward kernel of causal attention fused FlashAttention-style over
-// q = [B, s, d] (B = micro-batch × heads on this GPU) against keys keys and values (s, or the
-// whole sequence of a context-parallel rank's ring): it reads Q, K and V and writes the output
-// O and the fp32 row log-sum-exp L (B·s values) that the backward pass recomputes the scores
-// from (Dao 2023, FlashAttention-2 Algorithm 1). FLOP: the unfused convention, 2·B·s·keys·d for
-// the scores and as many for the context (FusedAttention).
-func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, keys int, dt dtype.DType) Op {
+// q = [B, s, d] (B = micro-batch × query heads on this GPU) against keys keys and values (s, or
+// the whole sequence of a context-parallel rank's ring) of kvB = micro-batch × key/value heads
+// (B without grouped-query attention): it reads Q, K and V and writes the output O and the fp32
+// row log-sum-exp L (B·s values) that the backward pass recomputes the scores from (Dao 2023,
+// FlashAttention-2 Algorithm 1). FLOP: the unfused convention, 2·B·s·keys·d for the scores and
+// as many for the context (FusedAttention).
+func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, keys, kvB int, dt dtype.DType) Op {
 	bt, s, d := float64(q[0]), float64(q[1]), float64(q[2])
-	n, kv, sz := Elems(q), bt*float64(keys)*d, float64(dt.Size())
+	n, kv, sz := Elems(q), float64(kvB)*float64(keys)*d, float64(dt.Size())
 	return Op{
 		Name: name, Kind: FusedAttention, Phase: ph, DType: dt,
 		Inputs: gr.Inputs(q, q, q), Output: q,
@@ -122,9 +123,9 @@ func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, keys int,
 
 // FlashAttentionBackward is its backward kernel: it reads Q, K, V, O, dO and L and writes dQ,
 // dK and dV (FlashAttention-2 Algorithm 2). FLOP: the unfused convention, twice the forward.
-func (gr *Graph) FlashAttentionBackward(name string, q tensor.Shape, keys int, dt dtype.DType) Op {
-	op := gr.FlashAttention(name, Backward, q, keys, dt)
-	n, kv, sz := Elems(q), float64(q[0])*float64(keys)*float64(q[2]), float64(dt.Size())
+func (gr *Graph) FlashAttentionBackward(name string, q tensor.Shape, keys, kvB int, dt dtype.DType) Op {
+	op := gr.FlashAttention(name, Backward, q, keys, kvB, dt)
+	n, kv, sz := Elems(q), float64(kvB)*float64(keys)*float64(q[2]), float64(dt.Size())
 	op.FLOP *= 2
 	op.Read = units.Bytes((3*n+2*kv)*sz) + FlashLSE(float64(q[0])*float64(q[1]))
 	op.Written = units.Bytes((n + 2*kv) * sz)

@@ -437,3 +437,21 @@ func TestGatedExperts(t *testing.T) {
 		t.Errorf("expert GEMM FLOP %g, want 6·slots·h·f = %g", fwd, want)
 	}
 }
+
+// FlashAttention under grouped-query attention reads Q of the a/t query heads but K and V of the
+// kv/t key/value heads only: (b·s·a·dh + 2·b·s·kv·dh)/t elements of 2 bytes forward.
+func TestFlashGQAReads(t *testing.T) {
+	c := llama3(2, 1024, 2816, 16, 2)
+	c.Arch.KVHeads, c.Attention, c.Seq, c.GlobalBatch, c.MicroBatch = 4, AttnFlash, 2048, 8, 1
+	l := layerOf(build(t, c))
+	b, s, a, kv, dh, tp := 1.0, 2048.0, 16.0, 4.0, 64.0, 2.0
+	for _, op := range l.Ops {
+		if op.Name == "attn.flash" && op.Phase == partition.Forward {
+			if want := units.Bytes((b*s*a*dh + 2*b*s*kv*dh) / tp * 2); op.Read != want {
+				t.Errorf("flash reads %v, want %v", op.Read, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no attn.flash op")
+}

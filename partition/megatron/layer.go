@@ -378,7 +378,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	}
 	core0 := len(attn) // the attention core's first op
 	if g.flash {       // one kernel for the attention core: scores, softmax, dropout, context
-		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, dt)
+		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, m*sh.kv/t, dt)
 		flash.Saved = saved[2] + saved[3] + saved[4] + saved[5] // Q, K, L and V
 		attn = append(attn, flash)
 	} else {
@@ -451,7 +451,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, g.gemmDT)
 	attnBwd = append(attnBwd, d, w)
 	if g.flash {
-		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, dt))
+		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, m*sh.kv/t, dt))
 	} else {
 		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, vk, dt)
 		attnBwd = append(attnBwd, da, db,
