@@ -64,22 +64,29 @@ func TestMeasuredTraining(t *testing.T) {
 				t.Fatalf("%s %s: %v", m.ID, r.Case, err)
 			}
 			md, ex := j.Model.(*TransformerModel), j.Execution.(*TransformerExecution)
-			if ex.Recompute != megatron.RecomputeFull {
-				t.Fatalf("%s %s: the formula's factor 4 is for full recomputation", m.ID, r.Case)
-			}
 			b, s, l, h, v := float64(ex.GlobalBatch), float64(md.Seq), float64(md.Layers), float64(md.Hidden), float64(md.Vocab)
 			gpus := float64(ex.TP * ex.PP * ex.DP)
+			// Narayanan et al. 2021 Eq. 3: the BLOOM logs (full recomputation) count the recomputed
+			// forward, 96·B·s·l·h²(1 + s/6h + V/16lh); NeMo's table (selective) the model FLOPs,
+			// 72·B·s·l·h²(1 + s/6h + V/12lh).
 			tflops := 96 * b * s * l * h * h * (1 + s/(6*h) + v/(16*l*h)) / (r.Value * gpus) / 1e12
-			// The log rounds both numbers to 0.01: ≤ 0.005 TFLOP/s directly, and 0.005 s of ~100 s
-			// moves ~150 TFLOP/s by ≤ 0.0075.
-			if math.Abs(tflops-r.TFLOPs) > 0.015 {
-				t.Errorf("%s %s: the configuration gives %.3f TFLOPs at %.2f s, the log %.2f", m.ID, r.Case, tflops, r.Value, r.TFLOPs)
+			// The BLOOM log rounds both numbers to 0.01: ≤ 0.005 TFLOP/s directly, and 0.005 s of
+			// ~100 s moves ~150 TFLOP/s by ≤ 0.0075. NeMo's seconds come from whole tokens/s/GPU
+			// (±0.5 of ≥ 726) and whole TFLOP/s (±0.07%), and its count runs 0.1% above Eq. 3 on
+			// these rows (GPT3-5B: 32.68 GFLOP per token against 32.64) [AMB]: 0.3%.
+			tol := 0.015
+			if ex.Recompute != megatron.RecomputeFull {
+				tflops = 72 * b * s * l * h * h * (1 + s/(6*h) + v/(12*l*h)) / (r.Value * gpus) / 1e12
+				tol = 3e-3 * r.TFLOPs
+			}
+			if math.Abs(tflops-r.TFLOPs) > tol {
+				t.Errorf("%s %s: the configuration gives %.3f TFLOPs at %.4f s, the source %.2f", m.ID, r.Case, tflops, r.Value, r.TFLOPs)
 			}
 			n++
 		}
 	}
-	if n < 18 {
-		t.Errorf("%d measured training runs, want the 18 of configs/measured.json", n)
+	if n < 22 {
+		t.Errorf("%d measured training runs, want the 22 of configs/measured.json", n)
 	}
 	rep, err := ValidateMeasured()
 	if err != nil {
