@@ -147,6 +147,24 @@ func (gr *Graph) Pointwise(name string, kind OpKind, ph Phase, x tensor.Shape, d
 	}
 }
 
+// ActivationNames name an MLP's activation ops: GeLU or SwiGLU, forward and backward.
+type ActivationNames struct{ GeLU, GeLUBwd, SwiGLU, SwiGLUBwd string }
+
+// MLPActivation is an MLP's activation over fc1's output x: GeLU, or (gated) SwiGLU, which reads
+// the fused gate and up halves and writes Swish(gate) ⊙ up, half as wide; backward it reads both
+// halves and the output gradient and writes both halves' gradients.
+func (gr *Graph) MLPActivation(n *ActivationNames, gated bool, ph Phase, x tensor.Shape, dt dtype.DType) Op {
+	switch {
+	case !gated && ph == Forward:
+		return gr.Pointwise(n.GeLU, Elementwise, ph, x, dt, FlopGeLU, 1, 1, 0, 0)
+	case !gated:
+		return gr.Pointwise(n.GeLUBwd, Elementwise, ph, x, dt, FlopGeLU, 2, 1, 0, 0)
+	case ph == Forward:
+		return gr.Pointwise(n.SwiGLU, Elementwise, ph, x, dt, FlopSwiGLU, 1, 0.5, 0, 0)
+	}
+	return gr.Pointwise(n.SwiGLUBwd, Elementwise, ph, x, dt, 2*FlopSwiGLU, 1.5, 1, 0, 0)
+}
+
 // LinearBackward returns the two GEMMs of Y = X·W's backward pass: dX = dY·Wᵀ and
 // dW = Xᵀ·dY, each with the forward FLOP count.
 func (gr *Graph) LinearBackward(dgradName, wgradName string, x, w tensor.Shape, dt dtype.DType) (dgrad, wgrad Op) {

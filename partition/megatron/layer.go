@@ -19,8 +19,8 @@ type geom struct {
 	// (phases = 2) run their collectives at once; the blocks are the groups per stage.
 	phases, tpBlock, epBlock int
 	// cp is the context-parallel degree (s is then each rank's 1/cp of the sequence), cpStride
-	// the rank distance of its ring, cpBlock its groups per pipeline stage.
-	cp, cpStride, cpBlock  int
+	// the rank distance of its ring.
+	cp, cpStride           int
 	vocab                  int // padded vocabulary (0: none)
 	sp, asyncTP, tpOverlap bool
 	flash                  bool // FlashAttention kernels (AttnFlash)
@@ -488,20 +488,12 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	}
 }
 
-// mlpActivation is the MLP's activation over fc1's output x: GeLU, or SwiGLU, which reads the
-// fused gate and up halves and writes Swish(gate) ⊙ up, half as wide; backward it reads both
-// halves and the output gradient and writes both halves' gradients.
+// mlpActivation is the dense MLP's activation over fc1's output x (partition.MLPActivation).
 func mlpActivation(g geom, x tensor.Shape, ph partition.Phase) partition.Op {
-	switch {
-	case !g.sh.gated && ph == partition.Forward:
-		return g.gr.Pointwise("mlp.gelu", partition.Elementwise, ph, x, g.dt, partition.FlopGeLU, 1, 1, 0, 0)
-	case !g.sh.gated:
-		return g.gr.Pointwise("mlp.gelu.bwd", partition.Elementwise, ph, x, g.dt, partition.FlopGeLU, 2, 1, 0, 0)
-	case ph == partition.Forward:
-		return g.gr.Pointwise("mlp.swiglu", partition.Elementwise, ph, x, g.dt, partition.FlopSwiGLU, 1, 0.5, 0, 0)
-	}
-	return g.gr.Pointwise("mlp.swiglu.bwd", partition.Elementwise, ph, x, g.dt, 2*partition.FlopSwiGLU, 1.5, 1, 0, 0)
+	return g.gr.MLPActivation(&mlpActivationNames, g.sh.gated, ph, x, g.dt)
 }
+
+var mlpActivationNames = partition.ActivationNames{GeLU: "mlp.gelu", GeLUBwd: "mlp.gelu.bwd", SwiGLU: "mlp.swiglu", SwiGLUBwd: "mlp.swiglu.bwd"}
 
 // fp8Cast appends to ops, under FP8 training, the cast of a linear layer's bf16 input x to FP8
 // and its transpose (Transformer Engine's cast_transpose: the amax, the scaled FP8 copy for the

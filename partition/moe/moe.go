@@ -92,6 +92,9 @@ type Layer struct {
 	Saved             units.Bytes            // activations kept for the backward pass
 }
 
+var expertActivationNames = partition.ActivationNames{GeLU: "moe.expert.gelu", GeLUBwd: "moe.expert.gelu.bwd",
+	SwiGLU: "moe.expert.swiglu", SwiGLUBwd: "moe.expert.swiglu.bwd"}
+
 // Build lays out one MoE FF layer. group is the expert-parallel group (EP ranks at the rank
 // distance of data-parallel neighbours, and which of them run at once); recompute adds the forward
 // all-to-alls again when the layer's forward pass is recomputed.
@@ -108,12 +111,8 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
 	mid := gr.Shape(s.slots(n), s.fc1Width())      // the activation's input
 	midOut := gr.Shape(s.slots(n), s.ExpertHidden) // fc2's input
-	act := gr.Pointwise("moe.expert.gelu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopGeLU, 1, 1, 0, 0)
-	actBwd := gr.Pointwise("moe.expert.gelu.bwd", partition.Elementwise, partition.Backward, mid, dt, partition.FlopGeLU, 2, 1, 0, 0)
-	if s.Gated { // as the dense SwiGLU MLP (megatron.mlpActivation)
-		act = gr.Pointwise("moe.expert.swiglu", partition.Elementwise, partition.Forward, mid, dt, partition.FlopSwiGLU, 1, 0.5, 0, 0)
-		actBwd = gr.Pointwise("moe.expert.swiglu.bwd", partition.Elementwise, partition.Backward, mid, dt, 2*partition.FlopSwiGLU, 1.5, 1, 0, 0)
-	}
+	act := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Forward, mid, dt)
+	actBwd := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Backward, mid, dt)
 	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, dt)
 	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
 	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
