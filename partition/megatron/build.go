@@ -88,11 +88,7 @@ func geometry(c Config) geom {
 		flash: c.Attention == AttnFlash, sh: c.Arch.resolve(c.Hidden, c.Heads)}
 	g.layerP, g.attnP, g.linearW = g.sh.counts(g.t)
 	if c.ZeRO >= 2 {
-		g.zero, g.gradDT = c.ZeRO, c.GradDType()
-		g.dpGroup = network.Group{Size: c.DP, Stride: dp}
-		if c.CPs() > 1 {
-			g.dpGroup = network.Group{Size: c.DP * c.CPs(), Stride: c.CPStride()}
-		}
+		g.zero, g.gradDT, g.dpGroup = c.ZeRO, c.GradDType(), c.weightGroup()
 	}
 	if c.PP > 1 {
 		// Under 1F1B the stages alternate forward and backward: one phase's groups are every
@@ -302,7 +298,7 @@ func optimizerParams(params [2]float64, c *Config) float64 {
 	if !c.sharded() {
 		return params[0] + params[1]
 	}
-	p := params[0] / float64(c.DP*c.CPs()) // Megatron-Core shards over the data × context group
+	p := params[0] / float64(c.weightGroup().Size) // Megatron-Core shards over the data × context group
 	if params[1] > 0 {
 		p += params[1] / float64(c.DP/c.MoE.EP)
 	}
@@ -338,7 +334,7 @@ func gradSyncs(dst []partition.GradSync, params [2]float64, c *Config) []partiti
 	dt := c.GradDType()
 	bucket := c.DPBucketBytes
 	if bucket == 0 {
-		bucket = units.Bytes(bucketParams(c.DP*c.CPs())) * dt.Size()
+		bucket = units.Bytes(bucketParams(c.weightGroup().Size)) * dt.Size()
 	}
 	// The distributed optimizer reduce-scatters the gradients (each rank keeps its shard).
 	op := network.AllReduce
@@ -350,14 +346,8 @@ func gradSyncs(dst []partition.GradSync, params [2]float64, c *Config) []partiti
 			Collective:  network.Collective{Op: op, Bytes: units.Bytes(p) * dt.Size(), Group: g, DType: dt},
 			BucketBytes: bucket, Overlap: !c.NoDPOverlap}
 	}
-	// Every context-parallel rank holds the same weights: the gradients are reduced over the
-	// data × context-parallel ranks (Megatron-Core's dp-cp group), consecutive in the rank order.
 	_, dpStride, _ := c.Strides()
-	dense := network.Group{Size: c.DP, Stride: dpStride}
-	if c.CPs() > 1 {
-		dense = network.Group{Size: c.DP * c.CPs(), Stride: c.CPStride()}
-	}
-	gs := append(dst, sync("dp.grads", partition.DimDP, params[0], dense))
+	gs := append(dst, sync("dp.grads", partition.DimDP, params[0], c.weightGroup()))
 	if c.MoE.Experts > 0 {
 		gs = append(gs, sync("ep.expert_grads", partition.DimEP, params[1], network.Group{Size: c.DP / c.MoE.EP, Stride: dpStride * c.MoE.EP}))
 	}
@@ -461,10 +451,10 @@ func stageFootprint(g *geom, c *Config, i int) footprint {
 		f.static = f.static.WithOptimizerShard(optimizerParams(params, c), c.Optimizer, c.Precision)
 	}
 	if c.ZeRO >= 2 { // each rank keeps its gradient shard (ZeRO §5.2, P_os+g)
-		f.static = f.static.WithGrads(units.Bytes((params[0]+params[1])/float64(c.DP*c.CPs())) * c.GradDType().Size())
+		f.static = f.static.WithGrads(units.Bytes((params[0]+params[1])/float64(c.weightGroup().Size)) * c.GradDType().Size())
 	}
 	if c.ZeRO == 3 { // and its parameter shard, plus two layers gathered (P_os+g+p)
-		w := units.Bytes(((params[0]+params[1])/float64(c.DP*c.CPs()) + 2*g.layerP) * g.sz())
+		w := units.Bytes(((params[0]+params[1])/float64(c.weightGroup().Size) + 2*g.layerP) * g.sz())
 		f.static.Total += w - f.static.Weights
 		f.static.Weights = w
 	}

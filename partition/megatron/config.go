@@ -8,6 +8,7 @@ import (
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
 	"github.com/ddlest/ddlest/partition/moe"
 )
@@ -348,6 +349,18 @@ func (c Config) Strides() (tp, dp, pp int) {
 func (c Config) CPStride() int {
 	tp, _, _ := c.Strides()
 	return tp * c.TP
+}
+
+// weightGroup is the ranks that hold the same weights and reduce their gradients together: the
+// data-parallel group, and with context parallelism the data × context-parallel ranks
+// (Megatron-Core's dp-cp group), consecutive in the rank order (context-parallel neighbours
+// inner).
+func (c *Config) weightGroup() network.Group {
+	if c.CPs() > 1 {
+		return network.Group{Size: c.DP * c.CPs(), Stride: c.CPStride()}
+	}
+	_, dp, _ := c.Strides()
+	return network.Group{Size: c.DP, Stride: dp}
 }
 
 // MicroBatches is the number of micro-batches per iteration per pipeline.
