@@ -27,8 +27,7 @@ func newGPUsCommand() *cobra.Command {
 			return runGPUs(f, cmd.OutOrStdout())
 		},
 	}
-	addFormatFlag(cmd.Flags(), &f)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 
@@ -117,8 +116,7 @@ func newNetsCommand() *cobra.Command {
 			return runNets(f, cmd.OutOrStdout())
 		},
 	}
-	addFormatFlag(cmd.Flags(), &f)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 

@@ -90,8 +90,7 @@ column names the resource that limits the slowest step.`,
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
 	fs.BoolVar(&f.noReduce, "no-reduce-compute", false, "price no local reductions at the receivers (the WRHT paper prices none)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
-	addFormatFlag(fs, &f.format)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("op", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append(opNames(), "all"), cobra.ShellCompDirectiveNoFileComp
 	})

@@ -39,7 +39,7 @@ entry of --format json is the workload command's own document.`,
 		cmd.Flags().StringSliceVar(&clusters, "clusters", nil, "cluster presets to compare (ddlest clusters), comma-separated")
 		cmd.Flags().StringVar(&baseline, "baseline", "", "entry the speed-ups are relative to (default: the first)")
 		cmd.Flags().StringVar(&plotPath, "plot", "", "also draw the iteration breakdowns side by side to this image (.png, .svg or .pdf)")
-		addFormatFlag(cmd.Flags(), &f)
+		addFormatFlag(cmd, &f)
 		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 			entries, key := nets, "network"
 			switch {

@@ -115,8 +115,7 @@ with latency is shown too).
 	cmd.Flags().IntVar(&gpus, "gpus", 1024, "nodes a network sized by its job is listed for (oddl, sipac; default 1,024 where the network has no size of its own)")
 	cmd.Flags().Float64Var(&capacity, "capacity-tbps", 12.8, "node capacity the total power is quoted at (Tb/s; RAMP Table 4 compares networks at 12.8); 0 = the network's own")
 	cmd.Flags().StringVar(&table, "table", "", "rebuild a paper's network table from presets: "+strings.Join(job.Tables(), ", "))
-	addFormatFlag(cmd.Flags(), &f)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f)
 	_ = cmd.RegisterFlagCompletionFunc("table", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return job.Tables(), cobra.ShellCompDirectiveNoFileComp
 	})

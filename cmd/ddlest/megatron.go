@@ -49,8 +49,7 @@ func workloadCommand(use, workload, model, short, long, example string, extra ..
 		x(cmd, jf)
 	}
 	fs.StringVar(&plotPath, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
-	addFormatFlag(fs, &f)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		j, err := jf.build()
 		if err != nil {

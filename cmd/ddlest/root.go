@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/ddlest/ddlest/internal/errs"
 )
@@ -72,16 +71,24 @@ func (f *format) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want one of table, json, csv")
+	return fmt.Errorf("want one of %s", joinNames(formatNames()))
 }
 
-func addFormatFlag(fs *pflag.FlagSet, f *format) {
+func formatNames() []string {
+	ns := make([]string, len(formats))
+	for i, v := range formats {
+		ns[i] = string(v)
+	}
+	return ns
+}
+
+// addFormatFlag adds --format (default table) and its shell completion to cmd.
+func addFormatFlag(cmd *cobra.Command, f *format) {
 	*f = formatTable
-	fs.Var(f, "format", "output format: table, json or csv")
-}
-
-func completeFormats(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return []string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp
+	cmd.Flags().Var(f, "format", "output format: "+joinNames(formatNames()))
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return formatNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // noArgs rejects positional arguments with a usage error.

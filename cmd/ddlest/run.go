@@ -64,8 +64,7 @@ workload command writes is a job plus its report, so it runs again here with the
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "set a key of every job, key=value (repeatable), e.g. execution.tp=8")
-	addFormatFlag(cmd.Flags(), &f)
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 
@@ -105,7 +104,7 @@ func newClustersCommand() *cobra.Command {
 			return nil
 		},
 	}
-	addFormatFlag(cmd.Flags(), &f)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 
@@ -123,7 +122,7 @@ func newModelsCommand() *cobra.Command {
 			return writeModels(cmd.OutOrStdout(), r.All(), f)
 		},
 	}
-	addFormatFlag(cmd.Flags(), &f)
+	addFormatFlag(cmd, &f)
 	cmd.AddCommand(newModelsImportCommand())
 	return cmd
 }
@@ -207,7 +206,7 @@ func newSoftwareCommand() *cobra.Command {
 			return writeSoftware(cmd.OutOrStdout(), r.All(), f)
 		},
 	}
-	addFormatFlag(cmd.Flags(), &f)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 

@@ -50,7 +50,7 @@ with ddlest run.`,
 		_ = cmd.RegisterFlagCompletionFunc("rank", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return job.Ranks(), cobra.ShellCompDirectiveNoFileComp
 		})
-		addFormatFlag(cmd.Flags(), &f)
+		addFormatFlag(cmd, &f)
 		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 			if top < 1 {
 				return usagef("--top %d must be ≥ 1", top)

@@ -129,7 +129,7 @@ func newTraceShowCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 10, "kernels to list per rank")
-	addFormatFlag(cmd.Flags(), &f)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 
@@ -402,7 +402,7 @@ func newTraceCollectivesCommand() *cobra.Command {
 	}
 	addNetFlags(cmd, &nf, "alphabeta")
 	addClusterFlag(cmd, &cluster)
-	addFormatFlag(cmd.Flags(), &f)
+	addFormatFlag(cmd, &f)
 	return cmd
 }
 

@@ -25,7 +25,7 @@ func newValidateCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "validate",
-		Short: "Compare ddlest's estimates with public measured runs (--measured: nccl-tests logs)",
+		Short: "Compare ddlest's estimates with public measured runs (--measured: nccl-tests logs and published training iterations)",
 		Long: `validate --measured prices every public measured run of configs/measured.json on the cluster
 that describes its hardware and prints the measurement, ddlest's estimate and the error
 (estimate − measured) / measured, then per set the mean absolute percentage error, the largest
