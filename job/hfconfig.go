@@ -23,7 +23,7 @@ var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2F
 func HFArchitectures() string { return strings.Join(hfArchitectures, ", ") }
 
 // hfConfig is what ImportHF reads of a config.json (the fields of transformers' LlamaConfig,
-// MistralConfig and Qwen2Config that set the layer's shapes); the rest of the file is ignored.
+// MistralConfig, Qwen2Config and MixtralConfig that set the layer's shapes); the rest of the file is ignored.
 type hfConfig struct {
 	Architectures     []string `json:"architectures"`
 	HiddenSize        int      `json:"hidden_size"`
@@ -33,7 +33,7 @@ type hfConfig struct {
 	NumKeyValueHeads  *int     `json:"num_key_value_heads"` // absent: as many as the heads
 	HeadDim           *int     `json:"head_dim"`            // absent or null: hidden / heads
 	VocabSize         int      `json:"vocab_size"`
-	TieWordEmbeddings bool     `json:"tie_word_embeddings"` // the three classes default to false
+	TieWordEmbeddings bool     `json:"tie_word_embeddings"` // the four classes default to false
 	HiddenAct         string   `json:"hidden_act"`
 	AttentionBias     bool     `json:"attention_bias"`      // Llama: q, k, v and o biases
 	MLPBias           bool     `json:"mlp_bias"`            // Llama: gate, up and down biases
@@ -58,11 +58,11 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 		return HFModel{}, errs.Usage("%s: not a Hugging Face config.json: %v", name, err)
 	}
 	if len(c.Architectures) != 1 {
-		return HFModel{}, errs.Usage("%s: architectures %v: want one of %s", name, c.Architectures, strings.Join(hfArchitectures, ", "))
+		return HFModel{}, errs.Usage("%s: architectures %v: want one of %s", name, c.Architectures, HFArchitectures())
 	}
 	arch := c.Architectures[0]
 	if !slices.Contains(hfArchitectures, arch) {
-		return HFModel{}, errs.Usage("%s: architecture %q is not one ddlest reads; known: %s", name, arch, strings.Join(hfArchitectures, ", "))
+		return HFModel{}, errs.Usage("%s: architecture %q is not one ddlest reads; known: %s", name, arch, HFArchitectures())
 	}
 	for _, f := range []struct {
 		key string

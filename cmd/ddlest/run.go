@@ -164,9 +164,7 @@ func newModelsImportCommand() *cobra.Command {
 			if len(nested) > 0 {
 				top = append(top, `"moe": {`+strings.Join(nested, ", ")+"}")
 			}
-			var b strings.Builder
-			b.WriteString(`{"model": {` + strings.Join(top, ", ") + "}}\n")
-			_, err = io.WriteString(cmd.OutOrStdout(), b.String())
+			_, err = io.WriteString(cmd.OutOrStdout(), `{"model": {`+strings.Join(top, ", ")+"}}\n")
 			return err
 		},
 	}
