@@ -1,8 +1,6 @@
 package megatron
 
 import (
-	"slices"
-
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -132,9 +130,6 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 	if zs == nil {
 		zs = allZeRO
 	}
-	zs = slices.DeleteFunc(slices.Clone(zs), func(z int) bool {
-		return (z == 0 && c.DistOptimizer) || (z >= 2 && (pp > 1 || c.MoE.Experts > 0 || c.GradAllReduce))
-	})
 	for v := 1; v <= c.Layers/pp; v++ {
 		if !c.splits(pp, v) || !allowed(s.Interleave, v) || (v > 1 && (pp == 1 || mbs%pp != 0)) {
 			continue
@@ -147,6 +142,11 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 				for _, sp := range sps {
 					c.SeqParallel = sp
 					for _, z := range zs {
+						// With the distributed optimizer on, 0 is stage 1; 2 and 3 need PP 1,
+						// dense layers and reduce-scattered gradients.
+						if (z == 0 && c.DistOptimizer) || (z >= 2 && (pp > 1 || c.MoE.Experts > 0 || c.GradAllReduce)) {
+							continue
+						}
 						c.ZeRO = z
 						if !yield(c) {
 							return false
