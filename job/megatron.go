@@ -396,13 +396,13 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 			return err
 		}
 	}
-	memErr := megatron.CheckMemory(cfg) // before building: most layouts of a sweep do not fit
-	if memErr != nil && !env.o.IgnoreMemory {
-		return memErr
-	}
-	plan, err := megatron.Build(cfg)
+	// Memory is checked before building: most layouts of a sweep do not fit.
+	plan, memErr, err := megatron.BuildChecked(cfg, env.o.IgnoreMemory)
 	if err != nil {
 		return err
+	}
+	if plan == nil {
+		return memErr
 	}
 	if memErr != nil {
 		rep.MemoryWarning = memErr.Error()

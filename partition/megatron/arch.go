@@ -154,17 +154,18 @@ func (s shape) normParams() float64 {
 // the sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
 // (reference/ramp.md §5.3).
 func (s shape) weights(t int) [8][2]int {
+	qkv, fc1 := s.qkvWidth(t), s.fc1Width(t) // each once: the divisions dominate a count
 	var qkvB, projB, fc1B, fc2B [2]int
 	if s.qkvBias {
-		qkvB = [2]int{s.qkvWidth(t), 1}
+		qkvB = [2]int{qkv, 1}
 	}
 	if s.bias {
-		projB, fc1B, fc2B = [2]int{s.h, 1}, [2]int{s.fc1Width(t), 1}, [2]int{s.h, 1}
+		projB, fc1B, fc2B = [2]int{s.h, 1}, [2]int{fc1, 1}, [2]int{s.h, 1}
 	}
 	return [8][2]int{
-		{s.h, s.qkvWidth(t)}, qkvB, // attn.qkv
+		{s.h, qkv}, qkvB, // attn.qkv
 		{s.a * s.dh / t, s.h}, projB, // attn.proj
-		{s.h, s.fc1Width(t)}, fc1B, // mlp.fc1
+		{s.h, fc1}, fc1B, // mlp.fc1
 		{s.f / t, s.h}, fc2B, // mlp.fc2
 	}
 }

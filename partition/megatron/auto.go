@@ -76,13 +76,13 @@ func Auto(a AutoConfig) (AutoResult, error) {
 	}
 	h, layers := tg.Shape.DModel, tg.Shape.Layers
 
-	t := 1
-	for float64(layers)*LayerParamsPerGPU(h, t) > a.ParamsPerGPU {
+	t, layer := 1, gpt(h)
+	for float64(layers)*layer.layerParams(t) > a.ParamsPerGPU {
 		t *= 2
 		if t > a.MaxGPUs || t > h {
 			return AutoResult{}, errs.Infeasible(
 				fmt.Sprintf("%d layers × %.4g parameters per layer need tensor parallelism > %d to stay under %.3g parameters per GPU",
-					layers, LayerParamsPerGPU(h, 1), t/2, a.ParamsPerGPU),
+					layers, layer.layerParams(1), t/2, a.ParamsPerGPU),
 				"the %.3g-parameter model does not fit on --max-gpus %d", tg.Params, a.MaxGPUs)
 		}
 	}

@@ -107,20 +107,39 @@ func geometry(c Config) geom {
 }
 
 // Build partitions an explicit configuration into a per-GPU plan. It does not check memory;
-// call Plan.CheckMemory for that.
+// call Plan.CheckMemory for that, or use BuildChecked.
 func Build(c Config) (*partition.Plan, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	g := geometry(c)
+	return buildPlan(&c, &g), nil
+}
+
+// BuildChecked validates c, checks its closed-form footprint (CheckMemory's verdict, memErr) and
+// builds its plan, from one geometry. A layout that does not fit is built only when force is
+// set (an estimate that ignores memory): a sweep's infeasible points cost no build.
+func BuildChecked(c Config, force bool) (plan *partition.Plan, memErr, err error) {
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	g := geometry(c)
+	if memErr = checkMemory(&g, &c); memErr != nil && !force {
+		return nil, memErr, nil
+	}
+	return buildPlan(&c, &g), memErr, nil
+}
+
+// buildPlan is Build of a valid configuration c and its geometry g.
+func buildPlan(c *Config, g *geom) *partition.Plan {
 	p, t := c.PP, c.TP
 	_, _, ppStride := c.Strides()
 	mbs := c.MicroBatches()
-	g := geometry(c)
-	if c.MoE.Experts > 0 {
+	if c.MoE.Experts > 0 && g.moeAct == nil {
 		g.moeAct = &moeActivations{} // every stage's layers are the same: count their activations once
 	}
 	tied := !c.UntiedEmbeddings
-	cached := blocks(g, !tied || p > 1)
+	cached := blocks(*g, !tied || p > 1)
 	embed, head := cached.embed, cached.head
 
 	plan := &partition.Plan{
@@ -129,7 +148,7 @@ func Build(c Config) (*partition.Plan, error) {
 			SeqParallel: c.SeqParallel, GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: mbs},
 		Stages: make([]partition.Stage, p),
 	}
-	plan.Params, _ = Params(c)
+	plan.Params, _ = Params(*c)
 	// The stages between the first and the last hold the same blocks: build their work once and
 	// give each its own index and memory (activations in flight differ by stage).
 	var mid *partition.Stage
@@ -160,7 +179,7 @@ func Build(c Config) (*partition.Plan, error) {
 			// (stageMemory's arithmetic without recounting them).
 			st := *mid
 			st.Index = i
-			st.Memory = midFoot.at(&c, i)
+			st.Memory = midFoot.at(c, i)
 			plan.ModelFLOP += midFLOP
 			plan.Stages[i] = st
 			continue
@@ -218,16 +237,16 @@ func Build(c Config) (*partition.Plan, error) {
 			blocks[0].Ops = optSlab[len(optSlab)-1 : len(optSlab) : len(optSlab)]
 		}
 		firstOpt := len(optSlab)
-		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, &c))
+		optSlab = partition.OptimizerOps(optSlab, c.OptimizerStep, c.Optimizer, c.Precision, c.GradDType(), st.Params, optimizerParams(synced, c))
 		st.PerIteration = optSlab[firstOpt:len(optSlab):len(optSlab)]
 		start = len(syncSlab)
-		syncSlab = gradSyncs(syncSlab, synced, &c)
+		syncSlab = gradSyncs(syncSlab, synced, c)
 		st.Grads = syncSlab[start:len(syncSlab):len(syncSlab)]
 		if c.sharded() {
 			start = len(syncSlab)
 			gathers := st.Grads
 			if gathered != synced {
-				syncSlab = gradSyncs(syncSlab, gathered, &c)
+				syncSlab = gradSyncs(syncSlab, gathered, c)
 				gathers = syncSlab[start:len(syncSlab):len(syncSlab)]
 				start = len(syncSlab)
 			}
@@ -246,8 +265,8 @@ func Build(c Config) (*partition.Plan, error) {
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
 		}
-		foot := stageFootprint(&g, &c, i)
-		st.Memory = foot.at(&c, i)
+		foot := stageFootprint(g, c, i)
+		st.Memory = foot.at(c, i)
 		plan.Stages[i] = st
 		if i > 0 && i < p-1 {
 			mid, midFLOP, midFoot = &plan.Stages[i], flop, foot
@@ -276,7 +295,7 @@ func Build(c Config) (*partition.Plan, error) {
 		}
 		plan.P2POverlap = c.P2POverlap && c.Interleave > 1
 	}
-	return plan, nil
+	return plan
 }
 
 // syncedParams splits a stage's parameters by the gradient reduction that syncs them: the

@@ -1,6 +1,7 @@
 package megatron
 
 import (
+	"math"
 	"sync"
 
 	"github.com/ddlest/ddlest/partition"
@@ -11,9 +12,38 @@ import (
 // layer many times with different pipeline or data-parallel degrees. blockCache keeps the
 // blocks of recent geometries; blocks are never modified after they are built, so plans share
 // them. The cache is bounded (cleared when full) and safe for concurrent builds.
-type blockKey struct {
-	g       geom // without its graph and MoE scratch
-	ownHead bool
+//
+// The key packs every input field of the geometry into one array of words: Go hashes an array
+// of integers with one memhash, where the geometry itself (floats, bools between ints) takes a
+// call per field, and the lookup runs once per estimate (TestBlockKeyCoversGeometry checks
+// that every field but the graph, the MoE scratch and the counts derived from the widths is in
+// the key).
+type blockKey [blockKeyWords]uint64
+
+const blockKeyWords = 35
+
+// key is g's block-cache key.
+func (g *geom) key(ownHead bool) blockKey {
+	b := func(v ...bool) uint64 {
+		var x uint64
+		for i, on := range v {
+			if on {
+				x |= 1 << i
+			}
+		}
+		return x
+	}
+	u := func(v int) uint64 { return uint64(v) }
+	m, sh, dg := &g.moe, &g.sh, &g.dpGroup
+	return blockKey{
+		u(g.m), u(g.s), u(g.h), u(g.a), u(g.t), u(g.tpStride), u(g.dpStride),
+		u(g.phases), u(g.tpBlock), u(g.epBlock), u(g.cp), u(g.cpStride), u(g.vocab),
+		b(g.sp, g.asyncTP, g.tpOverlap, g.flash, ownHead, sh.gated, sh.rms, sh.bias, sh.qkvBias, sh.rope, m.Gated, m.NoBias),
+		u(int(g.tpc)), u(int(g.rc)), u(int(g.dt)), u(int(g.gemmDT)), u(int(g.gradDT)), u(g.zero),
+		u(sh.h), u(sh.a), u(sh.kv), u(sh.dh), u(sh.f),
+		u(dg.Size), u(dg.Stride), u(dg.Concurrent), u(dg.Every), u(dg.Block),
+		u(m.Experts), u(m.TopK), math.Float64bits(m.CapacityFactor), u(m.ExpertHidden), u(m.EP),
+	}
 }
 
 type cachedBlocks struct {
@@ -30,8 +60,7 @@ var blockCache = struct {
 
 // blocks returns the layer, embedding and head blocks of geometry g, built once.
 func blocks(g geom, ownHead bool) *cachedBlocks {
-	k := blockKey{g: g, ownHead: ownHead}
-	k.g.gr, k.g.moeAct = nil, nil
+	k := g.key(ownHead)
 	blockCache.RLock()
 	b, ok := blockCache.m[k]
 	blockCache.RUnlock()

@@ -202,9 +202,16 @@ func PeakMemory(c Config) partition.Memory {
 // only in the micro-batches in flight.
 func CheckMemory(c Config) error {
 	g := geometry(c)
-	g.moeAct = &moeActivations{}
+	return checkMemory(&g, &c)
+}
+
+// checkMemory is CheckMemory of c and its geometry g.
+func checkMemory(g *geom, c *Config) error {
+	if c.MoE.Experts > 0 && g.moeAct == nil {
+		g.moeAct = &moeActivations{} // every stage's MoE layers save the same: count them once
+	}
 	p := c.PP
-	first := stageMemory(&g, &c, 0)
+	first := stageMemory(g, c, 0)
 	bad, worst, wm := 0, -1, partition.Memory{}
 	note := func(i int, m partition.Memory) {
 		if m.Total > m.Capacity {
@@ -216,9 +223,9 @@ func CheckMemory(c Config) error {
 	}
 	note(0, first)
 	if p > 2 {
-		mid := stageFootprint(&g, &c, 1)
+		mid := stageFootprint(g, c, 1)
 		for i := 1; i < p-1; i++ {
-			m := mid.at(&c, i)
+			m := mid.at(c, i)
 			if m.Total <= m.Capacity {
 				break // in flight only falls with the stage index
 			}
@@ -226,7 +233,7 @@ func CheckMemory(c Config) error {
 		}
 	}
 	if p > 1 {
-		note(p-1, stageMemory(&g, &c, p-1))
+		note(p-1, stageMemory(g, c, p-1))
 	}
 	if bad == 0 {
 		return nil
