@@ -34,6 +34,10 @@ type TransformerModel struct {
 	NoBias      bool               `json:"no_bias" help:"linear layers without biases (Llama)"`
 	QKVBias     bool               `json:"qkv_bias" help:"with no_bias: keep the QKV projection's bias (Qwen2)"`
 	Positions   megatron.Positions `json:"positions" help:"positions: learned (an absolute table, GPT) or rope (rotary, Llama)"`
+	QLoRARank   int                `json:"q_lora_rank,omitempty" help:"multi-head latent attention (with kv_lora_rank): the query latent's rank (0: a full query projection)"`
+	KVLoRARank  int                `json:"kv_lora_rank,omitempty" help:"multi-head latent attention: the key/value latent's rank (DeepSeek-V2/V3; 0: no MLA); head_dim is then each head's non-rotary query/key width"`
+	RopeHeadDim int                `json:"rope_head_dim,omitempty" help:"multi-head latent attention: the rotary query/key width per head, its key shared by the heads"`
+	VHeadDim    int                `json:"v_head_dim,omitempty" help:"multi-head latent attention: each value head's width (0: head_dim)"`
 	Seq         int                `json:"seq" help:"sequence length in tokens"`
 	Vocab       int                `json:"vocab" help:"vocabulary size (padded to a multiple of 128·TP); 0 = no embedding or LM head, as RAMP's equivalent model"`
 	Untied      bool               `json:"untied_embeddings" help:"give the LM head its own weights instead of sharing the input embedding"`
@@ -46,6 +50,8 @@ type TransformerMoE struct {
 	TopK           int     `json:"top_k" help:"experts per token"`
 	CapacityFactor float64 `json:"capacity_factor" help:"expert capacity factor"`
 	ExpertHidden   int     `json:"expert_hidden" help:"each expert's FFN width"`
+	SharedHidden   int     `json:"shared_hidden,omitempty" help:"FFN width of the shared experts every token also passes through (DeepSeekMoE; 0: none)"`
+	DenseLayers    int     `json:"dense_layers,omitempty" help:"the first layers that keep the dense MLP of ffn_hidden (DeepSeek first_k_dense_replace; 0: every layer MoE)"`
 }
 
 // Layout says how the parallel layout is chosen.
@@ -154,7 +160,8 @@ func (megatronWorkload) NewExecution() any {
 func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 	return megatron.Config{Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, Seq: m.Seq, Vocab: m.Vocab,
 		Arch: megatron.Arch{KVHeads: m.KVHeads, HeadDim: m.HeadDim, FFNHidden: m.FFNHidden, MLP: m.MLP, Norm: m.Norm,
-			NoBias: m.NoBias, QKVBias: m.QKVBias, Positions: m.Positions},
+			NoBias: m.NoBias, QKVBias: m.QKVBias, Positions: m.Positions,
+			QRank: m.QLoRARank, KVRank: m.KVLoRARank, RopeDim: m.RopeHeadDim, VHeadDim: m.VHeadDim},
 		GlobalBatch: e.GlobalBatch, MicroBatch: e.MicroBatch, TP: e.TP, PP: e.PP, DP: e.DP, CP: e.CP, Interleave: e.Interleave,
 		SeqParallel: e.SeqParallel, TPComm: e.TPComm, Recompute: e.Recompute, Precision: e.Precision, Optimizer: e.Optimizer,
 		UntiedEmbeddings: m.Untied, DPBucketBytes: e.DPBucket, RankOrder: e.RankOrder,
@@ -162,7 +169,8 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 			GradAllReduce: e.GradAllReduce, FP32GradReduce: e.FP32GradReduce, PPPartition: e.PPPartition,
 			PPFirstLayers: e.PPFirstLayers, PPLastLayers: e.PPLastLayers, ZeRO: e.zeroStage(),
 			GradAccum: e.GradAccum, OptimizerStep: e.OptimizerStep, TPCommOverlap: e.TPCommOverlap, Attention: e.Attention},
-		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP}}
+		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP,
+			SharedHidden: m.MoE.SharedHidden, DenseLayers: m.MoE.DenseLayers}}
 }
 
 // options resolves a job into the pipeline's options.

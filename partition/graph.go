@@ -103,32 +103,34 @@ func (gr *Graph) BMM(name string, ph Phase, a, b tensor.Shape, dt dtype.DType) O
 func FlashLSE(rows float64) units.Bytes { return units.Bytes(rows * float64(dtype.FP32.Size())) }
 
 // FlashAttention is the forward kernel of causal attention fused FlashAttention-style over
-// q = [B, s, d] (B = micro-batch × query heads on this GPU) against keys keys and values (s, or
-// the whole sequence of a context-parallel rank's ring) of kvB = micro-batch × key/value heads
-// (B without grouped-query attention): it reads Q, K and V and writes the output O and the fp32
-// row log-sum-exp L (B·s values) that the backward pass recomputes the scores from (Dao 2023,
-// FlashAttention-2 Algorithm 1). FLOP: the unfused convention, 2·B·s·keys·d for the scores and
-// as many for the context (FusedAttention).
-func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, keys, kvB int, dt dtype.DType) Op {
+// q = [B, s, d] (B = micro-batch × query heads on this GPU, d the query/key head width) against
+// keys keys and values (s, or the whole sequence of a context-parallel rank's ring) of kvB =
+// micro-batch × key/value heads (B without grouped-query attention), values dv wide per head (d
+// but with multi-head latent attention): it reads Q, K and V and writes the output O and the
+// fp32 row log-sum-exp L (B·s values) that the backward pass recomputes the scores from (Dao
+// 2023, FlashAttention-2 Algorithm 1). FLOP: the unfused convention, 2·B·s·keys·d for the
+// scores and 2·B·s·keys·dv for the context (FusedAttention).
+func (gr *Graph) FlashAttention(name string, ph Phase, q tensor.Shape, keys, kvB, dv int, dt dtype.DType) Op {
 	bt, s, d := float64(q[0]), float64(q[1]), float64(q[2])
-	n, kv, sz := Elems(q), float64(kvB)*float64(keys)*d, float64(dt.Size())
+	k, v, o, sz := float64(kvB)*float64(keys)*d, float64(kvB)*float64(keys)*float64(dv), bt*s*float64(dv), float64(dt.Size())
 	return Op{
 		Name: name, Kind: FusedAttention, Phase: ph, DType: dt,
 		Inputs: gr.Inputs(q, q, q), Output: q,
-		FLOP:    units.FLOP(4 * bt * s * float64(keys) * d),
-		Read:    units.Bytes((n + 2*kv) * sz),
-		Written: units.Bytes(n*sz) + FlashLSE(bt*s),
+		FLOP:    units.FLOP(2 * bt * s * float64(keys) * (d + float64(dv))),
+		Read:    units.Bytes((Elems(q) + k + v) * sz),
+		Written: units.Bytes(o*sz) + FlashLSE(bt*s),
 	}
 }
 
 // FlashAttentionBackward is its backward kernel: it reads Q, K, V, O, dO and L and writes dQ,
 // dK and dV (FlashAttention-2 Algorithm 2). FLOP: the unfused convention, twice the forward.
-func (gr *Graph) FlashAttentionBackward(name string, q tensor.Shape, keys, kvB int, dt dtype.DType) Op {
-	op := gr.FlashAttention(name, Backward, q, keys, kvB, dt)
-	n, kv, sz := Elems(q), float64(kvB)*float64(keys)*float64(q[2]), float64(dt.Size())
+func (gr *Graph) FlashAttentionBackward(name string, q tensor.Shape, keys, kvB, dv int, dt dtype.DType) Op {
+	op := gr.FlashAttention(name, Backward, q, keys, kvB, dv, dt)
+	n, sz := Elems(q), float64(dt.Size())
+	k, v, o := float64(kvB)*float64(keys)*float64(q[2]), float64(kvB)*float64(keys)*float64(dv), float64(q[0])*float64(q[1])*float64(dv)
 	op.FLOP *= 2
-	op.Read = units.Bytes((3*n+2*kv)*sz) + FlashLSE(float64(q[0])*float64(q[1]))
-	op.Written = units.Bytes((n + 2*kv) * sz)
+	op.Read = units.Bytes((n+k+v+2*o)*sz) + FlashLSE(float64(q[0])*float64(q[1]))
+	op.Written = units.Bytes((n + k + v) * sz)
 	return op
 }
 

@@ -96,6 +96,16 @@ type Arch struct {
 	// add_qkv_bias, megatron/core/transformer/transformer_config.py @002526d8).
 	QKVBias   bool
 	Positions Positions
+	// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1; DeepSeek-V3, arXiv
+	// 2412.19437 §2.1.1), when KVRank > 0: keys and values come up from one latent of KVRank per
+	// token (W^DKV, RMSNorm, W^UK and W^UV fused), queries from a latent of QRank (0: one
+	// h × heads·(HeadDim + RopeDim) projection), and a rotary key of RopeDim per token shared by
+	// the heads (W^KR, computed with W^DKV) joins each head's HeadDim-wide key; values are
+	// VHeadDim wide per head (0: HeadDim). Every head has its own key and value (KVHeads is
+	// unused). Down-projections are replicated, up-projections split by heads over the
+	// tensor-parallel ranks (deepseek-ai/DeepSeek-V3 inference/model.py, class MLA: wq_a and
+	// wkv_a Linear, wq_b and wkv_b ColumnParallelLinear, wo RowParallelLinear).
+	QRank, KVRank, RopeDim, VHeadDim int
 }
 
 // shape is an Arch resolved against the hidden size and heads: every width a layer's ops and
@@ -104,6 +114,10 @@ type shape struct {
 	h, a, kv, dh, f     int
 	gated, rms          bool
 	bias, qkvBias, rope bool
+	// dv is each value head's width (dh but with MLA); MLA's latent ranks qr, kvr and the rotary
+	// key width dr (all 0 without it).
+	dv, qr, kvr, dr int
+	mla             bool
 }
 
 // resolve fills in Arch's defaults for a model of hidden size h and a heads.
@@ -120,8 +134,18 @@ func (x Arch) resolve(h, a int) shape {
 	if s.f == 0 {
 		s.f = 4 * h
 	}
+	s.dv = s.dh
+	if x.KVRank > 0 {
+		s.mla, s.kv, s.qr, s.kvr, s.dr = true, a, x.QRank, x.KVRank, x.RopeDim
+		if x.VHeadDim > 0 {
+			s.dv = x.VHeadDim
+		}
+	}
 	return s
 }
+
+// dqk is each head's query and key width (MLA: with the rotary part).
+func (s shape) dqk() int { return s.dh + s.dr }
 
 // gpt is GPT-3's layer of hidden size h (the heads do not change its widths).
 func gpt(h int) shape { return Arch{}.resolve(h, 1) }
@@ -129,7 +153,12 @@ func gpt(h int) shape { return Arch{}.resolve(h, 1) }
 // qkvWidth is the fused QKV projection's output width on one of t tensor-parallel ranks: the
 // query heads and the key and value heads, each split over the ranks (Megatron-Core
 // num_query_groups: the key/value heads are split, never replicated).
-func (s shape) qkvWidth(t int) int { return (s.a + 2*s.kv) * s.dh / t }
+func (s shape) qkvWidth(t int) int {
+	if s.mla { // MLA: the queries only, each head's key and rotary widths
+		return s.a * s.dqk() / t
+	}
+	return (s.a + 2*s.kv) * s.dh / t
+}
 
 // fc1Width is fc1's output width on one rank: the gate and up projections fused under SwiGLU.
 func (s shape) fc1Width(t int) int {
@@ -153,7 +182,11 @@ func (s shape) normParams() float64 {
 // row-parallel (weights split, biases replicated), the two normalisations replicated. For GPT-3
 // the sum is 12h²/t + 7h/t + 6h, the #Params-per-GPU rule that reproduces RAMP Table 9
 // (reference/ramp.md §5.3).
-func (s shape) weights(t int) [8][2]int {
+//
+// With MLA the QKV slot is the query (up-)projection, and four more entries follow: the query
+// and key/value down-projections (replicated), the key/value up-projection (split by heads),
+// and the two latent RMSNorms' gains [qr + kvr, 1] (replicated; not a weight matrix).
+func (s shape) weights(t int) [layerWeights][2]int {
 	qkv, fc1 := s.qkvWidth(t), s.fc1Width(t) // each once: the divisions dominate a count
 	var qkvB, projB, fc1B, fc2B [2]int
 	if s.qkvBias {
@@ -162,12 +195,36 @@ func (s shape) weights(t int) [8][2]int {
 	if s.bias {
 		projB, fc1B, fc2B = [2]int{s.h, 1}, [2]int{fc1, 1}, [2]int{s.h, 1}
 	}
-	return [8][2]int{
+	w := [layerWeights][2]int{
 		{s.h, qkv}, qkvB, // attn.qkv
-		{s.a * s.dh / t, s.h}, projB, // attn.proj
+		{s.a * s.dv / t, s.h}, projB, // attn.proj
 		{s.h, fc1}, fc1B, // mlp.fc1
 		{s.f / t, s.h}, fc2B, // mlp.fc2
 	}
+	if s.mla {
+		w[0] = [2]int{s.qIn(), qkv}
+		if s.qr > 0 {
+			w[8] = [2]int{s.h, s.qr} // attn.q_down
+		}
+		w[9] = [2]int{s.h, s.kvr + s.dr}               // attn.kv_down (with the rotary key)
+		w[10] = [2]int{s.kvr, s.a * (s.dh + s.dv) / t} // attn.kv_up
+		w[11] = [2]int{s.qr + s.kvr, 1}                // the latents' RMSNorm gains
+	}
+	return w
+}
+
+// layerWeights is the entries of shape.weights; the first 8 are GPT's, 8–10 MLA's matrices.
+const layerWeights = 12
+
+// isMatrix reports whether weights' entry i is a weight matrix (not a bias or a gain).
+func isMatrix(i int) bool { return (i < 8 && i%2 == 0) || (i >= 8 && i <= 10) }
+
+// qIn is the query projection's input width: the query latent's with MLA's QRank, else hidden.
+func (s shape) qIn() int {
+	if s.qr > 0 {
+		return s.qr
+	}
+	return s.h
 }
 
 // counts is a layer's parameters on one of t tensor-parallel ranks: all of them, the attention
@@ -179,10 +236,10 @@ func (s shape) counts(t int) (layer, attn, linear float64) {
 	for i, x := range w {
 		n := float64(x[0]) * float64(x[1])
 		layer += n
-		if i >= 4 {
+		if i >= 4 && i < 8 {
 			mlp += n
 		}
-		if i%2 == 0 {
+		if isMatrix(i) {
 			linear += n
 		}
 	}
@@ -217,6 +274,16 @@ func (x Arch) validate(p *params.Problems, hidden, heads, tp int, okA, okT bool)
 	if okT && x.FFNHidden > 0 && x.FFNHidden%tp != 0 {
 		p.Addf("--tp %d does not divide --ffn-hidden %d", tp, x.FFNHidden)
 	}
+	switch {
+	case x.QRank < 0 || x.KVRank < 0 || x.RopeDim < 0 || x.VHeadDim < 0:
+		p.Addf("--q-lora-rank %d, --kv-lora-rank %d, --rope-head-dim %d and --v-head-dim %d must be ≥ 0", x.QRank, x.KVRank, x.RopeDim, x.VHeadDim)
+	case x.KVRank == 0 && (x.QRank > 0 || x.RopeDim > 0 || x.VHeadDim > 0):
+		p.Addf("--q-lora-rank, --rope-head-dim and --v-head-dim shape multi-head latent attention: they need --kv-lora-rank > 0")
+	case x.KVRank > 0 && x.KVHeads > 0 && x.KVHeads != heads:
+		p.Addf("--kv-heads %d: multi-head latent attention gives every one of the %d heads its own key and value; leave --kv-heads 0", x.KVHeads, heads)
+	case x.KVRank > 0 && okT && tp > 1:
+		p.Addf("--tp %d: multi-head latent attention is modelled with --tp 1 here (DeepSeek-V3 trains without tensor parallelism, arXiv 2412.19437 §3.2)", tp)
+	}
 }
 
 // Describe names the parts of the architecture that differ from GPT-3's, e.g. "8 kv heads, FFN
@@ -234,6 +301,9 @@ func (x Arch) Describe() string {
 		parts = append(parts, fmt.Sprintf("FFN %d %s", x.FFNHidden, x.MLP))
 	case x.MLP != MLPGeLU:
 		parts = append(parts, x.MLP.String())
+	}
+	if x.KVRank > 0 {
+		parts = append(parts, fmt.Sprintf("MLA q/kv rank %d/%d, rope dim %d", x.QRank, x.KVRank, x.RopeDim))
 	}
 	if x.Norm != NormLayer {
 		parts = append(parts, x.Norm.String())

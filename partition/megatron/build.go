@@ -31,11 +31,12 @@ func bucketParams(dp int) float64 { return max(4e7, 1e6*float64(dp)) }
 // vocabulary). Non-embedding parameters are what Kaplan's N counts.
 func Params(c Config) (total, nonEmbedding float64) {
 	sh := c.Arch.resolve(c.Hidden, c.Heads)
-	layer := sh.layerParams(1)
-	if m := c.moeSpec(); m.Experts > 0 {
-		layer = sh.attnParams(1) + m.RouterParams(c.Hidden) + float64(m.Experts)*m.ExpertParams(c.Hidden)
-	}
+	layer, attn, _ := sh.counts(1)
 	nonEmbedding = float64(c.Layers) * layer
+	if m := c.moeSpec(); m.Experts > 0 {
+		moeLayer := attn + m.RouterParams(c.Hidden) + m.SharedParams(c.Hidden) + float64(m.Experts)*m.ExpertParams(c.Hidden)
+		nonEmbedding = float64(m.DenseLayers)*layer + float64(c.Layers-m.DenseLayers)*moeLayer
+	}
 	total = nonEmbedding
 	if v := PaddedVocab(c.Vocab, c.TP); v > 0 {
 		g := geom{h: c.Hidden, s: c.Seq, cp: 1, t: 1, vocab: v, sh: sh}
@@ -49,7 +50,7 @@ func Params(c Config) (total, nonEmbedding float64) {
 // all E (Mixtral of Experts, Jiang et al. 2024 §2.1: "active parameters").
 func ActiveParams(c Config, total float64) float64 {
 	if m := c.moeSpec(); m.Experts > 0 {
-		total -= float64(c.Layers) * float64(m.Experts-m.TopK) * m.ExpertParams(c.Hidden)
+		total -= float64(c.Layers-m.DenseLayers) * float64(m.Experts-m.TopK) * m.ExpertParams(c.Hidden)
 	}
 	return total
 }
@@ -141,6 +142,10 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 	tied := !c.UntiedEmbeddings
 	cached := blocks(*g, !tied || p > 1)
 	embed, head := cached.embed, cached.head
+	var dense []partition.Block // a MoE model's dense first layers
+	if c.MoE.Experts > 0 && c.MoE.DenseLayers > 0 {
+		dense = blocks(denseGeom(g), !tied || p > 1).layers
+	}
 
 	plan := &partition.Plan{
 		Workload: Workload,
@@ -159,7 +164,7 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 	distinct := min(p, 3)
 	// Per stage: the optimizer's ops (one fused, or two) and the gradient accumulation pass, in
 	// a block of its own; sized to what the settings build (plans are built on hot paths).
-	perStageBlocks, perStageOps := len(cached.layers)+2, 1
+	perStageBlocks, perStageOps := len(cached.layers)+len(dense)+2, 1
 	if c.GradAccum != partition.AccumGEMM {
 		perStageBlocks, perStageOps = perStageBlocks+1, perStageOps+1
 	}
@@ -174,7 +179,8 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 	}
 	syncSlab := make([]partition.GradSync, 0, syncs*distinct)
 	for i := range plan.Stages {
-		if mid != nil && i < p-1 {
+		d := c.denseLayers(i)
+		if mid != nil && i < p-1 && d == 0 {
 			// Same weights and per-micro-batch activations as stage 1; fewer in flight
 			// (stageMemory's arithmetic without recounting them).
 			st := *mid
@@ -195,11 +201,17 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 		if g.vocab > 0 && i == 0 {
 			blockSlab = append(blockSlab, embed)
 		}
-		n := len(blockSlab)
-		blockSlab = append(blockSlab, cached.layers...)
-		for j := n; j < len(blockSlab); j++ {
-			blockSlab[j].Repeat = c.StageLayers(i)
+		layers := func(bs []partition.Block, repeat int) {
+			if repeat > 0 {
+				n := len(blockSlab)
+				blockSlab = append(blockSlab, bs...)
+				for j := n; j < len(blockSlab); j++ {
+					blockSlab[j].Repeat = repeat
+				}
+			}
 		}
+		layers(dense, d)
+		layers(cached.layers, c.StageLayers(i)-d)
 		if g.vocab > 0 && i == p-1 {
 			blockSlab = append(blockSlab, head)
 		}
@@ -268,7 +280,7 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 		foot := stageFootprint(g, c, i)
 		st.Memory = foot.at(c, i)
 		plan.Stages[i] = st
-		if i > 0 && i < p-1 {
+		if i > 0 && i < p-1 && d == 0 {
 			mid, midFLOP, midFoot = &plan.Stages[i], flop, foot
 		}
 	}
@@ -387,15 +399,46 @@ func inFlight(p, v, i, mbs int) float64 {
 	return n
 }
 
+// denseLayers is how many of stage i's layers keep the dense MLP in a MoE model with dense first
+// layers (moe.Spec.DenseLayers): the stages hold the stack in order, or, interleaved, chunk k of
+// stage i holds the k·PP + i-th run of StageLayers(i)/v layers (Narayanan et al. 2021 §2.2).
+func (c *Config) denseLayers(i int) int {
+	k := c.MoE.DenseLayers
+	if c.MoE.Experts == 0 || k == 0 {
+		return 0
+	}
+	if c.Interleave <= 1 {
+		first := 0
+		for j := range i {
+			first += c.StageLayers(j)
+		}
+		return min(max(k-first, 0), c.StageLayers(i))
+	}
+	lc, n := c.StageLayers(i)/c.Interleave, 0
+	for ch := range c.Interleave {
+		n += min(max(k-(ch*c.PP+i)*lc, 0), lc)
+	}
+	return n
+}
+
+// denseGeom is a MoE geometry's dense layer (its MLP instead of the experts).
+func denseGeom(g *geom) geom {
+	d := *g
+	d.moe, d.moeAct = moe.Spec{}, nil
+	return d
+}
+
 // stageParams is the parameter count of one GPU of stage i: those synced over the
 // data-parallel group and the MoE experts (synced over the expert-data-parallel group).
 func stageParams(g *geom, c *Config, i int) (params [2]float64) {
 	layer, experts := g.layerP, 0.0
+	n, dense := float64(c.StageLayers(i)), 0.0
 	if g.moe.Experts > 0 {
 		layer, experts = moeParamsPerGPU(*g)
+		dense = float64(c.denseLayers(i))
+		n -= dense
 	}
-	n := float64(c.StageLayers(i))
-	params[0], params[1] = layer*n, experts*n
+	params[0], params[1] = layer*n+g.layerP*dense, experts*n
 	if g.vocab > 0 && i == 0 {
 		params[0] += embeddingParams(*g)
 	}
@@ -429,19 +472,36 @@ func stageActivations(g *geom, c *Config, i int) (perMB, workspace units.Bytes) 
 			perMB, workspace = g.moeAct.perMB, g.moeAct.workspace
 		}
 	} else {
-		var saved [layerForwardOps]units.Bytes
-		saved, workspace = layerActivations(*g)
-		for _, x := range saved {
-			perMB += x
-		}
+		perMB, workspace = denseActivations(g)
 	}
-	perMB *= units.Bytes(c.StageLayers(i))
+	n := c.StageLayers(i)
+	if d := c.denseLayers(i); d > 0 { // dense first layers of a MoE model
+		dg := denseGeom(g)
+		dense, ws := denseActivations(&dg)
+		if d == n { // no MoE layer on this stage
+			workspace = 0
+		}
+		perMB = perMB*units.Bytes(n-d) + dense*units.Bytes(d)
+		workspace = max(workspace, ws)
+	} else {
+		perMB *= units.Bytes(n)
+	}
 	if g.vocab > 0 && i == 0 {
 		perMB += embeddingActivations(*g)
 	}
 	if g.vocab > 0 && i == c.PP-1 {
 		ln, logits, loss := headActivations(*g)
 		perMB += ln + logits + loss
+	}
+	return perMB, workspace
+}
+
+// denseActivations is what a dense layer keeps per micro-batch (the closed form,
+// layerActivations) and its recomputation workspace.
+func denseActivations(g *geom) (perMB, workspace units.Bytes) {
+	saved, workspace := layerActivations(*g)
+	for _, x := range saved {
+		perMB += x
 	}
 	return perMB, workspace
 }

@@ -409,6 +409,11 @@ func (c Config) Validate() error {
 		okC = false
 	case cp > 1 && c.MoE.Experts > 0:
 		p.Addf("--cp %d: context parallelism is modelled for dense layers; MoE layers use --cp 1 here", cp)
+	case cp > 1 && c.KVRank > 0:
+		p.Addf("--cp %d: context parallelism is modelled for grouped-query attention; multi-head latent attention uses --cp 1 here", cp)
+	}
+	if c.KVRank > 0 && c.Precision == partition.MixedFP8 {
+		p.Addf("--precision fp8 is modelled for grouped-query attention layers; multi-head latent attention trains in fp16 or bf16 here")
 	}
 	switch {
 	case !okT || !okS || !okC || !c.SeqParallel || (c.Seq/c.CPs())%c.TP == 0:
@@ -460,6 +465,11 @@ func (c Config) Validate() error {
 		if okD {
 			p.Check(c.MoE.Validate(c.DP))
 		}
+		if okL && c.MoE.DenseLayers >= c.Layers {
+			p.Addf("--dense-layers %d must be below the %d layers (the rest are MoE layers)", c.MoE.DenseLayers, c.Layers)
+		}
+	} else if c.MoE.SharedHidden > 0 || c.MoE.DenseLayers > 0 {
+		p.Addf("--shared-hidden %d and --dense-layers %d shape MoE layers: they need --experts", c.MoE.SharedHidden, c.MoE.DenseLayers)
 	}
 	switch {
 	case c.ZeRO < 0 || c.ZeRO > 3:

@@ -243,10 +243,13 @@ const layerForwardOps = 13
 //	ln1, ln2          their inputs, 2sbh each (sequence shard with SP)
 //	attn.qkv, fc1     their inputs, 2sbh, replicated across TP ranks without SP; the SP shard
 //	                  2sbh/t with SP (re-gathered in the backward pass, §4.2.2)
-//	attn.scores       Q and K, 4sbh/t (2sb(a + kv)·dh/t with kv key/value heads of width dh)
+//	attn.scores       Q and K, 4sbh/t (2sb(a + kv)·dh/t with kv key/value heads of width dh;
+//	                  MLA: 2sb·2a·(dh + dr)/t)
 //	softmax, dropout  softmax output 2as²b/t and dropout mask as²b/t (not with selective recompute)
-//	attn.context      V 2sbh/t (2sb·kv·dh/t), plus the dropout output 2as²b/t (not with selective recompute)
-//	attn.proj         its input 2sbh/t (2sb·a·dh/t)
+//	attn.context      V 2sbh/t (2sb·kv·dv/t), plus the dropout output 2as²b/t (not with selective recompute)
+//	attn.proj         its input 2sbh/t (2sb·a·dv/t)
+//	MLA latents       with attn.qkv: each latent RMSNorm's input and each up-projection's,
+//	                  2sb(qr + kvr) twice (DeepSeek-V2 §2.1.2, Eqs. 9–10 and 12)
 //	residuals         dropout masks sbh (shard with SP)
 //	gelu, fc2         their inputs 8sbh/t each (2sbf/t; SwiGLU's input is fc1's 2f-wide output)
 //
@@ -261,8 +264,10 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	m, s, h, t, sz := float64(g.m), float64(g.s), float64(g.h), float64(g.t), g.sz()
 	sh := g.sh
 	resid := m * float64(g.sl()) * h         // elements of the residual stream on this GPU
-	q := m * s * float64(sh.a*sh.dh) / t     // queries (and the attention output) on this GPU
-	kv := m * s * float64(sh.kv*sh.dh) / t   // keys, or values
+	q := m * s * float64(sh.a*sh.dqk()) / t  // queries on this GPU
+	k := m * s * float64(sh.kv*sh.dqk()) / t // keys
+	v := m * s * float64(sh.kv*sh.dv) / t    // values
+	o := m * s * float64(sh.a*sh.dv) / t     // the attention output (the projection's input)
 	act := m * s * float64(sh.fc1Width(g.t)) // the MLP activation's input (fc1's output)
 	ffn := m * s * float64(sh.f) / t         // fc2's input
 	// The linear layers keep their inputs for the weight gradients in the GEMM dtype (FP8 under
@@ -272,6 +277,8 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	if g.sp {
 		gemmIn = resid * gsz // ...or kept as the sequence shard
 	}
+	// MLA's latents: each RMSNorm keeps its input, each up-projection its (normalised) input.
+	latents := m * s * float64(sh.qr+sh.kvr) * (sz + gsz)
 	core := m * float64(g.a) / t * s * s * float64(g.cp) // attention-core elements (keys: the whole sequence)
 	keepCore := g.rc != RecomputeSelective
 	var lse float64 // FlashAttention keeps the fp32 row log-sum-exp instead of the s² core
@@ -284,12 +291,12 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 	}
 	b := func(x float64) units.Bytes { return units.Bytes(x) }
 	saved = [layerForwardOps]units.Bytes{
-		b(resid * sz),          // ln1
-		b(gemmIn),              // attn.qkv
-		b((q+kv)*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
-		0, 0,                   // attn.softmax, attn.dropout (below)
-		b(kv * sz), // attn.context: V (+ probabilities below)
-		b(q * gsz), // attn.proj
+		b(resid * sz),         // ln1
+		b(gemmIn + latents),   // attn.qkv (MLA: its projections and latent norms)
+		b((q+k)*sz + keptLSE), // attn.scores: Q, K (FlashAttention: and L)
+		0, 0,                  // attn.softmax, attn.dropout (below)
+		b(v * sz),  // attn.context: V (+ probabilities below)
+		b(o * gsz), // attn.proj
 		b(resid * partition.MaskBytes),
 		b(resid * sz), // ln2
 		b(gemmIn),     // mlp.fc1
@@ -317,9 +324,10 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 // mlpOps is the position of ln2, the first op of the MLP half of a layer, in forward order.
 const mlpOps = 8
 
-// moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and E/EP experts.
+// moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and shared experts
+// (reduced over the data-parallel group), and the E/EP routed experts.
 func moeParamsPerGPU(g geom) (dense, experts float64) {
-	return g.attnP + g.moe.RouterParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h) // t = 1 with MoE
+	return g.attnP + g.moe.RouterParams(g.h) + g.moe.SharedParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h) // t = 1 with MoE
 }
 
 // layerBlocks builds one transformer layer: forward ops (with the activations each keeps for
@@ -329,22 +337,25 @@ func moeParamsPerGPU(g geom) (dense, experts float64) {
 func layerBlocks(g geom, repeat int) []partition.Block {
 	m, s, h, a, t := g.m, g.s, g.h, g.a, g.t
 	dt, sz, sh := g.dt, g.sz(), g.sh
-	at, dh, ft := a/t, sh.dh, sh.f/t
+	at, ft := a/t, sh.f/t
 	gr := g.gr
-	wqkv, wproj, wfc1, wfc2 := gr.Shape(h, sh.qkvWidth(t)), gr.Shape(at*dh, h), gr.Shape(h, sh.fc1Width(t)), gr.Shape(ft, h)
+	wqkv, wproj, wfc1, wfc2 := gr.Shape(sh.qIn(), sh.qkvWidth(t)), gr.Shape(at*sh.dv, h), gr.Shape(h, sh.fc1Width(t)), gr.Shape(ft, h)
 	x := gr.Shape(m, g.sl(), h)                    // residual stream on this GPU
 	xs := gr.Shape(m*s, h)                         // gathered input of the column-parallel GEMMs
-	qk := gr.Shape(m*at, s, dh)                    // per-head Q (and K, V) on this GPU
+	qk := gr.Shape(m*at, s, sh.dqk())              // per-head Q (and K) on this GPU
 	sk := s * g.cp                                 // keys: the whole sequence (the CP ring's)
-	kt := gr.Shape(m*at, dh, sk)                   // Kᵀ (a key head serves a/kv query heads)
-	vk := gr.Shape(m*at, sk, dh)                   // V
+	kt := gr.Shape(m*at, sh.dqk(), sk)             // Kᵀ (a key head serves a/kv query heads)
+	vk := gr.Shape(m*at, sk, sh.dv)                // V
 	sc := gr.Shape(m*at, s, sk)                    // attention scores / probabilities
 	ffn := gr.Shape(m*s, sh.fc1Width(t))           // fc1 output
 	ffnOut := gr.Shape(m*s, ft)                    // fc2 input
-	pin := gr.Shape(m*s, at*dh)                    // projection input
+	pin := gr.Shape(m*s, at*sh.dv)                 // projection input
 	lnExtra := units.Bytes(sh.normParams() * sz)   // γ (and β)
 	resid := float64(m*g.sl()) * float64(h)        // elements of x
 	rotated := gr.Shape(m*s, (sh.a+sh.kv)*sh.dh/t) // queries and keys (RoPE)
+	if sh.mla {                                    // the heads' rotary query parts and the shared rotary key
+		rotated = gr.Shape(m*s, at*sh.dr+sh.dr)
+	}
 
 	core := float64(m*at) * float64(s) * float64(sk) // attention-core elements
 	saved, workspace := layerActivations(g)
@@ -369,16 +380,24 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 
 	// Scratch on the stack: the ops are copied into the block's own slice at the end (plans are
 	// built on the estimator's hot path).
-	var attnArr [9]partition.Op
+	var attnArr [16]partition.Op
 	var mlpArr, mlpBwdArr [16]partition.Op
 	var attnBwdArr [16]partition.Op
-	attn := append(attnArr[:0], ln1, qkv)
+	attn := append(attnArr[:0], ln1)
+	var mlaBwd []partition.Op // MLA: the projections' backward, in backward order
+	if sh.mla {
+		var fwd []partition.Op
+		fwd, mlaBwd = g.mlaProjections(xs, wqkv, qkv.Saved)
+		attn = append(attn, fwd...)
+	} else {
+		attn = append(attn, qkv)
+	}
 	if sh.rope {
 		attn = append(attn, gr.Pointwise("attn.rope", partition.Elementwise, partition.Forward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
 	}
 	core0 := len(attn) // the attention core's first op
 	if g.flash {       // one kernel for the attention core: scores, softmax, dropout, context
-		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, m*sh.kv/t, dt)
+		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, m*sh.kv/t, sh.dv, dt)
 		flash.Saved = saved[2] + saved[3] + saved[4] + saved[5] // Q, K, L and V
 		attn = append(attn, flash)
 	} else {
@@ -451,7 +470,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, g.gemmDT)
 	attnBwd = append(attnBwd, d, w)
 	if g.flash {
-		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, m*sh.kv/t, dt))
+		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, m*sh.kv/t, sh.dv, dt))
 	} else {
 		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, vk, dt)
 		attnBwd = append(attnBwd, da, db,
@@ -463,10 +482,14 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if sh.rope {
 		attnBwd = append(attnBwd, gr.Pointwise("attn.rope.bwd", partition.Elementwise, partition.Backward, rotated, dt, partition.FlopRoPE, 1, 1, 0, 0))
 	}
-	attnBwd = g.fp8Cast(attnBwd, "attn.qkv.dgrad.cast", gr.Shape(m*s, sh.qkvWidth(t)), partition.Backward)
-	d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, g.gemmDT)
-	attnBwd = append(attnBwd, d, w,
-		gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
+	if sh.mla {
+		attnBwd = append(attnBwd, mlaBwd...)
+	} else {
+		attnBwd = g.fp8Cast(attnBwd, "attn.qkv.dgrad.cast", gr.Shape(m*s, sh.qkvWidth(t)), partition.Backward)
+		d, w = gr.LinearBackward("attn.qkv.dgrad", "attn.qkv.wgrad", xs, wqkv, g.gemmDT)
+		attnBwd = append(attnBwd, d, w)
+	}
+	attnBwd = append(attnBwd, gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
 	if g.moe.Experts == 0 {
 		ops := make([]partition.Op, 0, 58) // 16 forward, up to 16 recomputed, 27 backward (FP8 casts)
@@ -486,6 +509,61 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Params: dense, Workspace: workspace},
 		{Name: "layer.moe", Repeat: repeat, Ops: moeOps, Collectives: moeLayer.Collectives, Params: experts, Sync: 1},
 	}
+}
+
+// mlaProjections is multi-head latent attention's projections from the normalised input xs
+// (DeepSeek-V2 §2.1.2–2.1.3, Eqs. 9–14): the query latent (x·W^DQ, RMSNorm) and its
+// up-projection W^UQ with the rotary part W^QR fused (wq, of the query latent's rows; without a
+// query latent one h-row projection), and the key/value latent with the rotary key
+// (x·[W^DKV W^KR], RMSNorm on the latent) and its up-projection [W^UK W^UV]. saved is what the
+// attn.qkv slot of layerActivations keeps: the input, and each latent twice (the norm's input
+// and the up-projection's). It returns the forward ops in order and their backward in backward
+// order (the up-projections, the norms, then the down-projections).
+func (g geom) mlaProjections(xs, wq tensor.Shape, saved units.Bytes) (fwd, bwd []partition.Op) {
+	gr, sh, dt, gdt := g.gr, g.sh, g.dt, g.gemmDT
+	rows := g.m * g.s
+	norm := func(name string, ph partition.Phase, r int) partition.Op {
+		x, gain := gr.Shape(rows, r), units.Bytes(float64(r)*g.sz())
+		if ph == partition.Backward {
+			return gr.Pointwise(name, partition.Norm, ph, x, dt, 2*partition.FlopNorm, 2, 1, gain, gain)
+		}
+		op := gr.Pointwise(name, partition.Norm, ph, x, dt, partition.FlopNorm, 1, 1, gain, 0)
+		op.Saved = units.Bytes(partition.Elems(x) * g.sz())
+		return op
+	}
+	up := func(name string, r int, w tensor.Shape) (partition.Op, tensor.Shape) {
+		x := gr.Shape(rows, r)
+		op := gr.MatMul(name, partition.Forward, x, w, gdt)
+		op.Saved = units.Bytes(partition.Elems(x) * float64(gdt.Size()))
+		return op, x
+	}
+	latents := units.Bytes(float64(rows)*float64(sh.qr+sh.kvr)) * units.Bytes(g.sz()+float64(gdt.Size()))
+	var bwdArr [12]partition.Op
+	bwd = bwdArr[:0]
+	wkvDown, wkvUp := gr.Shape(sh.h, sh.kvr+sh.dr), gr.Shape(sh.kvr, sh.a*(sh.dh+sh.dv)/g.t)
+	kvDown := gr.MatMul("attn.kv_down", partition.Forward, xs, wkvDown, gdt)
+	kvUp, kvIn := up("attn.kv_up", sh.kvr, wkvUp)
+	if sh.qr > 0 {
+		wqDown := gr.Shape(sh.h, sh.qr)
+		qDown := gr.MatMul("attn.q_down", partition.Forward, xs, wqDown, gdt)
+		qDown.Saved = saved - latents
+		qUp, qIn := up("attn.q_up", sh.qr, wq)
+		fwd = []partition.Op{qDown, norm("attn.q_norm", partition.Forward, sh.qr), qUp}
+		d, w := gr.LinearBackward("attn.q_up.dgrad", "attn.q_up.wgrad", qIn, wq, gdt)
+		d2, w2 := gr.LinearBackward("attn.q_down.dgrad", "attn.q_down.wgrad", xs, wqDown, gdt)
+		bwd = append(bwd, d, w, norm("attn.q_norm.bwd", partition.Backward, sh.qr), d2, w2)
+	} else {
+		q := gr.MatMul("attn.q", partition.Forward, xs, wq, gdt)
+		q.Saved = saved - latents
+		fwd = []partition.Op{q}
+		d, w := gr.LinearBackward("attn.q.dgrad", "attn.q.wgrad", xs, wq, gdt)
+		bwd = append(bwd, d, w)
+	}
+	fwd = append(fwd, kvDown, norm("attn.kv_norm", partition.Forward, sh.kvr), kvUp)
+	d, w := gr.LinearBackward("attn.kv_up.dgrad", "attn.kv_up.wgrad", kvIn, wkvUp, gdt)
+	d2, w2 := gr.LinearBackward("attn.kv_down.dgrad", "attn.kv_down.wgrad", xs, wkvDown, gdt)
+	bwd = append(bwd, d, w, norm("attn.kv_norm.bwd", partition.Backward, sh.kvr), d2, w2)
+	return fwd, bwd
 }
 
 // mlpActivation is the dense MLP's activation over fc1's output x (partition.MLPActivation).

@@ -193,6 +193,16 @@ func PeakMemory(c Config) partition.Memory {
 		// flight, the embedding).
 		peak(1)
 	}
+	if c.MoE.Experts > 0 && c.MoE.DenseLayers > 0 {
+		// The dense first layers make the first stages differ from the rest: each up to the
+		// first all-MoE middle stage may be the peak.
+		for i := 1; i < c.PP-1; i++ {
+			peak(i)
+			if c.denseLayers(i) == 0 {
+				break
+			}
+		}
+	}
 	return m
 }
 
@@ -222,7 +232,11 @@ func checkMemory(g *geom, c *Config) error {
 		}
 	}
 	note(0, first)
-	if p > 2 {
+	if p > 2 && c.denseLayers(1) > 0 { // a MoE model's dense first layers reach past stage 0
+		for i := 1; i < p-1; i++ {
+			note(i, stageMemory(g, c, i))
+		}
+	} else if p > 2 {
 		mid := stageFootprint(g, c, 1)
 		for i := 1; i < p-1; i++ {
 			m := mid.at(c, i)

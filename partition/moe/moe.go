@@ -21,6 +21,15 @@ type Spec struct {
 	// down H_e × h: Mixtral, Qwen-MoE, DeepSeek); NoBias drops their biases. The transformer
 	// sets both from its layer's MLP (megatron.Arch).
 	Gated, NoBias bool
+	// SharedHidden is the FFN width of the shared experts every token passes through beside
+	// its top-k (DeepSeekMoE, Dai et al. 2024 §3.2 "shared expert isolation"; DeepSeek-V3
+	// n_shared_experts × moe_intermediate_size = 1 × 2,048): one dense FFN of that width in the
+	// experts' form, replicated on every expert-parallel rank and reduced over the data-parallel
+	// group (Megatron-Core SharedExpertMLP). 0: none.
+	SharedHidden int
+	// DenseLayers is how many of the stack's first layers keep the dense MLP (DeepSeek-V3
+	// first_k_dense_replace = 3, §4.2: "all FFNs except for the first three layers" are MoE).
+	DenseLayers int
 }
 
 // Validate checks the spec against the data-parallel degree it lives in.
@@ -38,6 +47,12 @@ func (s Spec) Validate(dp int) error {
 	if s.EP >= 1 && s.Experts >= 1 && s.Experts%s.EP != 0 {
 		p.Addf("--ep %d must divide the %d experts", s.EP, s.Experts)
 	}
+	if s.SharedHidden < 0 {
+		p.Addf("--shared-hidden %d must be ≥ 0", s.SharedHidden)
+	}
+	if s.DenseLayers < 0 {
+		p.Addf("--dense-layers %d must be ≥ 0", s.DenseLayers)
+	}
 	if s.EP >= 1 && dp >= 1 && dp%s.EP != 0 {
 		p.Addf("--ep %d must divide the data-parallel degree %d (experts are spread over data-parallel ranks)", s.EP, dp)
 	}
@@ -54,23 +69,35 @@ func (s Spec) ExpertsPerGPU() int { return s.Experts / s.EP }
 
 // ExpertParams is one expert's parameters: two weight matrices (three when gated) and their
 // biases.
-func (s Spec) ExpertParams(h int) float64 {
-	p := 2 * float64(h) * float64(s.ExpertHidden)
+func (s Spec) ExpertParams(h int) float64 { return s.ffnParams(h, s.ExpertHidden) }
+
+// SharedParams is the shared experts' parameters (an FFN of width SharedHidden).
+func (s Spec) SharedParams(h int) float64 {
+	if s.SharedHidden == 0 {
+		return 0
+	}
+	return s.ffnParams(h, s.SharedHidden)
+}
+
+// ffnParams is an FFN of width f in the experts' form.
+func (s Spec) ffnParams(h, f int) float64 {
+	p := 2 * float64(h) * float64(f)
 	if s.Gated {
-		p += float64(h) * float64(s.ExpertHidden)
+		p += float64(h) * float64(f)
 	}
 	if !s.NoBias {
-		p += float64(s.fc1Width()) + float64(h)
+		p += float64(s.fc1Width(f)) + float64(h)
 	}
 	return p
 }
 
-// fc1Width is the experts' first GEMM's output width: H_e, or 2·H_e (gate and up) when gated.
-func (s Spec) fc1Width() int {
+// fc1Width is the first GEMM's output width of an FFN of width f in the experts' form: f, or 2·f
+// (gate and up) when gated.
+func (s Spec) fc1Width(f int) int {
 	if s.Gated {
-		return 2 * s.ExpertHidden
+		return 2 * f
 	}
-	return s.ExpertHidden
+	return f
 }
 
 // RouterParams is the router's h × E weight.
@@ -92,6 +119,9 @@ type Layer struct {
 	Saved             units.Bytes            // activations kept for the backward pass
 }
 
+var sharedActivationNames = partition.ActivationNames{GeLU: "moe.shared.gelu", GeLUBwd: "moe.shared.gelu.bwd",
+	SwiGLU: "moe.shared.swiglu", SwiGLUBwd: "moe.shared.swiglu.bwd"}
+
 var expertActivationNames = partition.ActivationNames{GeLU: "moe.expert.gelu", GeLUBwd: "moe.expert.gelu.bwd",
 	SwiGLU: "moe.expert.swiglu", SwiGLUBwd: "moe.expert.swiglu.bwd"}
 
@@ -107,10 +137,10 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	gate := gr.Pointwise("moe.gate", partition.Softmax, partition.Forward, logits, dt, partition.FlopSoftmax, 1, 1, 0, 0)
 	// Experts: this GPU's E/EP experts over the E·C received vectors.
 	recv := gr.Shape(s.slots(n), h)
-	w1, w2 := gr.Shape(h, s.fc1Width()), gr.Shape(s.ExpertHidden, h)
+	w1, w2 := gr.Shape(h, s.fc1Width(s.ExpertHidden)), gr.Shape(s.ExpertHidden, h)
 	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
-	mid := gr.Shape(s.slots(n), s.fc1Width())      // the activation's input
-	midOut := gr.Shape(s.slots(n), s.ExpertHidden) // fc2's input
+	mid := gr.Shape(s.slots(n), s.fc1Width(s.ExpertHidden)) // the activation's input
+	midOut := gr.Shape(s.slots(n), s.ExpertHidden)          // fc2's input
 	act := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Forward, mid, dt)
 	actBwd := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Backward, mid, dt)
 	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, dt)
@@ -124,20 +154,36 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	fc2.Saved = units.Bytes(partition.Elems(midOut) * sz)
 	comb.Saved = units.Bytes(partition.Elems(recv) * sz) // expert outputs, for the gate gradient
 	l := Layer{Forward: []partition.Op{router, gate, fc1, act, fc2, comb}}
+	// The shared experts: a dense FFN over this GPU's n tokens, beside the routed ones. Its
+	// input is the router's (saved once, with the router).
+	var sharedBwd []partition.Op
+	if f := s.SharedHidden; f > 0 {
+		sw1, sw2 := gr.Shape(h, s.fc1Width(f)), gr.Shape(f, h)
+		smid, smidOut := gr.Shape(n, s.fc1Width(f)), gr.Shape(n, f)
+		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, x, sw1, dt)
+		sact := gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Forward, smid, dt)
+		sfc2 := gr.MatMul("moe.shared.fc2", partition.Forward, smidOut, sw2, dt)
+		sact.Saved = units.Bytes(partition.Elems(smid) * sz)
+		sfc2.Saved = units.Bytes(partition.Elems(smidOut) * sz)
+		l.Forward = append(l.Forward, sfc1, sact, sfc2)
+		d2, g2 := gr.LinearBackward("moe.shared.fc2.dgrad", "moe.shared.fc2.wgrad", smidOut, sw2, dt)
+		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", x, sw1, dt)
+		sharedBwd = []partition.Op{d2, g2, gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Backward, smid, dt), d1, g1}
+	}
 	for _, op := range l.Forward {
 		l.Saved += op.Saved
 	}
 	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", midOut, w2, dt)
 	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, dt)
 	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
-	l.Backward = []partition.Op{
+	l.Backward = append([]partition.Op{
 		// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's
 		// (dot of slot output and output gradient): 3 operations per element, reading both.
 		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, recv, dt, 3, 2, 1, 0, 0),
 		d2, g2, actBwd, d1, g1,
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
 		dr, gw,
-	}
+	}, sharedBwd...)
 	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: group, DType: dt}
 	add := func(name string, ph partition.Phase) {
 		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: a2a, Dim: partition.DimEP, Phase: ph, Count: 2})

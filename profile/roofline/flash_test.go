@@ -21,8 +21,8 @@ import (
 func TestFlashAttentionTime(t *testing.T) {
 	gr := partition.NewGraph(16, 8)
 	q := tensor.Shape{16, 2048, 128}
-	fwd := gr.FlashAttention("attn.flash", partition.Forward, q, 2048, 16, dtype.BF16)
-	bwd := gr.FlashAttentionBackward("attn.flash.bwd", q, 2048, 16, dtype.BF16)
+	fwd := gr.FlashAttention("attn.flash", partition.Forward, q, 2048, 16, int(q[2]), dtype.BF16)
+	bwd := gr.FlashAttentionBackward("attn.flash.bwd", q, 2048, 16, int(q[2]), dtype.BF16)
 	conv := 4 * 16 * 2048.0 * 2048 * 128
 	if float64(fwd.FLOP) != conv || float64(bwd.FLOP) != 2*conv {
 		t.Fatalf("FLOP fwd %g bwd %g, want 4·B·s²·d = %g and twice that", float64(fwd.FLOP), float64(bwd.FLOP), conv)
