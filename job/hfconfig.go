@@ -16,14 +16,20 @@ import (
 // positions (transformers models/llama/modeling_llama.py LlamaAttention, LlamaMLP,
 // LlamaRMSNorm; models/mistral, models/qwen2 the same layer, Qwen2Attention with biases on q, k
 // and v only; models/mixtral the same attention with num_local_experts SwiGLU experts of
-// intermediate_size, num_experts_per_tok of them per token).
-var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "MixtralForCausalLM"}
+// intermediate_size, num_experts_per_tok of them per token; models/qwen2_moe Qwen2's attention
+// with num_experts experts of moe_intermediate_size and a shared expert of
+// shared_expert_intermediate_size; models/deepseek_v3 multi-head latent attention, the first
+// first_k_dense_replace layers dense, then n_routed_experts experts of moe_intermediate_size and
+// n_shared_experts more).
+var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "MixtralForCausalLM",
+	"Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"}
 
 // HFArchitectures lists the architectures ImportHF reads.
 func HFArchitectures() string { return strings.Join(hfArchitectures, ", ") }
 
 // hfConfig is what ImportHF reads of a config.json (the fields of transformers' LlamaConfig,
-// MistralConfig, Qwen2Config and MixtralConfig that set the layer's shapes); the rest of the file is ignored.
+// MistralConfig, Qwen2Config, MixtralConfig, Qwen2MoeConfig and DeepseekV3Config that set the
+// layer's shapes); the rest of the file is ignored.
 type hfConfig struct {
 	Architectures     []string `json:"architectures"`
 	HiddenSize        int      `json:"hidden_size"`
@@ -38,7 +44,23 @@ type hfConfig struct {
 	AttentionBias     bool     `json:"attention_bias"`      // Llama: q, k, v and o biases
 	MLPBias           bool     `json:"mlp_bias"`            // Llama: gate, up and down biases
 	NumLocalExperts   int      `json:"num_local_experts"`   // Mixtral
-	NumExpertsPerTok  int      `json:"num_experts_per_tok"` // Mixtral
+	NumExpertsPerTok  int      `json:"num_experts_per_tok"` // Mixtral, Qwen2-MoE, DeepSeek-V3
+	// Qwen2-MoE
+	NumExperts          int   `json:"num_experts"`
+	MoEIntermediateSize int   `json:"moe_intermediate_size"` // and DeepSeek-V3
+	SharedExpertSize    int   `json:"shared_expert_intermediate_size"`
+	DecoderSparseStep   *int  `json:"decoder_sparse_step"`
+	MLPOnlyLayers       []int `json:"mlp_only_layers"`
+	// DeepSeek-V3
+	NRoutedExperts     int  `json:"n_routed_experts"`
+	NSharedExperts     int  `json:"n_shared_experts"`
+	FirstKDenseReplace int  `json:"first_k_dense_replace"`
+	MoELayerFreq       *int `json:"moe_layer_freq"`
+	QLoRARank          *int `json:"q_lora_rank"` // null: a full query projection (DeepSeek-V2-Lite)
+	KVLoRARank         int  `json:"kv_lora_rank"`
+	QKNopeHeadDim      int  `json:"qk_nope_head_dim"`
+	QKRopeHeadDim      int  `json:"qk_rope_head_dim"`
+	VHeadDim           int  `json:"v_head_dim"`
 }
 
 // HFModel is a model imported from a Hugging Face config.json: the megatron model keys it sets,
@@ -84,7 +106,7 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 	if c.HeadDim != nil && *c.HeadDim != c.HiddenSize/c.NumAttentionHeads {
 		headDim = *c.HeadDim
 	}
-	noBias, qkvBias := true, arch == "Qwen2ForCausalLM"
+	noBias, qkvBias := true, arch == "Qwen2ForCausalLM" || arch == "Qwen2MoeForCausalLM"
 	switch {
 	case c.AttentionBias && c.MLPBias:
 		noBias = false
@@ -99,16 +121,68 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 		{"no_bias", strconv.FormatBool(noBias)}, {"qkv_bias", strconv.FormatBool(qkvBias && noBias)},
 		{"untied_embeddings", strconv.FormatBool(!c.TieWordEmbeddings)}, {"vocab", itoa(c.VocabSize)},
 	}}
-	if arch == "MixtralForCausalLM" {
-		if c.NumLocalExperts < 1 || c.NumExpertsPerTok < 1 {
-			return HFModel{}, errs.Usage("%s: num_local_experts %d and num_experts_per_tok %d: want positive integers", name, c.NumLocalExperts, c.NumExpertsPerTok)
+	// The MoE layers route without dropping tokens; capacity factor 1 is that with balanced
+	// experts [D] (moe.Spec.Capacity).
+	experts := func(nKey string, n int, hiddenKey string, hidden int, extra ...[2]string) error {
+		if n < 1 || c.NumExpertsPerTok < 1 || hidden < 1 {
+			return errs.Usage("%s: %s %d, num_experts_per_tok %d and %s %d: want positive integers", name, nKey, n, c.NumExpertsPerTok, hiddenKey, hidden)
 		}
-		// Mixtral routes without dropping tokens; capacity factor 1 is that with balanced
-		// experts [D] (moe.Spec.Capacity).
-		m.Keys = append(m.Keys, [2]string{"moe.experts", itoa(c.NumLocalExperts)}, [2]string{"moe.top_k", itoa(c.NumExpertsPerTok)},
-			[2]string{"moe.expert_hidden", itoa(c.IntermediateSize)}, [2]string{"moe.capacity_factor", "1"})
+		m.Keys = append(append(m.Keys, [2]string{"moe.experts", itoa(n)}, [2]string{"moe.top_k", itoa(c.NumExpertsPerTok)},
+			[2]string{"moe.expert_hidden", itoa(hidden)}, [2]string{"moe.capacity_factor", "1"}), extra...)
+		return nil
+	}
+	var err error
+	switch arch {
+	case "MixtralForCausalLM":
+		err = experts("num_local_experts", c.NumLocalExperts, "intermediate_size", c.IntermediateSize)
+	case "Qwen2MoeForCausalLM":
+		// Every layer MoE (decoder_sparse_step 1, no mlp_only_layers); its shared expert's
+		// sigmoid gate (h × 1 per layer) is not modelled [D].
+		switch {
+		case c.DecoderSparseStep != nil && *c.DecoderSparseStep != 1:
+			err = errs.Usage("%s: decoder_sparse_step %d: ddlest's MoE stacks have MoE layers throughout; valid: 1", name, *c.DecoderSparseStep)
+		case len(c.MLPOnlyLayers) > 0:
+			err = errs.Usage("%s: mlp_only_layers %v: ddlest's dense layers come first (moe.dense_layers); valid: []", name, c.MLPOnlyLayers)
+		default:
+			err = experts("num_experts", c.NumExperts, "moe_intermediate_size", c.MoEIntermediateSize, [2]string{"moe.shared_hidden", itoa(c.SharedExpertSize)})
+		}
+	case "DeepseekV3ForCausalLM":
+		err = c.deepSeek(&m, name, experts)
+	}
+	if err != nil {
+		return HFModel{}, err
 	}
 	return m, nil
+}
+
+// deepSeek sets DeepSeek-V3's keys on m: multi-head latent attention (head_dim is its
+// qk_nope_head_dim; every head its own key and value) and the MoE stack with its dense first
+// layers and shared experts.
+func (c *hfConfig) deepSeek(m *HFModel, name string, experts func(string, int, string, int, ...[2]string) error) error {
+	if c.MoELayerFreq != nil && *c.MoELayerFreq != 1 {
+		return errs.Usage("%s: moe_layer_freq %d: ddlest's MoE stacks have MoE layers throughout after the dense ones; valid: 1", name, *c.MoELayerFreq)
+	}
+	if c.KVLoRARank < 1 || c.QKNopeHeadDim < 1 || c.QKRopeHeadDim < 0 || c.VHeadDim < 0 {
+		return errs.Usage("%s: kv_lora_rank %d, qk_nope_head_dim %d, qk_rope_head_dim %d, v_head_dim %d: want positive widths", name,
+			c.KVLoRARank, c.QKNopeHeadDim, c.QKRopeHeadDim, c.VHeadDim)
+	}
+	qr := 0
+	if c.QLoRARank != nil {
+		qr = *c.QLoRARank
+	}
+	itoa := strconv.Itoa
+	for i, kv := range m.Keys {
+		switch kv[0] {
+		case "kv_heads":
+			m.Keys[i][1] = "0"
+		case "head_dim":
+			m.Keys[i][1] = itoa(c.QKNopeHeadDim)
+		}
+	}
+	m.Keys = append(m.Keys, [2]string{"q_lora_rank", itoa(qr)}, [2]string{"kv_lora_rank", itoa(c.KVLoRARank)},
+		[2]string{"rope_head_dim", itoa(c.QKRopeHeadDim)}, [2]string{"v_head_dim", itoa(c.VHeadDim)})
+	return experts("n_routed_experts", c.NRoutedExperts, "moe_intermediate_size", c.MoEIntermediateSize,
+		[2]string{"moe.shared_hidden", itoa(c.NSharedExperts * c.MoEIntermediateSize)}, [2]string{"moe.dense_layers", itoa(c.FirstKDenseReplace)})
 }
 
 // UseHF replaces the job's model with one imported from a Hugging Face config.json: the

@@ -27,6 +27,18 @@ const (
   "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mixtral", "num_attention_heads": 32,
   "num_experts_per_tok": 2, "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8,
   "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "tie_word_embeddings": false, "vocab_size": 32000}`
+	// deepseek-ai/DeepSeek-V3 config.json (also in the DeepSeek-V3 report §4.2) and
+	// Qwen/Qwen2-57B-A14B config.json.
+	hfDeepSeekV3 = `{"architectures": ["DeepseekV3ForCausalLM"], "attention_bias": false, "first_k_dense_replace": 3,
+  "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "kv_lora_rank": 512, "moe_intermediate_size": 2048,
+  "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256, "n_shared_experts": 1, "num_attention_heads": 128,
+  "num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 128, "num_nextn_predict_layers": 1,
+  "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "tie_word_embeddings": false, "topk_group": 4,
+  "v_head_dim": 128, "vocab_size": 129280}`
+	hfQwen2_57B = `{"architectures": ["Qwen2MoeForCausalLM"], "decoder_sparse_step": 1, "hidden_act": "silu", "hidden_size": 3584,
+  "intermediate_size": 18944, "max_position_embeddings": 131072, "model_type": "qwen2_moe", "moe_intermediate_size": 2560,
+  "mlp_only_layers": [], "num_attention_heads": 28, "num_experts": 64, "num_experts_per_tok": 8, "num_hidden_layers": 28,
+  "num_key_value_heads": 4, "shared_expert_intermediate_size": 20480, "tie_word_embeddings": false, "vocab_size": 151936}`
 	hfQwen25_7B = `{"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
   "intermediate_size": 18944, "max_position_embeddings": 131072, "model_type": "qwen2", "num_attention_heads": 28,
   "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
@@ -42,6 +54,13 @@ func TestImportHF(t *testing.T) {
 		{"Mistral 7B", hfMistral7B, 7_241_732_096},
 		{"Qwen2.5 7B", hfQwen25_7B, 7_615_616_512},
 		{"Mixtral 8x7B", hfMixtral8x7B, 46_702_792_704}, // arch_test.go's hand count
+		{"DeepSeek-V3", hfDeepSeekV3, 671_026_404_352},  // deepseek_test.go's hand count
+		// Qwen2-57B-A14B by hand: per layer attention 3,584² · 2 + 2·512·3,584 with q, k, v biases
+		// 3,584 + 2·512 (29,364,736), two RMSNorms 7,168, router 3,584·64, 64 experts of
+		// 3·3,584·2,560 and a shared one of 3·3,584·20,480 (2,011,409,920 in all); untied
+		// embeddings 2·151,936·3,584 and the final norm: 57,408,558,592, Qwen's "57B" (its shared
+		// expert's 3,584-wide gate per layer is not modelled).
+		{"Qwen2-57B-A14B", hfQwen2_57B, 28*2_011_409_920 + 2*151_936*3_584 + 3_584},
 	} {
 		m, err := ImportHF([]byte(c.config), c.name)
 		if err != nil {
@@ -69,8 +88,13 @@ func TestImportHFBadInput(t *testing.T) {
 		config string
 		want   []string
 	}{
-		{strings.Replace(hfMistral7B, "MistralForCausalLM", "Qwen2MoeForCausalLM", 1), []string{`"Qwen2MoeForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM"}},
-		{strings.Replace(hfMistral7B, "MistralForCausalLM", "MixtralForCausalLM", 1), []string{"num_local_experts 0 and num_experts_per_tok 0"}},
+		{strings.Replace(hfMistral7B, "MistralForCausalLM", "GemmaForCausalLM", 1), []string{`"GemmaForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, Qwen2MoeForCausalLM, DeepseekV3ForCausalLM"}},
+		{strings.Replace(hfQwen2_57B, `"decoder_sparse_step": 1`, `"decoder_sparse_step": 2`, 1), []string{"decoder_sparse_step 2", "valid: 1"}},
+		{strings.Replace(hfQwen2_57B, `"mlp_only_layers": []`, `"mlp_only_layers": [3]`, 1), []string{"mlp_only_layers [3]"}},
+		{strings.Replace(hfDeepSeekV3, `"moe_layer_freq": 1`, `"moe_layer_freq": 2`, 1), []string{"moe_layer_freq 2", "valid: 1"}},
+		{strings.Replace(hfDeepSeekV3, `"kv_lora_rank": 512`, `"kv_lora_rank": 0`, 1), []string{"kv_lora_rank 0"}},
+		{strings.Replace(hfDeepSeekV3, `"n_routed_experts": 256`, `"n_routed_experts": 0`, 1), []string{"n_routed_experts 0"}},
+		{strings.Replace(hfMistral7B, "MistralForCausalLM", "MixtralForCausalLM", 1), []string{"num_local_experts 0, num_experts_per_tok 0 and intermediate_size 14336"}},
 		{llama(`"hidden_size": 4096, `, ""), []string{"hidden_size 0", "positive"}},
 		{llama(`"silu"`, `"gelu"`), []string{`hidden_act "gelu"`, "valid: silu"}},
 		{llama(`"attention_bias": false`, `"attention_bias": true`), []string{"attention_bias true with mlp_bias false"}},

@@ -879,3 +879,56 @@ func TestZeROCLI(t *testing.T) {
 		t.Errorf("--fsdp collectives %v, want ZeRO-3's", names)
 	}
 }
+
+// DeepSeek-V3 end to end: the preset on its report's layout (§3.2: PP 16, EP 64 over 2,048
+// GPUs, no TP; 61 layers as 3 + 14 × 4 + 2) has its hand-counted parameters
+// (partition/megatron TestDeepSeekV3Parameters: 671,026,404,352, 37,552,282,624 active), its
+// JSON reruns to the same bytes, and its Hugging Face config.json gives the same model.
+func TestDeepSeekV3CLI(t *testing.T) {
+	layout := []string{"--cluster", "dgx-h100", "--tp", "1", "--pp", "16", "--dp", "128", "--ep", "64",
+		"--pp-first-layers", "3", "--pp-last-layers", "2", "--software", "megatron-core", "--recompute", "full", "--steps", "1", "--format", "json"}
+	out, errOut, code := execute(append([]string{"megatron", "--model", "deepseek-v3"}, layout...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Report struct {
+			Model struct {
+				Params float64 `json:"params"`
+				Active float64 `json:"active_params"`
+			} `json:"model"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if m := doc.Report.Model; m.Params != 671_026_404_352 || m.Active != 37_552_282_624 {
+		t.Errorf("deepseek-v3: %.0f parameters, %.0f active; want 671,026,404,352 and 37,552,282,624", m.Params, m.Active)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.json")
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, errOut, code := execute("run", file, "--format", "json"); code != 0 || again != out {
+		t.Errorf("run of the JSON: exit %d %s; identical %v", code, errOut, again == out)
+	}
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"architectures": ["DeepseekV3ForCausalLM"], "first_k_dense_replace": 3,
+  "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "kv_lora_rank": 512, "moe_intermediate_size": 2048,
+  "moe_layer_freq": 1, "n_routed_experts": 256, "n_shared_experts": 1, "num_attention_heads": 128, "num_experts_per_tok": 8,
+  "num_hidden_layers": 61, "num_key_value_heads": 128, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+  "tie_word_embeddings": false, "v_head_dim": 128, "vocab_size": 129280}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hf, errOut, code := execute(append([]string{"megatron", "--hf-config", cfg, "--seq", "4096", "--global-batch", "15360"}, layout...)...)
+	if code != 0 {
+		t.Fatalf("--hf-config: exit %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(hf), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if m := doc.Report.Model; m.Params != 671_026_404_352 || m.Active != 37_552_282_624 {
+		t.Errorf("--hf-config DeepSeek-V3: %.0f parameters, %.0f active", m.Params, m.Active)
+	}
+}

@@ -328,8 +328,15 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 		row("layout", "search: "+describeSearch(*s))
 	}
 	if m := c.MoE; m.Experts > 0 {
-		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d; EP %d (%d per GPU)",
-			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, m.EP, m.ExpertsPerGPU()))
+		var extra string
+		if m.SharedHidden > 0 {
+			extra += fmt.Sprintf(", shared experts of %d", m.SharedHidden)
+		}
+		if m.DenseLayers > 0 {
+			extra += fmt.Sprintf(", the first %d layers dense", m.DenseLayers)
+		}
+		row("experts", fmt.Sprintf("%d per layer, top-%d, capacity factor %g, hidden %d%s; EP %d (%d per GPU)",
+			m.Experts, m.TopK, m.CapacityFactor, m.ExpertHidden, extra, m.EP, m.ExpertsPerGPU()))
 	}
 	if r.Cluster != nil {
 		row("cluster", describeCluster(*r.Cluster))
