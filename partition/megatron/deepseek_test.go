@@ -185,3 +185,32 @@ func TestDeepSeekValidate(t *testing.T) {
 		}
 	}
 }
+
+// Uneven pipelines in the search (shorterEnds), by hand: the middle stages take ⌈L/pp⌉ layers,
+// the ends share the rest. Llama 3 405B's 126 layers on 16 stages: 8 each and 7 + 7 (Dubey et
+// al. 2024 §3.3.2); DeepSeek-V3's 61: 4 each and 2 + 3 either way round; 61 on 61 stages
+// divides; 10 on 8 stages leaves 10 − 6·2 < 2 for the ends (none); fixed ends: none.
+func TestShorterEnds(t *testing.T) {
+	for _, c := range []struct {
+		layers, pp int
+		fixed      bool
+		want       [][2]int
+	}{
+		{126, 16, false, [][2]int{{7, 7}}},
+		{61, 16, false, [][2]int{{2, 3}, {3, 2}}},
+		{10, 8, false, nil},
+		{61, 16, true, nil},
+	} {
+		cfg := Config{Layers: c.layers}
+		got := shorterEnds(cfg, Space{FixedEnds: c.fixed}, c.pp)
+		if len(got) != len(c.want) {
+			t.Errorf("%d layers on %d stages: %v, want %v", c.layers, c.pp, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%d layers on %d stages: %v, want %v", c.layers, c.pp, got, c.want)
+			}
+		}
+	}
+}

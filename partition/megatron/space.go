@@ -60,41 +60,53 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 			if (n/tp)%pp != 0 || !allowed(s.PP, pp) {
 				continue
 			}
-			base := base
-			if !base.splits(pp, 1) {
-				if !shorterEnds(&base, s, pp) {
-					continue
-				}
-			}
 			dp := n / (tp * pp)
 			if base.GlobalBatch%dp != 0 {
 				continue
 			}
-			local := base.GlobalBatch / dp
-			for mb := 1; mb <= local; mb++ {
-				if local%mb != 0 || !allowed(s.MicroBatch, mb) {
+			ends := [][2]int{{base.PPFirstLayers, base.PPLastLayers}}
+			if !base.splits(pp, 1) {
+				if ends = shorterEnds(base, s, pp); ends == nil {
 					continue
 				}
-				if !layoutsAt(base, s, tp, pp, dp, mb, yield) {
-					return
+			}
+			for _, e := range ends {
+				base := base
+				base.PPFirstLayers, base.PPLastLayers = e[0], e[1]
+				local := base.GlobalBatch / dp
+				for mb := 1; mb <= local; mb++ {
+					if local%mb != 0 || !allowed(s.MicroBatch, mb) {
+						continue
+					}
+					if !layoutsAt(base, s, tp, pp, dp, mb, yield) {
+						return
+					}
 				}
 			}
 		}
 	}
 }
 
-// shorterEnds gives c's first and last of pp stages one layer fewer than the others, if the
-// space and c's partition allow it and the layers then split evenly.
-func shorterEnds(c *Config, s Space, pp int) bool {
-	if s.FixedEnds || pp < 3 || c.PPPartition != PPUniform || c.PPFirstLayers != 0 || c.PPLastLayers != 0 || (c.Layers+2)%pp != 0 {
-		return false
+// shorterEnds lists the first and last stage's layer counts that split c's layers over pp
+// stages when pp does not divide them, if the space and c's partition allow it: the middle
+// stages take m = ⌈L/pp⌉ each and the two ends the r = L − (pp − 2)·m left, each between 1 and
+// m: Llama 3 405B's 7 + 8 × 14 + 7 on 16 stages (Dubey et al. 2024 §3.3.2), DeepSeek-V3's 61
+// layers as 2 + 4 × 14 + 3 or 3 + 4 × 14 + 2 (Megatron-Core takes any end counts whose rest
+// divides evenly). An odd r is tried both ways round.
+func shorterEnds(c Config, s Space, pp int) [][2]int {
+	if s.FixedEnds || pp < 3 || c.PPPartition != PPUniform || c.PPFirstLayers != 0 || c.PPLastLayers != 0 {
+		return nil
 	}
-	k := (c.Layers+2)/pp - 1
-	if k < 1 {
-		return false
+	m := (c.Layers + pp - 1) / pp
+	r := c.Layers - (pp-2)*m
+	f, l := r/2, r-r/2
+	if f < 1 || l > m {
+		return nil
 	}
-	c.PPFirstLayers, c.PPLastLayers = k, k
-	return c.splits(pp, 1)
+	if f == l {
+		return [][2]int{{f, l}}
+	}
+	return [][2]int{{f, l}, {l, f}}
 }
 
 // layoutsAt enumerates interleave, EP, recomputation and sequence parallelism at one
