@@ -103,7 +103,7 @@ func TestWorkloadBadInput(t *testing.T) {
 		{[]string{"gpt3", "--profile", "published", "--tp", "8", "--gpus", "768"}, 2, []string{"published"}},
 		{[]string{"moe", "--ep", "3"}, 2, []string{"--ep 3"}},
 		{[]string{"moe", "--capacity-factor", "0"}, 2, []string{"--capacity-factor 0"}},
-		{[]string{"moe", "--tp", "2", "--gpus", "3072"}, 2, []string{"--tp 2", "expert parallelism"}},
+		{[]string{"moe", "--tp", "2", "--gpus", "3072"}, 2, []string{"--tp 2", "needs --seq-parallel"}},
 		// Valid but infeasible (exit 3 with the footprint).
 		{[]string{"dp", "--model", "vgg19", "--batch", "4096"}, 3, []string{"does not fit", "activations", "capacity 85.9 GB"}},
 		{[]string{"dlrm", "--gpus", "8", "--gpu", "v100"}, 3, []string{"does not fit", "weights 81.9 GB"}},

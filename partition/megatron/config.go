@@ -456,11 +456,15 @@ func (c Config) Validate() error {
 		if c.Precision == partition.MixedFP8 {
 			p.Addf("--precision fp8 is modelled for dense layers; MoE layers train in fp16 or bf16 here")
 		}
-		if c.TP != 1 {
-			p.Addf("--tp %d: MoE layers are modelled with expert parallelism only; use --tp 1", c.TP)
-		}
-		if c.SeqParallel {
-			p.Addf("--seq-parallel needs tensor parallelism, which MoE layers do not use here")
+		switch {
+		case c.TP > 1 && !c.SeqParallel:
+			// Megatron-LM megatron/training/arguments.py: "When using MoE and tensor
+			// parallelism, sequence parallelism must be used."
+			p.Addf("--tp %d with MoE layers needs --seq-parallel (Megatron-Core: MoE with tensor parallelism uses sequence parallelism)", c.TP)
+		case c.TP > 1 && c.TPComm == TPCommRAMP:
+			p.Addf("--tp-comm ramp prices a dense layer's all-reduces; MoE layers with --tp %d use --tp-comm megatron", c.TP)
+		case c.TP > 1 && (c.MoE.ExpertHidden%c.TP != 0 || c.MoE.SharedHidden%c.TP != 0):
+			p.Addf("--tp %d must divide --expert-hidden %d and --shared-hidden %d (each expert is split over the tensor-parallel ranks)", c.TP, c.MoE.ExpertHidden, c.MoE.SharedHidden)
 		}
 		if okD {
 			p.Check(c.MoE.Validate(c.DP))

@@ -75,15 +75,20 @@ func smallDeepSeek() Config {
 
 // The dense first layers sit on the first stages, and every stage's memory accounting (params,
 // activations, workspace) equals what its blocks' ops record, for every recomputation, with and
-// without FlashAttention and interleaving.
+// without FlashAttention and interleaving, with MLA at TP 1 and with grouped-query attention at
+// TP 2 (sequence parallel, experts split over the TP ranks).
 func TestDenseFirstLayersAndMLAAccounting(t *testing.T) {
 	for _, rc := range []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull} {
-		for _, flash := range []bool{false, true} {
+		for i, flash := range []bool{false, true, false, true} {
 			for _, v := range []int{1, 2} {
 				c := smallDeepSeek()
 				c.Recompute, c.Interleave, c.PP = rc, v, 4/v
 				if flash {
 					c.Attention = AttnFlash
+				}
+				if i >= 2 {
+					c.Arch.QRank, c.Arch.KVRank, c.Arch.RopeDim, c.Arch.VHeadDim = 0, 0, 0, 0
+					c.TP, c.SeqParallel = 2, true
 				}
 				// Dense layers per stage by hand: 2 layers a stage in order (v = 1: 2, 1, 0, 0); with
 				// 2 chunks of 2 layers on 2 stages, stage 0 holds layers 0–1 and 4–5, stage 1 2–3 and 6–7.

@@ -1,6 +1,8 @@
 package megatron
 
 import (
+	"strings"
+
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -121,6 +123,24 @@ func (g geom) tpCollectives() []partition.Collective {
 	if g.rc == RecomputeFull {
 		add("sp.f.recompute", network.AllGather, partition.Recompute, 2)
 		add("sp.g.recompute", network.ReduceScatter, partition.Recompute, 2)
+	}
+	return cs
+}
+
+// attnTPCollectives is the attention half's share of a layer's tensor-parallel collectives (a
+// MoE layer: the MoE half brings its own, moe.Build): those of tpCollectives that enter or leave
+// the attention block, or hide behind its GEMMs.
+func (g geom) attnTPCollectives() []partition.Collective {
+	all := g.tpCollectives()
+	cs := all[:0:0]
+	for _, c := range all {
+		switch {
+		case strings.HasPrefix(c.HideBehind, "mlp."):
+			continue
+		case c.HideBehind == "" && c.Count == 2: // one per half
+			c.Count = 1
+		}
+		cs = append(cs, c)
 	}
 	return cs
 }
@@ -324,10 +344,11 @@ func layerActivations(g geom) (saved [layerForwardOps]units.Bytes, workspace uni
 // mlpOps is the position of ln2, the first op of the MLP half of a layer, in forward order.
 const mlpOps = 8
 
-// moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, router and shared experts
-// (reduced over the data-parallel group), and the E/EP routed experts.
+// moeParamsPerGPU is a MoE layer's parameters on one GPU: attention, the router (replicated) and
+// shared experts (reduced over the data-parallel group), and the E/EP routed experts, each split
+// over the tensor-parallel ranks.
 func moeParamsPerGPU(g geom) (dense, experts float64) {
-	return g.attnP + g.moe.RouterParams(g.h) + g.moe.SharedParams(g.h), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParams(g.h) // t = 1 with MoE
+	return g.attnP + g.moe.RouterParams(g.h) + g.moe.SharedParamsTP(g.h, g.t), float64(g.moe.ExpertsPerGPU()) * g.moe.ExpertParamsTP(g.h, g.t)
 }
 
 // layerBlocks builds one transformer layer: forward ops (with the activations each keeps for
@@ -407,7 +428,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
-		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}, g.rc == RecomputeFull)
+		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}, g.tpGroup(), g.rc == RecomputeFull)
 		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
 		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, g.gemmDT)
@@ -506,7 +527,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	markLayer(attnOps)
 	markLayer(moeOps)
 	return []partition.Block{
-		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Params: dense, Workspace: workspace},
+		{Name: "layer.attn", Repeat: repeat, Ops: attnOps, Collectives: g.attnTPCollectives(), Params: dense, Workspace: workspace},
 		{Name: "layer.moe", Repeat: repeat, Ops: moeOps, Collectives: moeLayer.Collectives, Params: experts, Sync: 1},
 	}
 }

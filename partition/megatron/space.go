@@ -1,6 +1,8 @@
 package megatron
 
 import (
+	"slices"
+
 	"github.com/ddlest/ddlest/partition"
 )
 
@@ -32,6 +34,7 @@ var (
 	allSP        = []bool{false, true}
 	allZeRO      = []int{0, 1, 2, 3}
 	noSP         = []bool{false}
+	onlySP       = []bool{true}
 )
 
 // Layouts calls yield with every valid configuration of base (its model, global batch,
@@ -39,7 +42,8 @@ var (
 // interleave, EP, recompute, sequence parallelism, each ascending. It stops when yield returns
 // false. The configurations pass Config.Validate; memory is not checked (PeakMemory).
 //
-// Rules: TP divides the heads (MoE layers: TP 1, Config.Validate); PP·interleave divides the
+// Rules: TP divides the heads (MoE layers: with sequence parallelism, Config.Validate);
+// PP·interleave divides the
 // layers; DP = GPUs/(TP·PP) divides the global batch and the micro-batch divides the local
 // batch; interleaving needs PP > 1 and a number of micro-batches divisible by PP (Megatron-LM
 // megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
@@ -53,7 +57,7 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 		return
 	}
 	for tp := 1; tp <= n; tp++ {
-		if n%tp != 0 || base.Heads%tp != 0 || (base.KVHeads > 0 && base.KVHeads%tp != 0) || !allowed(s.TP, tp) || (base.MoE.Experts > 0 && tp != 1) {
+		if n%tp != 0 || base.Heads%tp != 0 || (base.KVHeads > 0 && base.KVHeads%tp != 0) || !allowed(s.TP, tp) {
 			continue
 		}
 		for pp := 1; pp <= n/tp; pp++ {
@@ -133,10 +137,18 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 		sps = allSP
 	}
 	if tp == 1 || (c.Seq/c.CPs())%tp != 0 || c.TPComm == TPCommRAMP {
+		if tp > 1 && c.MoE.Experts > 0 {
+			return true // MoE with TP needs sequence parallelism
+		}
 		sps = noSP
 		if len(s.SeqParallel) == 1 && s.SeqParallel[0] {
 			return true // only sequence-parallel layouts were asked for
 		}
+	} else if c.MoE.Experts > 0 { // MoE with TP runs sequence parallel (Config.Validate)
+		if !allowed(s.SeqParallel, true) {
+			return true
+		}
+		sps = onlySP
 	}
 	zs := s.ZeRO
 	if zs == nil {
@@ -171,17 +183,8 @@ func layoutsAt(base Config, s Space, tp, pp, dp, mb int, yield func(Config) bool
 	return true
 }
 
-func allowed(list []int, v int) bool {
-	if list == nil {
-		return true
-	}
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+// allowed reports whether v is in list (nil: every value).
+func allowed[T comparable](list []T, v T) bool { return list == nil || slices.Contains(list, v) }
 
 // PeakMemory is the footprint of the configuration's fullest stage, from the closed-form
 // accounting Build uses (no op graph): the first stage holds the most micro-batches in flight

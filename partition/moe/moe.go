@@ -80,15 +80,34 @@ func (s Spec) SharedParams(h int) float64 {
 }
 
 // ffnParams is an FFN of width f in the experts' form.
-func (s Spec) ffnParams(h, f int) float64 {
+func (s Spec) ffnParams(h, f int) float64 { return s.ffnParamsTP(h, f, 1) }
+
+// ffnParamsTP is one of t tensor-parallel ranks' share of an FFN of width f in the experts' form:
+// fc1 column-parallel (weights and bias split), fc2 row-parallel (weights split, bias
+// replicated), as Megatron-LM's dense MLP (Shoeybi et al. 2019 §3).
+func (s Spec) ffnParamsTP(h, f, t int) float64 {
 	p := 2 * float64(h) * float64(f)
 	if s.Gated {
 		p += float64(h) * float64(f)
 	}
+	p /= float64(t)
 	if !s.NoBias {
-		p += float64(s.fc1Width(f)) + float64(h)
+		p += float64(s.fc1Width(f))/float64(t) + float64(h)
 	}
 	return p
+}
+
+// ExpertParamsTP is one expert's parameters on one of t tensor-parallel ranks (Megatron-Core's
+// expert tensor parallelism of the tensor-parallel degree, expert_tensor_parallel_size's
+// default).
+func (s Spec) ExpertParamsTP(h, t int) float64 { return s.ffnParamsTP(h, s.ExpertHidden, t) }
+
+// SharedParamsTP is the shared experts' parameters on one of t tensor-parallel ranks.
+func (s Spec) SharedParamsTP(h, t int) float64 {
+	if s.SharedHidden == 0 {
+		return 0
+	}
+	return s.ffnParamsTP(h, s.SharedHidden, t)
 }
 
 // fc1Width is the first GEMM's output width of an FFN of width f in the experts' form: f, or 2·f
@@ -125,10 +144,19 @@ var sharedActivationNames = partition.ActivationNames{GeLU: "moe.shared.gelu", G
 var expertActivationNames = partition.ActivationNames{GeLU: "moe.expert.gelu", GeLUBwd: "moe.expert.gelu.bwd",
 	SwiGLU: "moe.expert.swiglu", SwiGLUBwd: "moe.expert.swiglu.bwd"}
 
-// Build lays out one MoE FF layer. group is the expert-parallel group (EP ranks at the rank
-// distance of data-parallel neighbours, and which of them run at once); recompute adds the forward
-// all-to-alls again when the layer's forward pass is recomputed.
-func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.Group, recompute bool) Layer {
+// Build lays out one MoE FF layer on one GPU, for n tokens of width h per micro-batch. ep is the
+// expert-parallel group (EP ranks at the rank distance of data-parallel neighbours, and which of
+// them run at once); tp the tensor-parallel group, of t ranks: with t > 1 (sequence parallelism,
+// which Megatron-Core requires for MoE with TP: megatron/training/arguments.py, "When using MoE
+// and tensor parallelism, sequence parallelism must be used") each rank routes its n/t tokens,
+// all-to-alls them over ep, all-gathers the received tokens over tp so that every rank's 1/t
+// share of each expert's weights sees them all, and reduce-scatters the outputs before the
+// all-to-all back (Megatron-Core MoEAlltoAllTokenDispatcher; expert tensor parallelism of t).
+// Shared experts are a sequence-parallel MLP of the t ranks. recompute adds the forward
+// collectives again when the layer's forward pass is recomputed.
+func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, ep, tp network.Group, recompute bool) Layer {
+	t := max(1, tp.Size)
+	n /= t // this rank's sequence shard
 	sz := float64(dt.Size())
 	x := gr.Shape(n, h)
 	wr := gr.Shape(h, s.Experts)
@@ -136,38 +164,44 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	logits := gr.Shape(n, s.Experts)
 	gate := gr.Pointwise("moe.gate", partition.Softmax, partition.Forward, logits, dt, partition.FlopSoftmax, 1, 1, 0, 0)
 	// Experts: this GPU's E/EP experts over the E·C received vectors.
-	recv := gr.Shape(s.slots(n), h)
-	w1, w2 := gr.Shape(h, s.fc1Width(s.ExpertHidden)), gr.Shape(s.ExpertHidden, h)
+	// (With TP: its 1/t of each, over the vectors received by all t ranks.)
+	rows, he := t*s.slots(n), s.ExpertHidden/t
+	recv := gr.Shape(rows, h)
+	w1, w2 := gr.Shape(h, s.fc1Width(he)), gr.Shape(he, h)
 	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
-	mid := gr.Shape(s.slots(n), s.fc1Width(s.ExpertHidden)) // the activation's input
-	midOut := gr.Shape(s.slots(n), s.ExpertHidden)          // fc2's input
+	mid := gr.Shape(rows, s.fc1Width(he)) // the activation's input
+	midOut := gr.Shape(rows, he)          // fc2's input
+	back := gr.Shape(s.slots(n), h)       // this rank's returned slots (after the reduce-scatter)
 	act := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Forward, mid, dt)
 	actBwd := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Backward, mid, dt)
 	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, dt)
 	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
 	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
-	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, recv, dt, 2, 1, 1, 0, 0)
+	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, back, dt, 2, 1, 1, 0, 0)
 	router.Saved = units.Bytes(partition.Elems(x) * sz)
 	gate.Saved = units.Bytes(partition.Elems(logits) * sz)
 	fc1.Saved = units.Bytes(partition.Elems(recv) * sz)
 	act.Saved = units.Bytes(partition.Elems(mid) * sz)
 	fc2.Saved = units.Bytes(partition.Elems(midOut) * sz)
-	comb.Saved = units.Bytes(partition.Elems(recv) * sz) // expert outputs, for the gate gradient
+	comb.Saved = units.Bytes(partition.Elems(back) * sz) // expert outputs, for the gate gradient
 	l := Layer{Forward: []partition.Op{router, gate, fc1, act, fc2, comb}}
-	// The shared experts: a dense FFN over this GPU's n tokens, beside the routed ones. Its
-	// input is the router's (saved once, with the router).
+	// The shared experts: a dense FFN beside the routed ones, over the t ranks' gathered tokens
+	// with 1/t of its weights (its input is the router's, saved once with the router; under TP
+	// the gathered copy is re-gathered for the backward pass, as a sequence-parallel MLP's).
 	var sharedBwd []partition.Op
-	if f := s.SharedHidden; f > 0 {
+	xs := gr.Shape(n*t, h)
+	if sf := s.SharedHidden; sf > 0 {
+		f := sf / t
 		sw1, sw2 := gr.Shape(h, s.fc1Width(f)), gr.Shape(f, h)
-		smid, smidOut := gr.Shape(n, s.fc1Width(f)), gr.Shape(n, f)
-		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, x, sw1, dt)
+		smid, smidOut := gr.Shape(n*t, s.fc1Width(f)), gr.Shape(n*t, f)
+		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, xs, sw1, dt)
 		sact := gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Forward, smid, dt)
 		sfc2 := gr.MatMul("moe.shared.fc2", partition.Forward, smidOut, sw2, dt)
 		sact.Saved = units.Bytes(partition.Elems(smid) * sz)
 		sfc2.Saved = units.Bytes(partition.Elems(smidOut) * sz)
 		l.Forward = append(l.Forward, sfc1, sact, sfc2)
 		d2, g2 := gr.LinearBackward("moe.shared.fc2.dgrad", "moe.shared.fc2.wgrad", smidOut, sw2, dt)
-		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", x, sw1, dt)
+		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", xs, sw1, dt)
 		sharedBwd = []partition.Op{d2, g2, gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Backward, smid, dt), d1, g1}
 	}
 	for _, op := range l.Forward {
@@ -179,19 +213,39 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, group network.
 	l.Backward = append([]partition.Op{
 		// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's
 		// (dot of slot output and output gradient): 3 operations per element, reading both.
-		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, recv, dt, 3, 2, 1, 0, 0),
+		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, back, dt, 3, 2, 1, 0, 0),
 		d2, g2, actBwd, d1, g1,
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
 		dr, gw,
 	}, sharedBwd...)
-	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: group, DType: dt}
-	add := func(name string, ph partition.Phase) {
-		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: a2a, Dim: partition.DimEP, Phase: ph, Count: 2})
+	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: ep, DType: dt}
+	add := func(name string, c network.Collective, dim partition.Dim, ph partition.Phase, count int) {
+		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: c, Dim: dim, Phase: ph, Count: count})
 	}
-	add("ep.a2a.fwd", partition.Forward)
-	add("ep.a2a.bwd", partition.Backward)
-	if recompute {
-		add("ep.a2a.recompute", partition.Recompute)
+	// Per pass: the dispatch and the combine all-to-all; under TP the received tokens'
+	// all-gather and the outputs' reduce-scatter (nccl-tests sizes: the gathered t·E·C vectors),
+	// whose backward is the other collective, and the shared experts' sequence-parallel
+	// all-gather and reduce-scatter of the n·t tokens.
+	passes := []struct {
+		suffix string
+		ph     partition.Phase
+	}{{"fwd", partition.Forward}, {"bwd", partition.Backward}, {"recompute", partition.Recompute}}
+	if !recompute {
+		passes = passes[:2]
+	}
+	for _, p := range passes {
+		add("ep.a2a."+p.suffix, a2a, partition.DimEP, p.ph, 2)
+		if t == 1 {
+			continue
+		}
+		gathered := units.Bytes(float64(rows) * float64(h) * sz)
+		add("moe.tp.ag."+p.suffix, network.Collective{Op: network.AllGather, Bytes: gathered, Group: tp, DType: dt}, partition.DimTP, p.ph, 1)
+		add("moe.tp.rs."+p.suffix, network.Collective{Op: network.ReduceScatter, Bytes: gathered, Group: tp, DType: dt}, partition.DimTP, p.ph, 1)
+		if s.SharedHidden > 0 {
+			tokens := units.Bytes(float64(n*t) * float64(h) * sz)
+			add("moe.shared.ag."+p.suffix, network.Collective{Op: network.AllGather, Bytes: tokens, Group: tp, DType: dt}, partition.DimTP, p.ph, 1)
+			add("moe.shared.rs."+p.suffix, network.Collective{Op: network.ReduceScatter, Bytes: tokens, Group: tp, DType: dt}, partition.DimTP, p.ph, 1)
+		}
 	}
 	return l
 }

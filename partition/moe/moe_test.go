@@ -31,7 +31,7 @@ func TestHammingMeshSizes(t *testing.T) {
 		t.Errorf("expert params %.0f", p)
 	}
 	gr := partition.NewGraph(64, 32)
-	l := Build(gr, s, 2048, 12288, dtype.FP32, network.Group{Size: s.EP, Stride: 1}, false)
+	l := Build(gr, s, 2048, 12288, dtype.FP32, network.Group{Size: s.EP, Stride: 1}, network.Group{Size: 1}, false)
 	if len(l.Collectives) != 2 || l.Collectives[0].Count != 2 || l.Collectives[1].Count != 2 ||
 		l.Collectives[0].Group.Size != 16 || l.Collectives[0].Dim != partition.DimEP {
 		t.Errorf("collectives %+v: want 2 all-to-alls forward and 2 backward over 16 GPUs", l.Collectives)
@@ -188,5 +188,53 @@ func TestDispatchCombineEqualsDenseRouting(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Expert tensor parallelism, by hand for 4,096 tokens of width 1,024 in bf16, 8 SwiGLU experts of
+// 2,048 plus a shared one of 1,024, top-2, capacity factor 1, EP 4, TP 2: each TP rank routes its
+// 2,048 tokens, C = ⌈2·2,048/8⌉ = 512, so 8·512 = 4,096 slots go out in each all-to-all (8 MiB);
+// the TP all-gather and reduce-scatter carry both ranks' 8,192 slots (16 MiB); each rank's half
+// of every expert (gate and up 1,024 × 2·1,024, down 1,024 × 1,024) runs over all 8,192 slots:
+// 2·8,192·1,024·(2,048 + 1,024) FLOP forward, half of the 4,096 × 2 = 8,192 slots' work at TP 1.
+// The shared expert's sequence-parallel all-gather and reduce-scatter carry the 4,096 tokens.
+func TestExpertTensorParallel(t *testing.T) {
+	s := Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: 2048, EP: 4, Gated: true, NoBias: true, SharedHidden: 1024}
+	ep, tp := network.Group{Size: 4, Stride: 2}, network.Group{Size: 2, Stride: 1}
+	l := Build(partition.NewGraph(64, 32), s, 4096, 1024, dtype.BF16, ep, tp, true)
+	one := Build(partition.NewGraph(64, 32), s, 4096, 1024, dtype.BF16, ep, network.Group{Size: 1}, true)
+	const mib = 1 << 20
+	want := map[string]float64{"ep.a2a.fwd": 8 * mib, "moe.tp.ag.fwd": 16 * mib, "moe.tp.rs.bwd": 16 * mib, "moe.shared.ag.recompute": 8 * mib}
+	got := map[string]float64{}
+	for _, c := range l.Collectives {
+		got[c.Name] = float64(c.Bytes)
+		if strings.HasPrefix(c.Name, "moe.") && (c.Group != tp || c.Dim != partition.DimTP) {
+			t.Errorf("%s on %+v (%v), want the TP group", c.Name, c.Group, c.Dim)
+		}
+	}
+	for name, b := range want {
+		if got[name] != b {
+			t.Errorf("%s: %g B, want %g", name, got[name], b)
+		}
+	}
+	if len(l.Collectives) != 3*5 {
+		t.Errorf("%d collectives, want 5 per pass (all-to-all, TP all-gather and reduce-scatter, shared ones) × 3 passes", len(l.Collectives))
+	}
+	flop := func(l Layer, prefix string) (f float64) {
+		for _, op := range l.Forward {
+			if strings.HasPrefix(op.Name, prefix) {
+				f += float64(op.FLOP)
+			}
+		}
+		return f
+	}
+	if f := flop(l, "moe.expert.fc"); f != 2*8192*1024*(2048+1024) || f != flop(one, "moe.expert.fc")/2 {
+		t.Errorf("expert FLOP %g at TP 2, %g at TP 1", f, flop(one, "moe.expert.fc"))
+	}
+	if f := flop(l, "moe.shared.fc"); f != 6*4096*1024*1024/2 {
+		t.Errorf("shared expert FLOP %g, want 6·n·h·f/t", f)
+	}
+	if p := s.ExpertParamsTP(1024, 2); p != 3*1024*2048/2 {
+		t.Errorf("expert params per TP rank %g", p)
 	}
 }
