@@ -112,6 +112,10 @@ type SearchSummary struct {
 	Lost       Lost  `json:"lost"`
 	// Shortfall is the smallest memory overshoot of a layout that did not fit (0: all fit).
 	Shortfall units.Bytes `json:"min_shortfall_bytes"`
+	// CPs and Precisions are the context-parallel degrees and precisions searched (empty: the
+	// job's, as given).
+	CPs        []int                `json:"cps,omitempty"`
+	Precisions []megatron.Precision `json:"precisions,omitempty"`
 }
 
 // SearchResult is a search's best layouts, each the report of an explicit job (Report.Job) that
@@ -204,7 +208,7 @@ func (w megatronWorkload) search(j *Job, so SearchOptions) (*SearchResult, error
 		job          *Job
 	}
 	var all []ranked
-	var sum SearchSummary
+	sum := SearchSummary{CPs: so.Space.CP, Precisions: so.Space.Precision}
 	var infeasible error
 	for _, n := range sizes {
 		sj := *j
@@ -291,6 +295,7 @@ func explicitJob(j *Job, rep *Report, c megatron.Config) *Job {
 	e.TP, e.PP, e.DP, e.EP, e.Interleave = c.TP, c.PP, c.DP, c.MoE.EP, c.Interleave
 	e.GlobalBatch, e.MicroBatch, e.Recompute, e.SeqParallel = c.GlobalBatch, c.MicroBatch, c.Recompute, c.SeqParallel
 	e.CP, e.PPFirstLayers, e.PPLastLayers, e.ZeRO, e.FSDP = c.CP, c.PPFirstLayers, c.PPLastLayers, c.ZeRO, false
+	e.Precision = c.Precision
 	return &Job{Workload: j.Workload, Model: &m, Execution: &e, Cluster: j.Cluster.clone()}
 }
 
@@ -306,7 +311,8 @@ func searchBest(o MegatronOptions, rep *Report, cfg megatron.Config) (*Report, e
 
 // searchLayouts enumerates the layouts of cfg's model on the search's GPU count, prunes those
 // that do not fit (closed-form memory, megatron.PeakMemory), prices the others on one network
-// placement and returns them sorted by iteration time.
+// placement per precision and returns them sorted by iteration time, with the best one's
+// environment.
 func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Candidate, SearchSummary, *transformerEnv, error) {
 	so := o.Search
 	gpus := so.GPUs
@@ -317,6 +323,15 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 	env, err := newTransformerEnv(o, base.GPU, cfg.Precision, gpus) // checks the job fits the cluster
 	if err != nil {
 		return nil, sum, nil, err
+	}
+	// A searched precision prices on its own roofline and network placement.
+	envs := map[megatron.Precision]*transformerEnv{cfg.Precision: env}
+	for _, p := range so.Space.Precision {
+		if envs[p] == nil {
+			if envs[p], err = newTransformerEnv(o, base.GPU, p, gpus); err != nil {
+				return nil, sum, nil, err
+			}
+		}
 	}
 	space := so.Space
 	space.GPUs = gpus
@@ -339,7 +354,7 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 			r := *base
 			t := *base.Transformer
 			r.Transformer = &t
-			if stop = env.estimate(&r, c); stop != nil {
+			if stop = envs[c.Precision].estimate(&r, c); stop != nil {
 				return false
 			}
 			cand.Fits, cand.Iteration = true, r.Result.Iteration
@@ -377,5 +392,5 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 	for _, c := range cands[1:] {
 		sum.Lost.add(LostTo(c.Iteration, cands[0].Iteration))
 	}
-	return cands, sum, env, nil
+	return cands, sum, envs[cands[0].Config.Precision], nil
 }

@@ -196,6 +196,23 @@ func TestLayoutsCount(t *testing.T) {
 	if n := count(nil); n != 46 {
 		t.Errorf("%d layouts with every ZeRO stage, want 46 (hand count)", n)
 	}
+	// Searching CP 1 and 2 and two precisions: CP 2 lays out 2 GPUs per context-parallel rank,
+	// TP 1: PP 1 (DP 2: mb 1, 2) 2, PP 2 (DP 1: mb 1 → v 1, 2; mb 2 → v 1, 2; mb 4 → 1) 5;
+	// TP 2: PP 1 (DP 1: mb 1, 2, 4) 3: 10, so (17 + 10) × 2 = 54. CP 4 would need the sequence of
+	// 16 in 2 × 4 = 8 chunks of 2: it splits, but 4 GPUs per rank leave 1, with TP 1, PP 1 and
+	// DP 1, mb 1, 2, 4: 3 more each; CP 3 does not divide the 4 GPUs.
+	seen := map[[2]int]int{}
+	n := 0
+	megatron.Layouts(base, megatron.Space{GPUs: 4, Recompute: []megatron.Recompute{megatron.RecomputeFull},
+		SeqParallel: []bool{false}, ZeRO: []int{0}, CP: []int{1, 2, 3, 4},
+		Precision: []megatron.Precision{megatron.MixedBF16, megatron.MixedFP8}}, func(c megatron.Config) bool {
+		n++
+		seen[[2]int{c.CPs(), int(c.Precision)}]++
+		return true
+	})
+	if n != (17+10+3)*2 || seen[[2]int{2, int(megatron.MixedFP8)}] != 10 || seen[[2]int{3, int(megatron.MixedBF16)}] != 0 {
+		t.Errorf("%d layouts over CP and precision (%v), want (17 + 10 + 3) × 2 = 60 (hand count)", n, seen)
+	}
 }
 
 // TestPeakMemoryMatchesPlan: the search prunes with the closed-form footprint; it must agree

@@ -101,7 +101,21 @@ func TestSearchCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "GPU-hours to train") || !strings.Contains(out, "on 1, 64, 128 GPUs; none fits on 1") {
 		t.Errorf("search --gpu-counts --rank gpu-hours: exit %d, %q %s", code, out, errOut)
 	}
-	for _, bad := range [][]string{{"--rank", "dollars"}, {"--gpu-counts", "64, 0"}, {"--gpu-counts", "64", "--gpus", "64"}} {
+	// Context parallelism and precision searched: the table gains the CP factor and a precision
+	// column, and the best layout's document reruns to itself with what the search chose.
+	h100 := []string{"search", "megatron", "--model", "llama3-8b", "--gpus", "16", "--global-batch", "32", "--seq", "4096",
+		"--steps", "1", "--cluster", "dgx-h100", "--cps", "1,2", "--precisions", "bf16,fp8", "--top", "2"}
+	out, errOut, code = execute(h100...)
+	if code != 0 || !strings.Contains(out, "GPUs = DP × TP × CP × PP  precision") {
+		t.Errorf("search --cps --precisions: exit %d, %q %s", code, out, errOut)
+	}
+	if list, ok := runJSON(t, h100...).([]any); !ok || len(list) != 2 {
+		t.Errorf("search --cps --precisions --format json: %v", list)
+	} else if again := rerun(t, list[0]); !reflect.DeepEqual(list[0], again) {
+		t.Errorf("search --cps --precisions: ddlest run of the best's document differs")
+	}
+	for _, bad := range [][]string{{"--rank", "dollars"}, {"--gpu-counts", "64, 0"}, {"--gpu-counts", "64", "--gpus", "64"},
+		{"--cps", "0"}, {"--precisions", "fp9"}, {"--precisions", "fp8"}} { // fp8 on the default A100 cluster
 		_, errOut, code := execute(append([]string{"search", "megatron", "--model", "gpt3-13b"}, bad...)...)
 		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, bad[1]) {
 			t.Errorf("search %v: exit %d, %q; want one line naming %s, exit 2", bad, code, errOut, bad[1])

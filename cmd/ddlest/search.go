@@ -11,6 +11,7 @@ import (
 	"github.com/ddlest/ddlest/internal/rows"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/partition/megatron"
 )
 
 func newSearchCommand() *cobra.Command {
@@ -19,9 +20,9 @@ func newSearchCommand() *cobra.Command {
 		Short: "The fastest parallel layouts of a model on N GPUs of a cluster, and why the others lost",
 		Long: `Enumerate every parallel layout of the job's model on --gpus GPUs — tensor, pipeline and data
 parallelism (TP × PP × DP = GPUs), micro-batch, interleaved stages, activation recomputation,
-sequence parallelism, the ZeRO stage, one layer fewer on the end stages where the pipeline depth
-does not divide the layers and, for MoE models, expert parallelism (context parallelism stays as
-given) — drop those that do not fit in GPU memory, price the others on the cluster's network and
+sequence parallelism, the ZeRO stage, fewer layers on the end stages where the pipeline depth
+does not divide the layers and, for MoE models, expert parallelism (context parallelism and the
+precision stay as given unless --cps or --precisions lists the values to try) — drop those that do not fit in GPU memory, price the others on the cluster's network and
 list the fastest, best first, with how much slower each is than the best and where the difference
 lies (compute, pipeline bubble or exposed communication). --gpu-counts searches several job sizes
 at once; --rank orders by iteration time (default), GPU-hours (GPUs × time, what a cluster bill is
@@ -40,6 +41,8 @@ with ddlest run.`,
 		var f format
 		var sizes []int
 		var rank string
+		var cps []int
+		var precs []string
 		cmd := &cobra.Command{Use: w.use, Short: "search the layouts of " + w.short, Args: noArgs,
 			Example: "  ddlest search " + w.use + exampleModel(w) + " --gpus 512\n  ddlest search " + w.use + exampleModel(w) + " --gpu-counts 256,512,1024 --rank gpu-hours"}
 		cmd.Flags().SortFlags = false
@@ -47,6 +50,10 @@ with ddlest run.`,
 		cmd.Flags().IntVar(&top, "top", 5, "layouts to list, best first")
 		cmd.Flags().IntSliceVar(&sizes, "gpu-counts", nil, "search these job sizes together (`N,N,…`; instead of --gpus)")
 		cmd.Flags().StringVar(&rank, "rank", "time", "order layouts by "+strings.Join(job.Ranks(), ", ")+" per iteration")
+		if w.workload == "megatron" {
+			cmd.Flags().IntSliceVar(&cps, "cps", nil, "also search these context-parallel degrees (`N,N,…`; default: --cp as given)")
+			cmd.Flags().StringSliceVar(&precs, "precisions", nil, "also search these training precisions (`P,P,…`, e.g. bf16,fp8; default: --precision as given)")
+		}
 		_ = cmd.RegisterFlagCompletionFunc("rank", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return job.Ranks(), cobra.ShellCompDirectiveNoFileComp
 		})
@@ -67,11 +74,25 @@ with ddlest run.`,
 			if len(sizes) > 0 && cmd.Flags().Changed("gpus") {
 				return usagef("--gpu-counts %s and --gpus %s: give one of them", joinInts(sizes), cmd.Flags().Lookup("gpus").Value)
 			}
+			so := job.SearchOptions{Top: top, Sizes: sizes, Rank: r}
+			for _, cp := range cps {
+				if cp < 1 {
+					return usagef("--cps %s: %d must be ≥ 1", joinInts(cps), cp)
+				}
+			}
+			so.Space.CP = cps
+			for _, p := range precs {
+				var x megatron.Precision
+				if err := x.UnmarshalText([]byte(p)); err != nil {
+					return usagef("--precisions %s: %v", strings.Join(precs, ","), err)
+				}
+				so.Space.Precision = append(so.Space.Precision, x)
+			}
 			j, err := jf.build()
 			if err != nil {
 				return err
 			}
-			res, err := job.Search(j, job.SearchOptions{Top: top, Sizes: sizes, Rank: r})
+			res, err := job.Search(j, so)
 			if err != nil {
 				return jf.flagNames(err)
 			}
@@ -116,9 +137,13 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 			measure += " per iteration"
 		}
 	}
-	head := "GPUs = DP × TP × PP"
-	if best.Config.CPs() > 1 { // the search keeps the given context parallelism
+	head, withCP := "GPUs = DP × TP × PP", len(s.CPs) > 0 || best.Config.CPs() > 1
+	if withCP {
 		head = "GPUs = DP × TP × CP × PP"
+	}
+	precision := len(s.Precisions) > 0 // a column when the search chose it
+	if precision {
+		head += "\tprecision"
 	}
 	fmt.Fprintln(tw, "rank\t"+head+"\tinterleave\tmicro-batch\trecompute\tseq-par\tEP\tZeRO\titeration"+measure+"\tvs best\tlost on\ttime to accuracy\tMFU\tmemory")
 	bm := rk.Measure(best)
@@ -139,11 +164,14 @@ func renderSearch(w io.Writer, res *job.SearchResult, f format) error {
 			sp = "on"
 		}
 		layout := fmt.Sprintf("%d = %d × %d × %d", c.GPUs(), c.DP, c.TP, c.PP)
-		if c.CPs() > 1 {
+		if withCP {
 			layout = fmt.Sprintf("%d = %d × %d × %d × %d", c.GPUs(), c.DP, c.TP, c.CPs(), c.PP)
 		}
 		if c.PPFirstLayers > 0 || c.PPLastLayers > 0 {
 			layout += fmt.Sprintf(" (ends %d, %d layers)", c.StageLayers(0), c.StageLayers(c.PP-1))
+		}
+		if precision {
+			layout += "\t" + c.Precision.String()
 		}
 		zero := c.ZeRO
 		if zero == 0 && c.DistOptimizer {

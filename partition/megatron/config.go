@@ -48,6 +48,7 @@ const (
 	MixedBF16 = partition.MixedBF16
 	FP32      = partition.FP32
 	TF32      = partition.TF32
+	MixedFP8  = partition.MixedFP8
 	Adam      = partition.Adam
 	SGD       = partition.SGD
 )

@@ -27,6 +27,13 @@ type Space struct {
 	// layers L is also tried with one layer fewer on the first and the last stage, when
 	// (L + 2)/PP is whole: Llama 3 405B's 7 + 8 × 14 + 7 on 16 stages (Dubey et al. 2024 §3.3.2).
 	FixedEnds bool
+	// CP lists the context-parallel degrees to try and Precision the training precisions (nil:
+	// the base's, as given): choices a search makes only when asked, context parallelism trading
+	// attention traffic for activation memory, FP8 numerics for speed. Combinations the model
+	// does not run (Config.Validate: CP with a sequence it does not split, FP8 or CP with MoE or
+	// latent attention) are skipped.
+	CP        []int
+	Precision []Precision
 }
 
 var (
@@ -51,10 +58,34 @@ var (
 // interleaved schedule"); sequence parallelism needs TP > 1, TP dividing the sequence and the
 // Megatron tensor-parallel collectives; EP divides DP and the experts.
 func Layouts(base Config, s Space, yield func(Config) bool) {
-	// Context parallelism is taken as given: the search lays out the GPUs of each of its ranks.
+	cps, precs := s.CP, s.Precision
+	if cps == nil {
+		cps = []int{base.CP}
+	}
+	if precs == nil {
+		precs = []Precision{base.Precision}
+	}
+	if len(s.CP) > 0 || len(s.Precision) > 0 {
+		next := yield
+		yield = func(c Config) bool { return c.Validate() != nil || next(c) }
+	}
+	for _, cp := range cps {
+		for _, pr := range precs {
+			b := base
+			b.CP, b.Precision = cp, pr
+			if !layoutsOf(b, s, yield) {
+				return
+			}
+		}
+	}
+}
+
+// layoutsOf is Layouts at base's context parallelism and precision; false stops the enumeration.
+func layoutsOf(base Config, s Space, yield func(Config) bool) bool {
+	// The search lays out the GPUs of each context-parallel rank.
 	n := s.GPUs / base.CPs()
 	if n < 1 || s.GPUs%base.CPs() != 0 || base.Layers < 1 || base.Heads < 1 || base.GlobalBatch < 1 {
-		return
+		return true
 	}
 	for tp := 1; tp <= n; tp++ {
 		if n%tp != 0 || base.Heads%tp != 0 || (base.KVHeads > 0 && base.KVHeads%tp != 0) || !allowed(s.TP, tp) {
@@ -83,12 +114,13 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 						continue
 					}
 					if !layoutsAt(base, s, tp, pp, dp, mb, yield) {
-						return
+						return false
 					}
 				}
 			}
 		}
 	}
+	return true
 }
 
 // shorterEnds lists the first and last stage's layer counts that split c's layers over pp
