@@ -241,6 +241,9 @@ func Run(j *Job) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFinite(j, rep); err != nil {
+		return nil, err
+	}
 	rep.Job = j
 	return rep, nil
 }

@@ -25,7 +25,7 @@ type ImportOptions struct {
 	// RunRows is how many events are sorted in memory at a time (default 1<<18); with more,
 	// sorted runs spill to a temporary file and are merged.
 	RunRows int
-	// TempDir holds the spill file (default: the output's directory).
+	// TempDir holds the spill file (default: the system temporary directory, $TMPDIR).
 	TempDir string
 	// Progress, when set, is called with the bytes read so far of each input.
 	Progress func(file string, read, size int64)
@@ -67,9 +67,6 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 	}
 	if opt.RunRows <= 0 {
 		opt.RunRows = 1 << 18
-	}
-	if opt.TempDir == "" {
-		opt.TempDir = filepath.Dir(out)
 	}
 	tab := newStrtab()
 	sp := &spill{dir: opt.TempDir}
@@ -310,9 +307,9 @@ func (s *spill) spillRun(r *run) error {
 		return nil // already spilled
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, ".ddlest-import-*.tmp")
+		f, err := atomicfile.Temp(s.dir, "ddlest-import")
 		if err != nil {
-			return errs.Usage("temporary file in %s: %v", s.dir, err)
+			return err
 		}
 		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
 	}
@@ -328,13 +325,7 @@ func (s *spill) spillRun(r *run) error {
 	return nil
 }
 
-func (s *spill) close() {
-	if s.f != nil {
-		name := s.f.Name()
-		s.f.Close()
-		os.Remove(name)
-	}
-}
+func (s *spill) close() { atomicfile.Release(s.f) }
 
 // cursor walks one sorted run.
 type cursor struct {

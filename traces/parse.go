@@ -55,6 +55,16 @@ type parser struct {
 // magicGzip is the gzip header's first two bytes.
 var magicGzip = []byte{0x1f, 0x8b}
 
+// utf8BOM is the byte-order mark some editors and Windows tools put before UTF-8 text; JSON
+// readers may ignore it (RFC 8259 §8.1), and so does the import.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+func skipBOM(r *bufio.Reader) {
+	if b, _ := r.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		_, _ = r.Discard(len(utf8BOM))
+	}
+}
+
 // parseTrace reads a Kineto or legacy PyTorch-profiler Chrome trace (plain or gzip) from r and
 // calls emit for every complete event, in file order. Errors name the file and the position.
 func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo, error) {
@@ -74,7 +84,11 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 			return fileInfo{}, errs.Usage("%s: corrupt gzip stream: %v", name, err)
 		}
 		defer zr.Close()
-		in = zr
+		zbr := bufio.NewReaderSize(zr, 1<<16)
+		skipBOM(zbr)
+		in = zbr
+	} else {
+		skipBOM(br)
 	}
 	p := &parser{name: name, dec: jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)), intern: make(map[string]string, 1024), emit: emit,
 		info: fileInfo{rank: -1}}

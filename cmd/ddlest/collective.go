@@ -113,19 +113,34 @@ func opNames() []string {
 	return ns
 }
 
-func splitList(s string) []string {
+// splitList splits a flag's comma-separated list; an empty item (a,,b or a trailing comma) is
+// a usage error rather than a value silently dropped.
+func splitList(flag, s string) ([]string, error) {
 	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+	for i, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			return nil, errs.Usage("--%s %q: item %d is empty; give the values separated by single commas", flag, s, i+1)
 		}
+		out = append(out, p)
 	}
-	return out
+	return out, nil
 }
 
 func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 	var o job.CollectiveOptions
-	for _, s := range splitList(f.ops) {
+	ops, err := splitList("op", f.ops)
+	if err != nil {
+		return o, err
+	}
+	sizes, err := splitList("size", f.sizes)
+	if err != nil {
+		return o, err
+	}
+	gpus, err := splitList("gpus", f.gpus)
+	if err != nil {
+		return o, err
+	}
+	for _, s := range ops {
 		if s == "all" {
 			o.Ops = append(o.Ops, network.Ops()...)
 			continue
@@ -136,7 +151,7 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 		}
 		o.Ops = append(o.Ops, op)
 	}
-	for _, s := range splitList(f.sizes) {
+	for _, s := range sizes {
 		if strings.Contains(s, ":") {
 			bs, err := units.ParseBytesSweep(s)
 			if err != nil {
@@ -151,7 +166,7 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 		}
 		o.Sizes = append(o.Sizes, b)
 	}
-	for _, s := range splitList(f.gpus) {
+	for _, s := range gpus {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			return o, errs.Usage("--gpus %q: want a whole number of GPUs ≥ 1", s)
@@ -161,7 +176,6 @@ func (f *collectiveFlags) toOptions() (job.CollectiveOptions, error) {
 	if len(o.Ops) == 0 || len(o.Sizes) == 0 || len(o.GPUs) == 0 {
 		return o, errs.Usage("--op, --size and --gpus must each name at least one value")
 	}
-	var err error
 	o.NoReduceCompute = f.noReduce
 	if o.DType, err = dtype.Parse(f.dtype); err != nil {
 		return o, errs.Usage("--dtype: %v", err)

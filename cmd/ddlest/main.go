@@ -4,12 +4,29 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/errs"
 )
 
 func main() {
+	// An interrupted command leaves nothing behind: its temporary outputs and spill files go,
+	// then it exits as a shell reports a signal (128 + the signal's number).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		atomicfile.RemoveTemporaries()
+		fmt.Fprintf(os.Stderr, "ddlest: %v; stopped, nothing written\n", s)
+		code := 130
+		if s == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,6 +241,18 @@ func TestBadInput(t *testing.T) {
 		code int
 		want []string
 	}{
+		// Issue 15's reliability contract: wrong answers that used to exit 0, and errors that
+		// named no flag or exited 1.
+		{[]string{"moe", "--experts", "0"}, 2, []string{"--experts 0", "at least 1 expert"}},
+		{[]string{"gpt3", "--steps", "1e300"}, 2, []string{"--steps 1e+300 is too large", "+Inf"}},
+		{[]string{"gpt3", "--steps", "1e300", "--format", "json"}, 2, []string{"--steps 1e+300 is too large"}},
+		{[]string{"collective", "--sizes", "1GB,,1MB", "--gpus", "8"}, 2, []string{`"1GB,,1MB"`, "item 2 is empty"}},
+		{[]string{"collective", "--gpus", "8,", "--size", "1MB"}, 2, []string{"--gpus", "item 2 is empty"}},
+		{[]string{"completion", "foo"}, 2, []string{`no shell "foo"`, "bash, fish, powershell, zsh"}},
+		{[]string{"completion"}, 2, []string{"needs a shell"}},
+		{[]string{"trace", "import"}, 2, []string{"trace import takes TRACE.json", "got 0"}},
+		{[]string{"trace", "show", "a.parquet", "b.parquet"}, 2, []string{"trace show takes FILE.parquet", "got 2"}},
+		{[]string{"run"}, 2, []string{"job file"}},
 		{[]string{"megatron", "--loss", "0"}, 2, []string{"--loss", "> 0"}},
 		{[]string{"megatron", "--loss", "-1"}, 2, []string{"--loss -1"}},
 		{[]string{"megatron", "--loss", "abc"}, 2, []string{`"abc"`, "--loss", "is not a number"}},
@@ -464,6 +478,69 @@ func TestBuiltBinaryStarts(t *testing.T) {
 	}
 	newcomer(t, bin)
 	interrupted(t, bin)
+	interruptedImport(t, bin)
+}
+
+// interruptedImport: a trace import stopped by SIGINT while it spills sorted runs, or by SIGTERM
+// while it writes the output, leaves nothing behind, neither in the output's directory nor in
+// the temporary directory, and exits as a shell reports the signal (130, 143). The trace is synthetic: 600,000 kernel events,
+// more than one sorted run (traces.ImportOptions.RunRows, 2^18), so the import spills.
+func interruptedImport(t *testing.T, bin string) {
+	t.Helper()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "in", "big.json")
+	if err := os.MkdirAll(filepath.Dir(trace), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"traceEvents": [`)
+	for i := range 600_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "kernel", "name": "k%d", "pid": 0, "tid": 7, "ts": %d, "dur": 1, "args": {"stream": 7, "device": 0}}`, i%97, 600_000-i)
+	}
+	b.WriteString("]}")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		out, tmp := filepath.Join(dir, "out"), filepath.Join(dir, "tmp")
+		for _, d := range []string{out, tmp} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, "trace", "import", trace, "-o", filepath.Join(out, "t.parquet"), "--quiet")
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// SIGINT once the spill file exists, SIGTERM once the output's temporary does.
+		watch := map[os.Signal]string{os.Interrupt: tmp, syscall.SIGTERM: out}[sig]
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if entries, _ := os.ReadDir(watch); len(entries) > 0 {
+				break
+			}
+		}
+		_ = cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Logf("%v: the import finished before the signal; nothing to check", sig)
+			continue
+		}
+		if want := map[os.Signal]int{os.Interrupt: 130, syscall.SIGTERM: 143}[sig]; ee.ExitCode() != want {
+			t.Errorf("%v: exit %d, want %d", sig, ee.ExitCode(), want)
+		}
+		for _, d := range []string{out, tmp} {
+			if entries, _ := os.ReadDir(d); len(entries) != 0 {
+				t.Errorf("%v: an interrupted import left %s in %s", sig, entries[0].Name(), d)
+			}
+		}
+		os.RemoveAll(out)
+		os.RemoveAll(tmp)
+	}
 }
 
 // interrupted: a sweep stopped by SIGINT leaves nothing behind (no output file, no temp file).

@@ -30,6 +30,12 @@ network model prices the collectives.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSoftwareCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newVersionCommand())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" { // cobra's prints its help and exits 0 on an unknown shell
+			c.Args, c.RunE = cobra.ArbitraryArgs, needs("shell")
+		}
+	}
 	return root
 }
 
@@ -97,6 +103,25 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return errs.Usage("%s takes no arguments, got %q; options are flags (see --help)", cmd.CommandPath(), strings.Join(args, " "))
 	}
 	return nil
+}
+
+// positional accepts between lo and hi arguments (hi < 0: any number from lo); otherwise a
+// one-line usage error that names what the command takes (the words after its name in Use).
+func positional(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= lo && (hi < 0 || len(args) <= hi) {
+			return nil
+		}
+		_, want, _ := strings.Cut(cmd.Use, " ")
+		return errs.Usage("%s takes %s, got %d argument(s)%s", cmd.CommandPath(), strings.TrimSpace(want), len(args), quoted(args))
+	}
+}
+
+func quoted(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %q", strings.Join(args, " "))
 }
 
 func usagef(format string, a ...any) error { return errs.Usage(format, a...) }

@@ -135,7 +135,7 @@ func newModelsImportCommand() *cobra.Command {
 		Short: "Print the model of a Hugging Face config.json (" + job.HFArchitectures() + ") as a job file's model",
 		Example: `  ddlest models import config.json > model.json
   ddlest megatron --hf-config config.json --seq 8192 --gpus 64 --tp 8`,
-		Args: cobra.ExactArgs(1),
+		Args: positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHF(args[0])
 			if err != nil {

@@ -41,7 +41,7 @@ The sweep file holds the job (as ddlest run reads it) and the grid:
 		Example: `  ddlest sweep sweep.yaml --out points.csv
   ddlest sweep megatron --model gpt3-175b --gpus 512 --grid tp=1,2,4,8 --grid pp=1,2,4,8,16
   ddlest sweep gpt3 --grid cluster.network.model=superpod,torus,ideal`,
-		Args: cobra.MaximumNArgs(1),
+		Args: positional(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("sweep: give a sweep file (FILE.yaml) or a workload (%s) with --grid key=v1,v2", strings.Join(jobUses(), ", "))

@@ -42,13 +42,16 @@ func newTraceImportCommand() *cobra.Command {
 		Short: "Import PyTorch profiler traces (one per rank) into one parquet trace",
 		Example: `  ddlest trace import rank0.json.gz rank1.json.gz -o job.parquet
   ddlest trace import trace.json -o trace.parquet && ddlest trace show trace.parquet`,
-		Args: cobra.MinimumNArgs(1),
+		Args: positional(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usagef("trace import: give the output file with -o OUT.parquet")
 			}
 			if !strings.HasSuffix(out, ".parquet") {
 				return usagef("-o %q: the output must end in .parquet", out)
+			}
+			if err := atomicfile.NotAnInput("-o", out, args...); err != nil {
+				return err
 			}
 			opt := traces.ImportOptions{}
 			if !quiet {
@@ -115,7 +118,7 @@ func newTraceShowCommand() *cobra.Command {
 		Use:     "show FILE.parquet",
 		Short:   "Per rank: step time, compute vs communication vs idle, top kernels, collectives with bus bandwidth",
 		Example: `  ddlest trace show job.parquet --top 5`,
-		Args:    cobra.ExactArgs(1),
+		Args:    positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if top < 1 {
 				return usagef("--top %d must be ≥ 1", top)
@@ -320,10 +323,13 @@ func newTraceExportCommand() *cobra.Command {
 		Use:     "export FILE.parquet [--format csv] [-o OUT.csv]",
 		Short:   "Export a trace's rows as CSV (to stdout or a file)",
 		Example: `  ddlest trace export job.parquet -o job.csv`,
-		Args:    cobra.ExactArgs(1),
+		Args:    positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f != "csv" {
 				return usagef("--format %q is not valid for export; valid: csv", f)
+			}
+			if err := atomicfile.NotAnInput("-o", out, args[0]); err != nil {
+				return err
 			}
 			tf, err := traces.Open(args[0])
 			if err != nil {
@@ -378,7 +384,7 @@ func newTraceCollectivesCommand() *cobra.Command {
 		Example: `  ddlest trace collectives job.parquet --net alphabeta --net-bw 200GB/s --net-latency 5us
   ddlest trace collectives job.parquet --net superpod --format csv
   ddlest trace collectives job.parquet --cluster dgx-a100`,
-		Args: cobra.ExactArgs(1),
+		Args: positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			choice, err := nf.choice()
 			if err != nil {

@@ -197,3 +197,43 @@ func TestTraceBadInput(t *testing.T) {
 		t.Errorf("%d files in the directory, want 2 (inputs only)", len(entries))
 	}
 }
+
+// The output contract on trace files: a UTF-8 byte-order mark before the JSON is accepted (RFC
+// 8259 §8.1: parsers may ignore it; the fixture's 4,188 events either way); an output that is an
+// input, by any name, is refused before anything is written (the trace survives); an output that
+// is a directory is refused naming it.
+func TestTraceOutputContract(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(dir, "bom.json")
+	if err := os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(dir, "bom.parquet")
+	if out, errOut, code := execute("trace", "import", bom, "-o", pq); code != 0 || !strings.Contains(out, "4188 events") {
+		t.Fatalf("import with a BOM: exit %d, %q %q", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"trace", "export", pq, "-o", pq},
+		{"trace", "export", pq, "-o", filepath.Join(dir, ".", "bom.parquet")},
+		{"trace", "import", pq, "-o", pq},
+	} {
+		_, errOut, code := execute(args...)
+		if code != 2 || !strings.Contains(errOut, "the output is the input") {
+			t.Errorf("%v: exit %d, %q; want exit 2, the output is the input", args[1:], code, errOut)
+		}
+	}
+	if _, errOut, code := execute("trace", "show", pq); code != 0 {
+		t.Errorf("the trace did not survive: %s", errOut)
+	}
+	sub := filepath.Join(dir, "sub.parquet")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := execute("trace", "import", fixture, "-o", sub); code != 2 || !strings.Contains(errOut, sub+" is a directory") {
+		t.Errorf("import onto a directory: exit %d, %q", code, errOut)
+	}
+}

@@ -12,6 +12,19 @@ func newGPT3Command() *cobra.Command {
 }
 
 func newMoECommand() *cobra.Command {
+	cmd := moeCommand()
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		// The preset's header would name 16 experts over a dense model.
+		if f := c.Flags().Lookup("experts"); f != nil && f.Value.String() == "0" {
+			return usagef("--experts 0: the moe command trains Mixture-of-Experts layers, at least 1 expert; a dense model is ddlest gpt3 or ddlest megatron")
+		}
+		return run(c, args)
+	}
+	return cmd
+}
+
+func moeCommand() *cobra.Command {
 	return workloadCommand("moe", "megatron", "gpt3-moe",
 		"GPT-3 with Mixture-of-Experts FF layers and expert parallelism: the HammingMesh job (16 experts, P=96, EP=16)",
 		"The megatron workload with the model preset gpt3-moe (HammingMesh §V-B5); every flag of\n`ddlest megatron` applies.",

@@ -3,8 +3,11 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -33,5 +36,62 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "no", "such", "dir.txt"), func(io.Writer) error { return nil }); errs.ExitCode(err) != errs.ExitUsage {
 		t.Errorf("missing directory: %v", err)
+	}
+}
+
+// The contract's edges: a directory as the output, a missing directory (usage, exit 2), an
+// output that is an input (by another name), and temporaries: tracked until released, removed
+// by RemoveTemporaries (the signal handler), and a killed run's left in the directory removed by
+// the next write there (PID 4,194,311 is above Linux's largest, 2²², so no process has it).
+func TestContract(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, func(io.Writer) error { return nil }); errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory as output: %v", err)
+	}
+	in := filepath.Join(dir, "in.parquet")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := NotAnInput("-o", filepath.Join(dir, ".", "in.parquet"), "other", in); errs.ExitCode(err) != errs.ExitUsage {
+		t.Errorf("output = input: %v", err)
+	}
+	if err := NotAnInput("-o", filepath.Join(dir, "new.parquet"), in); err != nil {
+		t.Errorf("new output: %v", err)
+	}
+	stale := filepath.Join(dir, ".out.csv.4194311.123.tmp")
+	mine := filepath.Join(dir, ".out.csv."+strconv.Itoa(os.Getpid())+".456.tmp")
+	for _, p := range []string{stale, mine} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Write(filepath.Join(dir, "out.csv"), func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dead process's temporary was kept: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a live process's temporary was removed: %v", err)
+	}
+	os.Remove(mine)
+	f, err := Temp(dir, "spill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Temp(dir, "spill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(g)
+	if _, err := os.Stat(g.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("released temporary kept")
+	}
+	RemoveTemporaries()
+	if _, err := os.Stat(f.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("RemoveTemporaries kept %s", f.Name())
+	}
+	if _, err := Temp(filepath.Join(dir, "nope"), "x"); errs.ExitCode(err) != errs.ExitUsage {
+		t.Errorf("missing temp dir: %v", err)
 	}
 }
