@@ -33,7 +33,11 @@
 // args (Collective name, In/Out msg nelems, Group size, dtype) give the collective and its size;
 // kernels without them take both from the c10d op that launched them (c10d::allreduce_,
 // alltoall_base_, _allgather_base_ … and record_param_comms inside, via the launch's correlation
-// id), and the group from distributedInfo.world_size.
+// id), and the group from distributedInfo.world_size. A c10d op over a TensorList
+// (c10d::allreduce_) has empty Input Dims: the nccl:* annotation PyTorch records inside it gives
+// the buffer's shape and dtype, used only when no enclosing c10d op has a size (for all-gather
+// the annotation is one rank's input, the c10d op's first input the whole output, nccl-tests'
+// size).
 //
 // Phases: a range named with "backward" is bwd (## backward ##, autograd's evaluate_function:
 // XBackward0, backward-compute; not forward-backward), with "optimizer" optimizer

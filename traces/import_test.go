@@ -354,3 +354,47 @@ func TestPhaseAndLayerNames(t *testing.T) {
 		}
 	}
 }
+
+// The DLRM-like ranks' all-reduces run over a TensorList (c10d::allreduce_'s Input Dims are
+// empty): their sizes come from the nccl:all_reduce annotations PyTorch records inside the op,
+// read here with encoding/json (Input Dims × the dtype's size: rank 0 has 19,618,307,
+// 26,955,536, 26,258,430 and 5,716,654 floats; rank 1 19,618,307 twice, 26,258,430 and
+// 5,716,654). Every all-reduce kernel's bytes is one of its rank's annotations, none is 0, and
+// the all-gather keeps its c10d op's whole output (1,073,741,824 B, the nccl-tests size),
+// not the annotation's per-rank input.
+func TestImportAllReduceSizesFromAnnotations(t *testing.T) {
+	for _, name := range []string{"dlrm-like_rank-0.json.gz", "dlrm-like_rank-1.json.gz"} {
+		path := sharedTrace(t, name)
+		raw, _ := jsonEvents(t, path)
+		want := map[int64]int{}
+		for _, e := range raw {
+			if e["name"] != "nccl:all_reduce" {
+				continue
+			}
+			args := e["args"].(map[string]any)
+			dims := args["Input Dims"].([]any)[0].([]any)
+			n := int64(1)
+			for _, d := range dims {
+				n *= int64(d.(float64))
+			}
+			size := map[string]int64{"float": 4, "c10::Half": 2, "c10::BFloat16": 2, "long": 8, "int": 4}[args["Input type"].([]any)[0].(string)]
+			want[n*size]++
+		}
+		_, _, ev := importOne(t, ImportOptions{}, path)
+		got, gathers := map[int64]int{}, 0
+		for _, e := range ev {
+			switch {
+			case e.Category == "collective" && e.Collective == "all_reduce":
+				got[e.Bytes]++
+			case e.Category == "collective" && e.Collective == "all_gather":
+				gathers++
+				if e.Bytes != 1<<30 {
+					t.Errorf("%s: all-gather of %d B, want the output's 1,073,741,824", name, e.Bytes)
+				}
+			}
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) || gathers == 0 {
+			t.Errorf("%s: all-reduce sizes %v, the nccl:all_reduce annotations say %v (%d all-gathers)", name, got, want, gathers)
+		}
+	}
+}

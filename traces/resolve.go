@@ -1,5 +1,7 @@
 package traces
 
+import "strings"
+
 // resolver assigns phases, layers and collective sizes to one rank's events, which arrive sorted
 // by start time (longer first on ties, so that an enclosing range comes before what it encloses).
 // It keeps, per CPU thread and per GPU stream, the stack of open ranges that carry information,
@@ -20,6 +22,10 @@ type frame struct {
 	coll   string // collective of a c10d op ("" otherwise)
 	nelems int64  // its first input's elements, for the size
 	itype  string
+	// weak: the size comes from an nccl:* annotation, used only when no enclosing c10d op has
+	// one (the annotation gives the buffer one rank sends, where a c10d op's first input is
+	// the all-gather's whole output, the nccl-tests size).
+	weak bool
 }
 
 type launch struct {
@@ -48,8 +54,8 @@ func context(st []frame) (phase string, layer int32, f frame) {
 		if f.coll == "" && st[i].coll != "" {
 			f.coll = st[i].coll
 		}
-		if f.nelems == 0 && st[i].nelems > 0 {
-			f.nelems, f.itype = st[i].nelems, st[i].itype
+		if st[i].nelems > 0 && (f.nelems == 0 || (f.weak && !st[i].weak)) {
+			f.nelems, f.itype, f.weak = st[i].nelems, st[i].itype, st[i].weak
 		}
 	}
 	return phase, layer, f
@@ -77,14 +83,17 @@ func own(e *rawEvent) frame {
 		f.phase = PhaseOf(e.Name)
 		f.layer = LayerOf(e.Name)
 	}
-	if e.Category == "cpu_op" {
+	// c10d ops, and the nccl:* annotations PyTorch's ProcessGroupNCCL records inside them with
+	// the buffer's own shape and dtype (record_param_comms; a c10d op over a TensorList has
+	// empty dims): the innermost that carries a size wins (context).
+	if e.Category == "cpu_op" || (e.Category == "annotation" && strings.HasPrefix(e.Name, "nccl:")) {
 		if c := commOf(&e.Event); c != "" {
 			f.coll = c
 		}
 		if f.coll != "" || e.Name == "record_param_comms" {
 			// The op's first input is the buffer: Shapes keeps "Input Dims", DType the first
 			// "Input type".
-			f.nelems, f.itype = firstDimsProduct(e.Shapes), e.DType
+			f.nelems, f.itype, f.weak = firstDimsProduct(e.Shapes), e.DType, e.Category == "annotation"
 		}
 	}
 	return f
