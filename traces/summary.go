@@ -4,7 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -65,17 +68,27 @@ func (f *File) Scan(fn func([]Event) error) error {
 	}
 }
 
-// RankSummary is what `ddlest trace show` reports for one rank.
+// RankSummary is what `ddlest trace show` reports for one rank, over the selected steps
+// (Steps): Holistic Trace Analysis's temporal breakdown (facebookresearch/HolisticTraceAnalysis,
+// hta/analyzers/breakdown_analysis.py: get_temporal_breakdown, get_gpu_kernel_breakdown) —
+// computation, communication (NCCL kernels) and memory (memcpy, memset) GPU time, their overlap,
+// and idle time over each step's GPU window, summed over the steps.
 type RankSummary struct {
 	Rank   int32
 	Events int64
-	// Steps are the ProfilerStep#N ranges (CPU side); StepNs their mean duration.
-	Steps  int
-	StepNs int64
-	// GPU time over the window from the first to the last GPU event: busy is the union of all
-	// GPU events, compute of kernels, copies and sets, communication of collectives; overlap is
-	// compute ∩ communication and idle the window minus busy.
-	WindowNs, BusyNs, ComputeNs, CommNs, OverlapNs, IdleNs int64
+	// Steps are the ProfilerStep#N ranges (CPU side) of the rank; Selected those summarised
+	// (0: the whole trace, for one without steps or with StepsAll); StepNs the mean duration of
+	// the selected ones (of all when none is).
+	Steps, Selected int
+	StepNs          int64
+	// GPU time, summed over the windows of the selected steps (a step's window runs from its
+	// first to its last GPU event; a GPU event belongs to the step its launch ran in) or the
+	// whole trace's: busy is the union of all GPU events, compute of kernels, communication of
+	// collectives, memory of copies and sets; overlap is compute ∩ communication, idle the
+	// window minus busy.
+	WindowNs, BusyNs, ComputeNs, CommNs, MemoryNs, OverlapNs, IdleNs int64
+	// PerStep is each selected step's breakdown (nil for the whole trace).
+	PerStep []StepSummary
 	// ByPhase is the summed duration of compute kernels per phase, ByLayer per annotated layer,
 	// LayerByPhase per phase of the layer-annotated ones.
 	ByPhase      map[string]int64
@@ -83,6 +96,44 @@ type RankSummary struct {
 	LayerByPhase map[string]int64
 	Kernels      []KernelStat // by total time, longest first
 	Collectives  []CollectiveStat
+}
+
+// StepSummary is one profiler step's GPU breakdown (RankSummary's fields for that step).
+type StepSummary struct {
+	Step                                                             int // N of ProfilerStep#N
+	WindowNs, BusyNs, ComputeNs, CommNs, MemoryNs, OverlapNs, IdleNs int64
+}
+
+// Steps selects the profiler steps a summary covers. The zero value is HTA's default: every
+// complete step, that is all but the last, which the profiler may have cut short
+// (include_last_profiler_step=False); with one step, that one.
+type Steps struct {
+	All    bool // the whole trace, steps or not
+	Lo, Hi int  // Range: ProfilerStep#Lo to #Hi, both included
+	Range  bool
+}
+
+// StepsAll is the whole trace.
+var StepsAll = Steps{All: true}
+
+// ParseSteps reads all, complete, N or N:M.
+func ParseSteps(s string) (Steps, error) {
+	switch s {
+	case "all":
+		return StepsAll, nil
+	case "complete", "":
+		return Steps{}, nil
+	}
+	lo, hi, ok := strings.Cut(s, ":")
+	if !ok {
+		hi = lo
+	}
+	a, err1 := strconv.Atoi(lo)
+	b, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || a < 0 || b < a {
+		return Steps{}, errs.Usage("--steps %q: want all, complete, N or N:M with 0 ≤ N ≤ M (ProfilerStep#N numbers)", s)
+	}
+	return Steps{Range: true, Lo: a, Hi: b}, nil
 }
 
 // KernelStat is the time of one kernel name on one rank.
@@ -127,28 +178,104 @@ func (u *union) measure() int64 {
 	return u.total + u.end - u.start
 }
 
-// Summarize computes every rank's summary in one pass over the file, in memory proportional to
-// the number of distinct kernel names and collective sizes.
-func (f *File) Summarize() ([]RankSummary, error) {
+// window accumulates one step's (or the whole trace's) GPU events, which arrive sorted by start.
+type window struct {
+	busy, compute, comm, memory, cc union // cc: compute ∪ communication, for their overlap
+	first, last                     int64
+}
+
+func newWindow() window { return window{first: 1 << 62, last: -1 << 62} }
+
+func (w *window) add(e *Event) {
+	end := e.StartNs + e.DurNs
+	w.first, w.last = min(w.first, e.StartNs), max(w.last, end)
+	w.busy.add(e.StartNs, end)
+	switch e.Category {
+	case "collective":
+		w.comm.add(e.StartNs, end)
+		w.cc.add(e.StartNs, end)
+	case "memcpy", "memset":
+		w.memory.add(e.StartNs, end)
+	default:
+		w.compute.add(e.StartNs, end)
+		w.cc.add(e.StartNs, end)
+	}
+}
+
+func (w *window) summary(step int) StepSummary {
+	s := StepSummary{Step: step, BusyNs: w.busy.measure(), ComputeNs: w.compute.measure(), CommNs: w.comm.measure(), MemoryNs: w.memory.measure()}
+	if w.first <= w.last {
+		s.WindowNs = w.last - w.first
+	}
+	s.OverlapNs = s.ComputeNs + s.CommNs - w.cc.measure()
+	s.IdleNs = s.WindowNs - s.BusyNs
+	return s
+}
+
+// stepRange is a profiler step on the host.
+type stepRange struct {
+	n          int
+	start, end int64
+}
+
+// StepNumber is N of ProfilerStep#N (-1 when the name has none).
+func StepNumber(name string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "ProfilerStep#"))
+	if err != nil || !IsStep(name) {
+		return -1
+	}
+	return n
+}
+
+// Summarize is SummarizeSteps over the whole trace.
+func (f *File) Summarize() ([]RankSummary, error) { return f.SummarizeSteps(StepsAll) }
+
+// SummarizeSteps computes every rank's summary over the selected steps in two passes over the
+// file (the ranks' steps, then their events), in memory proportional to the steps, the launches
+// in flight, and the distinct kernel names and collective sizes.
+func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
+	steps := map[int32][]stepRange{}
+	err := f.Scan(func(batch []Event) error {
+		for i := range batch {
+			if e := &batch[i]; e.Category == "annotation" && e.Device < 0 && IsStep(e.Name) {
+				steps[e.Rank] = append(steps[e.Rank], stepRange{StepNumber(e.Name), e.StartNs, e.StartNs + e.DurNs})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []RankSummary
 	var cur *RankSummary
-	var busy, compute, comm union
-	var first, last int64
-	var stepTotal int64
+	var chosen []stepRange // the rank's selected steps, in start order (nil: the whole trace)
+	var wins []window
+	var launchStep map[int64]int // correlation → index in chosen
+	var all []stepRange          // the rank's steps
+	var pos []int                // index in chosen of each of all (-1: not selected)
+	launches := false
 	kernels := map[string]*KernelStat{}
 	colls := map[CollectiveStat]*CollectiveStat{}
 	finish := func() {
 		if cur == nil {
 			return
 		}
-		if first <= last {
-			cur.WindowNs = last - first
-		}
-		cur.BusyNs, cur.ComputeNs, cur.CommNs = busy.measure(), compute.measure(), comm.measure()
-		cur.OverlapNs = cur.ComputeNs + cur.CommNs - cur.BusyNs
-		cur.IdleNs = cur.WindowNs - cur.BusyNs
-		if cur.Steps > 0 {
-			cur.StepNs = stepTotal / int64(cur.Steps)
+		for i := range wins {
+			n := -1
+			if chosen != nil {
+				n = chosen[i].n
+			}
+			st := wins[i].summary(n)
+			if chosen != nil {
+				cur.PerStep = append(cur.PerStep, st)
+			}
+			cur.WindowNs += st.WindowNs
+			cur.BusyNs += st.BusyNs
+			cur.ComputeNs += st.ComputeNs
+			cur.CommNs += st.CommNs
+			cur.MemoryNs += st.MemoryNs
+			cur.OverlapNs += st.OverlapNs
+			cur.IdleNs += st.IdleNs
 		}
 		for _, k := range kernels {
 			cur.Kernels = append(cur.Kernels, *k)
@@ -175,30 +302,74 @@ func (f *File) Summarize() ([]RankSummary, error) {
 		})
 		out = append(out, *cur)
 	}
-	err := f.Scan(func(batch []Event) error {
+	err = f.Scan(func(batch []Event) error {
 		for i := range batch {
 			e := &batch[i]
 			if cur == nil || e.Rank != cur.Rank {
 				finish()
 				cur = &RankSummary{Rank: e.Rank, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}, LayerByPhase: map[string]int64{}}
-				busy, compute, comm = union{}, union{}, union{}
-				first, last, stepTotal = 1<<62, -1<<62, 0
+				all = steps[e.Rank]
+				chosen = sel.choose(all)
+				pos = pos[:0]
+				for _, st := range all {
+					pos = append(pos, slices.IndexFunc(chosen, func(c stepRange) bool { return c == st }))
+				}
+				cur.Steps, cur.Selected = len(all), len(chosen)
+				of := chosen
+				if of == nil {
+					of = all
+				}
+				var total int64
+				for _, st := range of {
+					total += st.end - st.start
+				}
+				if len(of) > 0 {
+					cur.StepNs = total / int64(len(of))
+				}
+				wins = make([]window, max(1, len(chosen)))
+				for k := range wins {
+					wins[k] = newWindow()
+				}
+				launchStep, launches = map[int64]int{}, false
 				kernels = map[string]*KernelStat{}
 				colls = map[CollectiveStat]*CollectiveStat{}
 			}
 			cur.Events++
-			end := e.StartNs + e.DurNs
-			if e.Category == "annotation" && e.Device < 0 && IsStep(e.Name) {
-				cur.Steps++
-				stepTotal += e.DurNs
+			k := 0 // the window this event counts in
+			if chosen != nil {
+				switch {
+				case e.Device < 0:
+					// A launch takes the step its runtime call starts in.
+					if e.Category == "runtime" && e.Correlation != 0 {
+						launches = true
+						if s := stepOf(chosen, e.StartNs); s >= 0 {
+							launchStep[e.Correlation] = s
+						}
+					}
+					continue
+				case e.Correlation != 0 && launches:
+					s, ok := launchStep[e.Correlation]
+					delete(launchStep, e.Correlation)
+					if !ok {
+						continue // launched outside the selected steps
+					}
+					k = s
+				default:
+					// No launch to follow (a GPU annotation, a trace without runtime events): the
+					// last step to begin on the host before it (the GPU runs behind the host).
+					s := sinceStep(all, pos, e.StartNs)
+					if s < 0 {
+						continue
+					}
+					k = s
+				}
 			}
 			if !isDeviceCategory(e.Category) {
 				continue
 			}
-			first, last = min(first, e.StartNs), max(last, end)
-			busy.add(e.StartNs, end)
-			if e.Category == "collective" {
-				comm.add(e.StartNs, end)
+			wins[k].add(e)
+			switch e.Category {
+			case "collective":
 				key := CollectiveStat{Collective: e.Collective, Bytes: e.Bytes, GroupSize: e.GroupSize}
 				c := colls[key]
 				if c == nil {
@@ -207,8 +378,7 @@ func (f *File) Summarize() ([]RankSummary, error) {
 				}
 				c.Count++
 				c.TotalNs += e.DurNs
-			} else {
-				compute.add(e.StartNs, end)
+			case "kernel":
 				cur.ByPhase[e.Phase] += e.DurNs
 				if e.Layer >= 0 {
 					cur.ByLayer[e.Layer] += e.DurNs
@@ -216,17 +386,57 @@ func (f *File) Summarize() ([]RankSummary, error) {
 				}
 			}
 			if e.Category == "kernel" || e.Category == "collective" {
-				k := kernels[e.Name]
-				if k == nil {
-					k = &KernelStat{Name: e.Name}
-					kernels[e.Name] = k
+				ks := kernels[e.Name]
+				if ks == nil {
+					ks = &KernelStat{Name: e.Name}
+					kernels[e.Name] = ks
 				}
-				k.Count++
-				k.TotalNs += e.DurNs
+				ks.Count++
+				ks.TotalNs += e.DurNs
 			}
 		}
 		return nil
 	})
 	finish()
 	return out, err
+}
+
+// choose is the selected steps of a rank's (nil: the whole trace).
+func (sel Steps) choose(all []stepRange) []stepRange {
+	switch {
+	case sel.All || len(all) == 0:
+		return nil
+	case sel.Range:
+		var out []stepRange
+		for _, s := range all {
+			if s.n >= sel.Lo && s.n <= sel.Hi {
+				out = append(out, s)
+			}
+		}
+		return out
+	case len(all) == 1:
+		return all
+	}
+	return all[:len(all)-1]
+}
+
+// sinceStep is the position in the selection (pos) of the last of the steps to start at or
+// before t, or -1 (before the first, or not selected).
+func sinceStep(all []stepRange, pos []int, t int64) int {
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].start <= t {
+			return pos[i]
+		}
+	}
+	return -1
+}
+
+// stepOf is the index of the step whose host range holds t, or -1.
+func stepOf(steps []stepRange, t int64) int {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if t >= steps[i].start && t < steps[i].end {
+			return i
+		}
+	}
+	return -1
 }

@@ -114,6 +114,7 @@ func terminal(w io.Writer) *os.File {
 func newTraceShowCommand() *cobra.Command {
 	var top int
 	var f format
+	var stepsFlag string
 	cmd := &cobra.Command{
 		Use:     "show FILE.parquet",
 		Short:   "Per rank: step time, compute vs communication vs idle, top kernels, collectives with bus bandwidth",
@@ -123,7 +124,11 @@ func newTraceShowCommand() *cobra.Command {
 			if top < 1 {
 				return usagef("--top %d must be ≥ 1", top)
 			}
-			tf, ranks, err := summarize(args[0])
+			sel, err := traces.ParseSteps(stepsFlag)
+			if err != nil {
+				return err
+			}
+			tf, ranks, err := summarizeSteps(args[0], sel)
 			if err != nil {
 				return err
 			}
@@ -132,6 +137,7 @@ func newTraceShowCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&top, "top", 10, "kernels to list per rank")
+	cmd.Flags().StringVar(&stepsFlag, "steps", "complete", "profiler steps to break down: complete (every step but the last, which the profiler may cut short: HTA's default), all (the whole trace), N or N:M (ProfilerStep#N to #M)")
 	addFormatFlag(cmd, &f)
 	return cmd
 }
@@ -143,20 +149,38 @@ type traceShowDoc struct {
 }
 
 type rankDoc struct {
-	Rank        int32              `json:"rank"`
-	Events      int64              `json:"events"`
-	Steps       int                `json:"steps"`
-	StepS       float64            `json:"step_s"`
-	WindowS     float64            `json:"gpu_window_s"`
-	BusyS       float64            `json:"gpu_busy_s"`
-	ComputeS    float64            `json:"compute_s"`
-	CommS       float64            `json:"communication_s"`
-	OverlapS    float64            `json:"overlap_s"`
-	IdleS       float64            `json:"idle_s"`
+	Rank     int32   `json:"rank"`
+	Events   int64   `json:"events"`
+	Steps    int     `json:"steps"`
+	Selected int     `json:"steps_selected"`
+	StepS    float64 `json:"step_s"`
+	gpuTimeDoc
+	PerStep     []traceStepDoc     `json:"per_step,omitempty"`
 	PhaseS      map[string]float64 `json:"compute_by_phase_s"`
 	LayerS      map[int32]float64  `json:"compute_by_layer_s,omitempty"`
 	Kernels     []kernelDoc        `json:"top_kernels"`
 	Collectives []traceCollDoc     `json:"collectives"`
+}
+
+// gpuTimeDoc is a GPU time breakdown (HTA's temporal breakdown) of a rank or a step.
+type gpuTimeDoc struct {
+	WindowS  float64 `json:"gpu_window_s"`
+	BusyS    float64 `json:"gpu_busy_s"`
+	ComputeS float64 `json:"compute_s"`
+	CommS    float64 `json:"communication_s"`
+	MemoryS  float64 `json:"memory_s"`
+	OverlapS float64 `json:"overlap_s"`
+	IdleS    float64 `json:"idle_s"`
+}
+
+type traceStepDoc struct {
+	Step int `json:"step"`
+	gpuTimeDoc
+}
+
+func gpuTime(window, busy, compute, comm, memory, overlap, idle int64) gpuTimeDoc {
+	return gpuTimeDoc{WindowS: secs(window), BusyS: secs(busy), ComputeS: secs(compute), CommS: secs(comm),
+		MemoryS: secs(memory), OverlapS: secs(overlap), IdleS: secs(idle)}
 }
 
 type kernelDoc struct {
@@ -181,9 +205,11 @@ func showDoc(tf *traces.File, ranks []traces.RankSummary, top int) traceShowDoc 
 	d := traceShowDoc{File: tf.Path, Metadata: tf.Meta}
 	delete(d.Metadata, traces.MetaDeviceProps) // long JSON; in the file's footer
 	for _, r := range ranks {
-		rd := rankDoc{Rank: r.Rank, Events: r.Events, Steps: r.Steps, StepS: secs(r.StepNs), WindowS: secs(r.WindowNs),
-			BusyS: secs(r.BusyNs), ComputeS: secs(r.ComputeNs), CommS: secs(r.CommNs), OverlapS: secs(r.OverlapNs),
-			IdleS: secs(r.IdleNs), PhaseS: map[string]float64{}}
+		rd := rankDoc{Rank: r.Rank, Events: r.Events, Steps: r.Steps, Selected: r.Selected, StepS: secs(r.StepNs),
+			gpuTimeDoc: gpuTime(r.WindowNs, r.BusyNs, r.ComputeNs, r.CommNs, r.MemoryNs, r.OverlapNs, r.IdleNs), PhaseS: map[string]float64{}}
+		for _, st := range r.PerStep {
+			rd.PerStep = append(rd.PerStep, traceStepDoc{st.Step, gpuTime(st.WindowNs, st.BusyNs, st.ComputeNs, st.CommNs, st.MemoryNs, st.OverlapNs, st.IdleNs)})
+		}
 		for p, ns := range r.ByPhase {
 			rd.PhaseS[p] = secs(ns)
 		}
@@ -220,10 +246,10 @@ func writeTraceShow(w io.Writer, tf *traces.File, ranks []traces.RankSummary, to
 		return writeJSON(w, d)
 	case formatCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"rank", "events", "steps", "step_s", "gpu_window_s", "gpu_busy_s", "compute_s", "communication_s", "overlap_s", "idle_s"})
+		_ = cw.Write([]string{"rank", "events", "steps", "steps_selected", "step_s", "gpu_window_s", "gpu_busy_s", "compute_s", "communication_s", "memory_s", "overlap_s", "idle_s"})
 		for _, r := range d.Ranks {
-			_ = cw.Write([]string{fmt.Sprint(r.Rank), fmt.Sprint(r.Events), fmt.Sprint(r.Steps), ftoa(r.StepS), ftoa(r.WindowS),
-				ftoa(r.BusyS), ftoa(r.ComputeS), ftoa(r.CommS), ftoa(r.OverlapS), ftoa(r.IdleS)})
+			_ = cw.Write([]string{fmt.Sprint(r.Rank), fmt.Sprint(r.Events), fmt.Sprint(r.Steps), fmt.Sprint(r.Selected), ftoa(r.StepS), ftoa(r.WindowS),
+				ftoa(r.BusyS), ftoa(r.ComputeS), ftoa(r.CommS), ftoa(r.MemoryS), ftoa(r.OverlapS), ftoa(r.IdleS)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -240,8 +266,11 @@ func writeTraceShow(w io.Writer, tf *traces.File, ranks []traces.RankSummary, to
 	}
 	for _, r := range d.Ranks {
 		fmt.Fprintf(b, "\nrank %d: %d events", r.Rank, r.Events)
-		if r.Steps > 0 {
-			fmt.Fprintf(b, ", %d profiler steps of %v", r.Steps, units.Seconds(r.StepS))
+		switch {
+		case r.Selected > 0:
+			fmt.Fprintf(b, ", %d of %d profiler steps, %v each on the host", r.Selected, r.Steps, units.Seconds(r.StepS))
+		case r.Steps > 0:
+			fmt.Fprintf(b, ", %d profiler steps of %v (the whole trace)", r.Steps, units.Seconds(r.StepS))
 		}
 		fmt.Fprintln(b)
 		if r.WindowS == 0 {
@@ -252,6 +281,7 @@ func writeTraceShow(w io.Writer, tf *traces.File, ranks []traces.RankSummary, to
 		fmt.Fprintf(tw, "  GPU window\t%v\n", units.Seconds(r.WindowS))
 		fmt.Fprintf(tw, "  compute\t%v\t%s\n", units.Seconds(r.ComputeS), pct(r.ComputeS, r.WindowS))
 		fmt.Fprintf(tw, "  communication\t%v\t%s\t(overlapped with compute %v)\n", units.Seconds(r.CommS), pct(r.CommS, r.WindowS), units.Seconds(r.OverlapS))
+		fmt.Fprintf(tw, "  memory\t%v\t%s\t(copies and sets)\n", units.Seconds(r.MemoryS), pct(r.MemoryS, r.WindowS))
 		fmt.Fprintf(tw, "  idle\t%v\t%s\n", units.Seconds(r.IdleS), pct(r.IdleS, r.WindowS))
 		phases := make([]string, 0, len(r.PhaseS))
 		for _, p := range traces.Phases {
@@ -449,11 +479,15 @@ func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibr
 
 // summarize opens a trace and summarises its ranks (the caller closes the file).
 func summarize(path string) (*traces.File, []traces.RankSummary, error) {
+	return summarizeSteps(path, traces.StepsAll)
+}
+
+func summarizeSteps(path string, sel traces.Steps) (*traces.File, []traces.RankSummary, error) {
 	tf, err := traces.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	ranks, err := tf.Summarize()
+	ranks, err := tf.SummarizeSteps(sel)
 	if err != nil {
 		tf.Close()
 		return nil, nil, err

@@ -89,6 +89,10 @@ func Temp(dir, prefix string) (*os.File, error) {
 		dir = os.TempDir()
 	}
 	removeStale(dir, prefix)
+	// Created and registered under the lock: a signal handler's RemoveTemporaries waits for the
+	// file to be known rather than miss it.
+	live.Lock()
+	defer live.Unlock()
 	f, err := os.CreateTemp(dir, prefix+"."+strconv.Itoa(os.Getpid())+".*.tmp")
 	if err != nil {
 		cause := unwrapPath(err)
@@ -97,9 +101,7 @@ func Temp(dir, prefix string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("temporary file in %s: %w", dir, cause)
 	}
-	live.Lock()
 	live.m[f.Name()] = f
-	live.Unlock()
 	return f, nil
 }
 
