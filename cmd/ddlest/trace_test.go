@@ -92,13 +92,16 @@ func TestTraceShowAndExport(t *testing.T) {
 }
 
 // --profile FILE.parquet on a Megatron and a DLRM estimate: compute becomes the measured one
-// (scaled by the roofline ratio), and the report says so.
+// (scaled by the roofline ratio), and the report says so. The synthetic trace's 9 ms per
+// iteration fit a small transformer (2 layers of hidden 512 with its LM head, 32.1M parameters,
+// 1,024 tokens: about 6 · 32.1M · 1,024 = 2·10¹¹ FLOP, 0.6 ms at the A100's 312 TFLOP/s); a
+// trace faster than the GPU's peak allows for the plan — the same 9 ms for a 13B model — is
+// refused (issue 15).
 func TestProfileFromTrace(t *testing.T) {
 	tr := gpuTrace(t)
-	for _, args := range [][]string{
-		{"megatron", "--loss", "2.5", "--gpu", "a100-80gb"},
-		{"dlrm", "--model", "hammingmesh"},
-	} {
+	small := []string{"megatron", "--layers", "2", "--hidden", "512", "--heads", "8", "--seq", "128", "--global-batch", "8",
+		"--steps", "1", "--gpus", "1", "--gpu", "a100-80gb"}
+	for _, args := range [][]string{small, {"dlrm", "--model", "hammingmesh"}} {
 		roof, _, code := execute(append(args, "--format", "json")...)
 		if code != 0 {
 			t.Fatal(code)
@@ -125,6 +128,10 @@ func TestProfileFromTrace(t *testing.T) {
 		if !strings.Contains(table, "profile ") || !strings.Contains(table, "compute measured") {
 			t.Errorf("%v: the table does not say the compute is measured", args)
 		}
+	}
+	_, errOut, code := execute("megatron", "--model", "gpt3-13b", "--gpus", "64", "--tp", "8", "--steps", "1", "--profile", tr)
+	if code != 2 || !strings.Contains(errOut, "it is not a trace of this model") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("a 9 ms trace for GPT-3 13B: exit %d, %q", code, errOut)
 	}
 }
 

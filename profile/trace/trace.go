@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/partition"
@@ -112,6 +113,14 @@ func (m *Measured) Calibrate(traced *partition.Plan, planRoof *roofline.Roofline
 	rf, rb, ru := profile.PhaseTimes(traceRoof, traced)
 	c.Modelled = [3]float64{rf, rb, ru}
 	c.Measured = [3]float64{m.Forward, m.Backward, m.Update}
+	// The trace cannot have done the traced configuration's work faster than the GPU's peak: a
+	// trace of another model (a CNN's for a transformer) would scale its compute below what any
+	// GPU can do. Every op's FLOP at the GPU's best peak for its dtype is a lower bound.
+	pf, pb, pu := profile.PhaseTimes(peakBound{traceRoof.GPU}, traced)
+	if meas, bound := m.Forward+m.Backward+m.Update, pf+pb+pu; meas > 0 && meas < bound {
+		return nil, c, errs.Usage("%s: the trace's compute, %v per iteration, is below the %v the %s's peak needs for the plan's FLOPs: it is not a trace of this model and layout (trace the same model; --trace-batch and --trace-tp give its batch and TP)",
+			m.Path, units.Seconds(meas), units.Seconds(bound), traceRoof.GPU.Name)
+	}
 	ratio := func(meas, model float64) float64 {
 		if meas > 0 && model > 0 {
 			return meas / model
@@ -146,6 +155,28 @@ func (m *Measured) Calibrate(traced *partition.Plan, planRoof *roofline.Roofline
 	}
 	c.Factors = f
 	return profile.Factored(planRoof, f), c, nil
+}
+
+// peakBound runs every op at its GPU's best peak for the op's dtype (tensor or vector): a lower
+// bound of any run's time.
+type peakBound struct{ gpu roofline.GPU }
+
+func (p peakBound) Name() string { return "peak " + p.gpu.Name }
+
+func (p peakBound) OpTime(op partition.Op) units.Seconds {
+	peak := p.PeakFLOP(op.DType)
+	if peak <= 0 {
+		return 0
+	}
+	return units.Seconds(float64(op.FLOP) / float64(peak))
+}
+
+func (p peakBound) PeakFLOP(dt dtype.DType) units.FLOPPerSecond {
+	peak := p.gpu.VectorPeak(dt)
+	if t, err := p.gpu.TensorPeak(dt); err == nil {
+		peak = max(peak, t)
+	}
+	return peak
 }
 
 // Describe is the one-line account of a calibration for reports.
