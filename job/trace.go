@@ -38,12 +38,18 @@ type CollectiveCalibration struct {
 	Bytes      units.Bytes   `json:"bytes"`
 	Group      int           `json:"group"`
 	Count      int64         `json:"count"`
-	Measured   units.Seconds `json:"measured_s"`  // mean duration of the calls
-	Predicted  units.Seconds `json:"predicted_s"` // the model's completion time (0: not priced)
-	// Error is predicted/measured − 1.
-	Error     float64 `json:"error"`
-	Algorithm string  `json:"algorithm"`
-	Note      string  `json:"note,omitempty"`
+	Measured   units.Seconds `json:"measured_s"` // mean duration of the calls
+	// Fastest is the quickest call, the one that waited least for its peers (one rank's
+	// kernel also times the wait); Waiting, the mean less it, is time at least spent waiting.
+	Fastest units.Seconds `json:"fastest_s"`
+	Waiting units.Seconds `json:"waiting_s"`
+	// Predicted is the model's completion time; Error is predicted/measured − 1 and
+	// ErrorFastest predicted/fastest − 1 (all absent when the row is not priced: Note says why).
+	Predicted    units.Seconds `json:"predicted_s,omitempty"`
+	Error        *float64      `json:"error,omitempty"`
+	ErrorFastest *float64      `json:"error_fastest,omitempty"`
+	Algorithm    string        `json:"algorithm,omitempty"`
+	Note         string        `json:"note,omitempty"`
 }
 
 // CalibrateCollectives prices every measured collective on the chosen network, built for the
@@ -76,7 +82,8 @@ func CalibrateCollectives(ranks []traces.RankSummary, cluster *Cluster, n Networ
 	for _, r := range ranks {
 		for _, c := range r.Collectives {
 			row := CollectiveCalibration{Rank: r.Rank, Collective: c.Collective, Bytes: units.Bytes(c.Bytes), Group: int(c.GroupSize),
-				Count: c.Count, Measured: units.Ns(float64(c.TotalNs) / float64(c.Count))}
+				Count: c.Count, Measured: units.Ns(float64(c.TotalNs) / float64(c.Count)), Fastest: units.Ns(float64(c.MinNs))}
+			row.Waiting = row.Measured - row.Fastest
 			op, ok := TraceOp(c.Collective)
 			g := int(c.GroupSize)
 			if op == network.SendRecv {
@@ -95,8 +102,16 @@ func CalibrateCollectives(ranks []traces.RankSummary, cluster *Cluster, n Networ
 					return nil, "", err
 				}
 				row.Predicted, row.Algorithm = cost.Total, cost.Algorithm
-				if row.Measured > 0 {
-					row.Error = float64(row.Predicted/row.Measured) - 1
+				rel := func(of units.Seconds) *float64 {
+					if of <= 0 {
+						return nil
+					}
+					e := float64(row.Predicted/of) - 1
+					return &e
+				}
+				row.Error, row.ErrorFastest = rel(row.Measured), rel(row.Fastest)
+				if row.Error == nil {
+					row.Note = "zero measured duration"
 				}
 			}
 			rows = append(rows, row)

@@ -150,6 +150,9 @@ type CollectiveStat struct {
 	GroupSize  int32
 	Count      int64
 	TotalNs    int64
+	// MinNs is the fastest call: a collective's kernel on one rank lasts from its launch until
+	// every peer has joined and the data has moved, so the fastest call waited least.
+	MinNs int64
 }
 
 // union tracks the measure of a union of intervals that arrive sorted by start.
@@ -375,6 +378,9 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 				if c == nil {
 					c = &CollectiveStat{Collective: e.Collective, Bytes: e.Bytes, GroupSize: e.GroupSize}
 					colls[key] = c
+				}
+				if c.Count == 0 || e.DurNs < c.MinNs {
+					c.MinNs = e.DurNs
 				}
 				c.Count++
 				c.TotalNs += e.DurNs

@@ -38,7 +38,7 @@ func TestSummarize(t *testing.T) {
 			ByPhase: map[string]int64{"fwd": 10, "bwd": 15, "optimizer": 10}, ByLayer: map[int32]int64{1: 10, 2: 15},
 			LayerByPhase: map[string]int64{"fwd": 10, "bwd": 15},
 			Kernels:      []KernelStat{{"a", 2, 20}, {"b", 1, 15}, {"ncclKernel_AllReduce", 1, 15}},
-			Collectives:  []CollectiveStat{{Collective: "all_reduce", Bytes: 100, GroupSize: 4, Count: 1, TotalNs: 15}}},
+			Collectives:  []CollectiveStat{{Collective: "all_reduce", Bytes: 100, GroupSize: 4, Count: 1, TotalNs: 15, MinNs: 15}}},
 		{Rank: 1, Events: 1, ByPhase: map[string]int64{}, ByLayer: map[int32]int64{}, LayerByPhase: map[string]int64{}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/ddlest/ddlest/internal/atomicfile"
@@ -17,8 +18,10 @@ func main() {
 	// then it exits as a shell reports a signal (128 + the signal's number).
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var stopping atomic.Bool
 	go func() {
 		s := <-sigs
+		stopping.Store(true)
 		atomicfile.RemoveTemporaries()
 		fmt.Fprintf(os.Stderr, "ddlest: %v; stopped, nothing written\n", s)
 		code := 130
@@ -27,7 +30,11 @@ func main() {
 		}
 		os.Exit(code)
 	}()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if stopping.Load() {
+		select {} // the handler exits; the command's own failure (its files removed) is not the story
+	}
+	os.Exit(code)
 }
 
 // run executes the command line and returns the exit code: 0 ok, 1 runtime error, 2 bad usage or

@@ -449,10 +449,20 @@ func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibr
 		return writeJSON(w, map[string]any{"file": file, "network": net, "collectives": rows})
 	case formatCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "predicted_s", "error", "algorithm", "note"})
+		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "fastest_s", "waiting_s", "predicted_s", "error", "error_fastest", "algorithm", "note"})
+		opt := func(p *float64) string { // empty where the row is not priced
+			if p == nil {
+				return ""
+			}
+			return ftoa(*p)
+		}
 		for _, r := range rows {
+			predicted := ""
+			if r.Error != nil {
+				predicted = ftoa(float64(r.Predicted))
+			}
 			_ = cw.Write([]string{fmt.Sprint(r.Rank), r.Collective, fmt.Sprint(int64(r.Bytes)), fmt.Sprint(r.Group), fmt.Sprint(r.Count),
-				ftoa(float64(r.Measured)), ftoa(float64(r.Predicted)), ftoa(r.Error), r.Algorithm, r.Note})
+				ftoa(float64(r.Measured)), ftoa(float64(r.Fastest)), ftoa(float64(r.Waiting)), predicted, opt(r.Error), opt(r.ErrorFastest), r.Algorithm, r.Note})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -460,19 +470,24 @@ func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibr
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s: measured collectives against %s\n\n", filepath.Base(file), net)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\tcollective\tsize\tgroup\tcount\tmeasured\tpredicted\terror\talgorithm\t")
+	fmt.Fprintln(tw, "rank\tcollective\tsize\tgroup\tcount\tmeasured\tfastest\tpredicted\terror\tvs fastest\talgorithm\t")
 	for _, r := range rows {
-		errS := "–"
-		if r.Predicted > 0 {
-			errS = fmt.Sprintf("%+.0f%%", 100*r.Error)
-		} else if r.Note != "" {
+		errS, fastS, pred := "–", "–", "–"
+		switch {
+		case r.Error != nil:
+			errS, pred = fmt.Sprintf("%+.0f%%", 100**r.Error), r.Predicted.String()
+			if r.ErrorFastest != nil {
+				fastS = fmt.Sprintf("%+.0f%%", 100**r.ErrorFastest)
+			}
+		case r.Note != "":
 			errS = "(" + r.Note + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%v\t%s\t%s\t\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured, r.Predicted, errS, r.Algorithm)
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\t\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured, r.Fastest, pred, errS, fastS, r.Algorithm)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(b, "\nA rank's collective kernel also times its wait for the peers: the fastest call waited least.")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

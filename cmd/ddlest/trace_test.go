@@ -142,9 +142,27 @@ func TestTraceCollectives(t *testing.T) {
 	}
 	recs, _ := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	// A 1 MiB ring all-reduce over 2 ranks at 20 GB/s: 2·(1/2)·1,048,576 B / 20e9 B/s = 52.4 µs
-	// against the 100 µs measured: −47.6%.
-	if len(recs) != 2 || recs[1][1] != "all_reduce" || recs[1][5] != "0.0001" || !strings.HasPrefix(recs[1][6], "5.24288e-05") {
+	// against the 100 µs measured: −47.6%. Both calls took 100 µs: the fastest is 100 µs, no
+	// waiting shows.
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	if r := recs[len(recs)-1]; len(recs) != 2 || r[col["collective"]] != "all_reduce" || r[col["measured_s"]] != "0.0001" ||
+		r[col["fastest_s"]] != "0.0001" || r[col["waiting_s"]] != "0" || !strings.HasPrefix(r[col["predicted_s"]], "5.24288e-05") ||
+		!strings.HasPrefix(r[col["error"]], "-0.4757") {
 		t.Errorf("calibration %v", recs)
+	}
+	// A row that cannot be priced (no size) leaves predicted and error empty and says why.
+	unsized := filepath.Join(t.TempDir(), "unsized.parquet")
+	if err := traces.WriteFile(unsized, nil, []traces.Event{{Device: 0, Stream: 9, Name: "ncclKernel_AllReduce", Category: "collective",
+		StartNs: 0, DurNs: 1000, Phase: "unknown", Layer: -1, Collective: "all_reduce", GroupSize: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := execute("trace", "collectives", unsized, "--net", "alphabeta", "--format", "csv")
+	if recs, _ := csv.NewReader(strings.NewReader(out)).ReadAll(); len(recs) != 2 || recs[1][col["predicted_s"]] != "" ||
+		recs[1][col["error"]] != "" || recs[1][col["note"]] != "size not recorded in the trace" {
+		t.Errorf("unpriced row: %v", recs)
 	}
 	// On a cluster: its network prices (2 ranks of a DGX A100 node share NVLink, 300 GB/s each way,
 	// so the 1 MiB all-reduce is priced far below the 20 GB/s link's 52 µs).
