@@ -297,6 +297,8 @@ func TestImportBadInput(t *testing.T) {
 		{"not json", write("notes.txt", []byte("hello, world")), []string{"notes.txt", "byte 0"}},
 		{"corrupt gzip", write("bad.json.gz", corrupt), []string{"bad.json.gz", "gzip"}},
 		{"negative dur", write("neg.json", []byte(`[`+ok+`,{"ph":"X","name":"b","ts":5,"dur":-3}]`)), []string{"neg.json", "event 1", "dur -3", "negative"}},
+		// 2⁶³ ns is 9.22e15 µs: a later start wrapped to −2⁶³ and a 146-year window (issue 15).
+		{"ts beyond int64 ns", write("far.json", []byte(`[`+ok+`,{"ph":"X","name":"b","ts":9.3e15,"dur":1}]`)), []string{"far.json", "event 1", "ts 9.3e+15", "int64"}},
 		{"text dur", write("txt.json", []byte(`[{"ph":"X","name":"b","ts":5,"dur":"long"}]`)), []string{"txt.json", "event 0", `dur "long"`, "not a number"}},
 		{"empty", write("empty.json", nil), []string{"empty.json", "empty file"}},
 		{"directory", dir, []string{dir, "is a directory"}},

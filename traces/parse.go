@@ -366,7 +366,13 @@ func (p *parser) event() error {
 	if dur < 0 {
 		return p.fail("dur %g of %q is negative", dur, e.Name)
 	}
-	// Microseconds (fractional in newer traces) → nanoseconds.
+	// Microseconds (fractional in newer traces) → nanoseconds, which an int64 holds up to 2⁶³ ns
+	// (292 years): beyond, the conversion would wrap to negative times and a window of
+	// centuries.
+	const maxUs = float64(math.MaxInt64/2) / 1e3 // start and end both representable
+	if math.Abs(ts) > maxUs || dur > maxUs {
+		return p.fail("ts %g µs or dur %g µs of %q is beyond what nanoseconds in an int64 hold (|ts|, dur ≤ %.4g µs)", ts, dur, e.Name, maxUs)
+	}
 	e.StartNs, e.DurNs = int64(math.Round(ts*1e3)), int64(math.Round(dur*1e3))
 	e.Stream = tid
 	switch {
