@@ -25,7 +25,12 @@
 //	cuda_runtime, cuda_driver, cuda_sync       runtime
 //	gpu_memcpy / gpu_memset                    memcpy / memset
 //	user_annotation, gpu_user_annotation       annotation
-//	anything else (flows ac2g, Trace, …)       dropped
+//	Trace (the session's span)                 ignored
+//	anything else (cuda_profiler_range,        not modelled: counted by category and reported
+//	overhead, mtia_ccp_events, …)              by the import (ImportSummary.Skipped)
+//
+// Flows (ac2g), instants, counters and metadata are not complete events. Stream and thread
+// ids may be numbers, decimal strings or ROCm's hexadecimal strings ("0x0").
 //	legacy (no cat)                            cpu_op when the name has "::" (aten::mm), else
 //	                                           annotation (record_function ranges)
 //

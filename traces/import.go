@@ -36,7 +36,10 @@ type ImportSummary struct {
 	Rows       int64
 	Ranks      []int32
 	ByCategory map[string]int64
-	Spilled    bool
+	// Skipped counts the complete events of source categories ddlest does not model (e.g.
+	// cuda_profiler_range, overhead, mtia_ccp_events), by category, over all files.
+	Skipped map[string]int64
+	Spilled bool
 }
 
 // input is one parsed file: its rank and its sorted runs.
@@ -128,6 +131,12 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 		f.Close()
 		if err != nil {
 			return sum, err
+		}
+		for c, n := range in.info.skipped {
+			if sum.Skipped == nil {
+				sum.Skipped = map[string]int64{}
+			}
+			sum.Skipped[c] += n
 		}
 		if err := flush(in); err != nil {
 			return sum, err

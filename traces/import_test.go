@@ -400,3 +400,22 @@ func TestImportAllReduceSizesFromAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// ROCm writes stream ids as hexadecimal strings ("0x0", HTA maps them): accepted; complete
+// events of categories ddlest does not model are counted by category in the summary, not
+// dropped without a word; the session's own span ("Trace") is not an event.
+func TestImportHexStreamsAndSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rocm.json")
+	if err := os.WriteFile(path, []byte(`{"traceEvents":[
+  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":"0x1a","ts":1,"dur":1,"args":{"device":0,"stream":"0x1a"}},
+  {"ph":"X","cat":"mtia_ccp_events","name":"m","pid":0,"tid":7,"ts":2,"dur":1},
+  {"ph":"X","cat":"overhead","name":"o","pid":0,"tid":7,"ts":2,"dur":1},
+  {"ph":"X","cat":"overhead","name":"o","pid":0,"tid":7,"ts":3,"dur":1},
+  {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":9}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, _, ev := importOne(t, ImportOptions{}, path)
+	if len(ev) != 1 || ev[0].Stream != 0x1a || !reflect.DeepEqual(sum.Skipped, map[string]int64{"mtia_ccp_events": 1, "overhead": 2}) {
+		t.Errorf("rows %+v, skipped %v", ev, sum.Skipped)
+	}
+}

@@ -38,6 +38,9 @@ type fileInfo struct {
 	worldSize  int32
 	deviceName string
 	deviceJSON string
+	// skipped counts the complete events of categories ddlest does not model, by their
+	// category (reported by the import, never dropped without a word).
+	skipped map[string]int64
 }
 
 // parser streams one trace file. It holds no events: each complete event goes to emit.
@@ -358,6 +361,13 @@ func (p *parser) event() error {
 	}
 	e.Category = Category(cat, e.Name, p.info.format)
 	if e.Category == "" {
+		if cat == "Trace" {
+			return nil // Kineto's span of the whole profiling session, not an event
+		}
+		if p.info.skipped == nil {
+			p.info.skipped = map[string]int64{}
+		}
+		p.info.skipped[p.internString(cat)]++
 		return nil
 	}
 	if !hasTS || !hasDur {
@@ -529,6 +539,10 @@ func (p *parser) num(field string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return p.numValue(field, v)
+}
+
+func (p *parser) numValue(field string, v jsontext.Value) (float64, error) {
 	raw := []byte(v)
 	if v.Kind() == '"' {
 		raw = raw[1 : len(raw)-1]
@@ -543,7 +557,17 @@ func (p *parser) num(field string) (float64, error) {
 }
 
 func (p *parser) integer(field string) (int64, error) {
-	f, err := p.num(field)
+	v, err := p.dec.ReadValue()
+	if err != nil {
+		return 0, err
+	}
+	f, err := p.numValue(field, v)
+	if err != nil && v.Kind() == '"' {
+		// Hexadecimal ids as strings: ROCm traces write streams as "0x0" (HTA reads them too).
+		if n, ok := parseHex(string(v[1 : len(v)-1])); ok {
+			return n, nil
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -551,6 +575,15 @@ func (p *parser) integer(field string) (int64, error) {
 		return 0, p.fail("%s %g is not an integer", field, f)
 	}
 	return int64(f), nil
+}
+
+// parseHex reads a 0x-prefixed hexadecimal integer.
+func parseHex(s string) (int64, bool) {
+	if len(s) < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[2:], 16, 64)
+	return n, err == nil
 }
 
 // id reads a pid or tid: a number, or a string (the legacy profiler's "CPU functions").
@@ -569,6 +602,9 @@ func (p *parser) id() (n int64, s string, numeric bool, err error) {
 	case '"':
 		s := p.internBytes(v)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, s, true, nil
+		}
+		if n, ok := parseHex(s); ok { // ROCm's 0x… ids
 			return n, s, true, nil
 		}
 		return 0, s, false, nil

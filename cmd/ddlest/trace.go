@@ -68,6 +68,15 @@ func newTraceImportCommand() *cobra.Command {
 				}
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d events of %d rank(s) (%s)\n", out, sum.Rows, len(sum.Ranks), strings.Join(cats, ", "))
+			if err != nil || len(sum.Skipped) == 0 {
+				return err
+			}
+			skipped := make([]string, 0, len(sum.Skipped))
+			for c, n := range sum.Skipped {
+				skipped = append(skipped, fmt.Sprintf("%s %d", orDash(c), n))
+			}
+			slices.Sort(skipped)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "skipped complete events of categories ddlest does not model: %s\n", strings.Join(skipped, ", "))
 			return err
 		},
 	}
