@@ -31,6 +31,7 @@
 //
 // Flows (ac2g), instants, counters and metadata are not complete events. Stream and thread
 // ids may be numbers, decimal strings or ROCm's hexadecimal strings ("0x0").
+//
 //	legacy (no cat)                            cpu_op when the name has "::" (aten::mm), else
 //	                                           annotation (record_function ranges)
 //
