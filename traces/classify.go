@@ -146,10 +146,16 @@ func marksPhase(e *Event) bool {
 	case "annotation":
 		return true
 	case "cpu_op":
-		return strings.HasPrefix(e.Name, "autograd::engine::evaluate_function") || strings.HasPrefix(e.Name, "Optimizer.")
+		return strings.HasPrefix(e.Name, "autograd::engine::evaluate_function") || strings.HasPrefix(e.Name, "Optimizer.") ||
+			autogradNode.MatchString(e.Name)
 	}
 	return false
 }
+
+// autogradNode is a backward node's own name, as the 2021 Kineto format records them on the
+// autograd thread (CudnnConvolutionBackward, AddmmBackward, AddBackward0): torch/csrc/autograd
+// generated functions are named <Op>Backward<N>.
+var autogradNode = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*Backward\d*$`)
 
 // IsStep reports whether an annotation is the profiler's step marker (ProfilerStep#N).
 func IsStep(name string) bool { return strings.HasPrefix(name, "ProfilerStep#") }

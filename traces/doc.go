@@ -48,10 +48,13 @@
 // Phases: a range named with "backward" is bwd (## backward ##, autograd's evaluate_function:
 // XBackward0, backward-compute; not forward-backward), with "optimizer" optimizer
 // (Optimizer.step#SGD.step, ## optimizer ##), with "forward" or "training_step" fwd; annotations
-// and those autograd/optimizer CPU ops open such ranges, and ProfilerStep#N marks steps. An
-// event takes its innermost enclosing range's phase on its thread; a kernel takes its launch's
-// (runtime call, same correlation id), else the GPU-side annotation around it on its stream. A
-// number after layer/layers/block in a range name is the layer.
+// and those autograd/optimizer CPU ops open such ranges (as do the 2021 format's autograd node
+// names, CudnnConvolutionBackward, AddmmBackward0), and ProfilerStep#N marks steps (an
+// annotation, or an "Operator" in the 2021 format). An event takes its innermost enclosing
+// range's phase on its thread; unmarked work on a step's thread before the step's first
+// backward range is its forward pass. A kernel takes its launch's phase (runtime call, same
+// correlation id), else the GPU-side annotation around it on its stream. A number after
+// layer/layers/block in a range name is the layer.
 //
 // Memory is independent of the trace size: parsed events are held as 80-byte compact rows with
 // interned strings, sorted in runs of 262,144, and when there is more than one run they go to a

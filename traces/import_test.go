@@ -419,3 +419,42 @@ func TestImportHexStreamsAndSkipped(t *testing.T) {
 		t.Errorf("rows %+v, skipped %v", ev, sum.Skipped)
 	}
 }
+
+// The 2021 Kineto format (pytorch/kineto tb_plugin sample, ResNet-50): ProfilerStep#N are
+// "Operator" events and the backward pass is autograd's own node names (CudnnConvolutionBackward,
+// AddmmBackward) on the autograd thread. Its steps are found (as many as encoding/json counts
+// ProfilerStep# events), and less than a quarter of the kernel time stays in the unknown phase
+// (issue 15; the step's thread before its first backward node is its forward pass).
+func TestImport2021Format(t *testing.T) {
+	path := filepath.Join("../../shared/traces/kineto2021", "resnet50_workers4.json.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("shared traces absent: %v", err)
+	}
+	raw, _ := jsonEvents(t, path)
+	steps := 0
+	for _, e := range raw {
+		if name, _ := e["name"].(string); e["ph"] == "X" && strings.HasPrefix(name, "ProfilerStep#") {
+			steps++
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r50.parquet")
+	if _, err := Import([]string{path}, out, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs, err := f.Summarize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, ns := range rs[0].ByPhase {
+		total += ns
+	}
+	if steps == 0 || rs[0].Steps != steps || float64(rs[0].ByPhase["unknown"]) >= 0.25*float64(total) || rs[0].ByPhase["fwd"] == 0 || rs[0].ByPhase["bwd"] == 0 {
+		t.Errorf("%d steps (encoding/json: %d); compute by phase %v", rs[0].Steps, steps, rs[0].ByPhase)
+	}
+}

@@ -9,14 +9,19 @@ import "strings"
 // bounded by nesting depth and by the GPU's launch queue, not by the trace's length.
 type resolver struct {
 	worldSize int32
-	cpu       map[int64][]frame // by thread id
-	gpu       map[[2]int64][]frame
-	launches  map[int64]launch // by correlation id
-	seen      int
+	// bwdSeen: the current profiler step has begun its backward pass (a range marked bwd
+	// started since the step did). Until then, the step's thread's unmarked work is its
+	// forward pass.
+	bwdSeen  bool
+	cpu      map[int64][]frame // by thread id
+	gpu      map[[2]int64][]frame
+	launches map[int64]launch // by correlation id
+	seen     int
 }
 
 type frame struct {
 	end    int64
+	step   bool   // a ProfilerStep#N range
 	phase  string // "" when the range marks none
 	layer  int32  // -1 when none
 	coll   string // collective of a c10d op ("" otherwise)
@@ -100,7 +105,17 @@ func own(e *rawEvent) frame {
 }
 
 func (f frame) informative() bool {
-	return f.phase != "" || f.layer >= 0 || f.coll != "" || f.nelems > 0
+	return f.phase != "" || f.layer >= 0 || f.coll != "" || f.nelems > 0 || f.step
+}
+
+// inStep reports whether a profiler step's range is open on the stack.
+func inStep(st []frame) bool {
+	for _, f := range st {
+		if f.step {
+			return true
+		}
+	}
+	return false
 }
 
 // resolve fills e's Phase, Layer and, for collectives, Bytes, Collective and GroupSize.
@@ -110,12 +125,21 @@ func (r *resolver) resolve(e *rawEvent) {
 		r.prune(e.StartNs)
 	}
 	o := own(e)
+	if e.Device < 0 && IsStep(e.Name) {
+		o.step, r.bwdSeen = true, false
+	}
+	if o.phase == "bwd" {
+		r.bwdSeen = true
+	}
 	var phase string
 	var layer int32
 	var ctx frame
 	if e.Device < 0 { // host side: CPU ops, runtime calls, CPU annotations
 		st := pop(r.cpu[e.Stream], e.StartNs)
 		phase, layer, ctx = context(st)
+		if phase == "" && !r.bwdSeen && inStep(st) {
+			phase = "fwd" // the step's thread before its backward pass
+		}
 		if o.informative() && e.DurNs > 0 {
 			st = append(st, o)
 		}

@@ -240,7 +240,8 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 	steps := map[int32][]stepRange{}
 	err := f.Scan(func(batch []Event) error {
 		for i := range batch {
-			if e := &batch[i]; e.Category == "annotation" && e.Device < 0 && IsStep(e.Name) {
+			// ProfilerStep#N: an annotation, or a cpu_op ("Operator") in the 2021 format.
+			if e := &batch[i]; (e.Category == "annotation" || e.Category == "cpu_op") && e.Device < 0 && IsStep(e.Name) {
 				steps[e.Rank] = append(steps[e.Rank], stepRange{StepNumber(e.Name), e.StartNs, e.StartNs + e.DurNs})
 			}
 		}
