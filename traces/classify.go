@@ -19,7 +19,7 @@ func Category(cat, name, format string) string {
 	}
 	switch cat {
 	case "kernel", "Kernel":
-		if isNCCLKernel(name) {
+		if recogniseComm(name) != nil { // communication libraries' kernels (recognize.go)
 			return "collective"
 		}
 		return "kernel"
@@ -40,10 +40,6 @@ func Category(cat, name, format string) string {
 // isDeviceCategory: the event runs on a GPU (its pid is the device).
 func isDeviceCategory(c string) bool {
 	return c == "kernel" || c == "collective" || c == "memcpy" || c == "memset"
-}
-
-func isNCCLKernel(name string) bool {
-	return strings.HasPrefix(name, "nccl") || strings.Contains(name, " nccl") || strings.Contains(name, "::nccl")
 }
 
 // ncclKernelCollective names the collective of an NCCL kernel without args from its name

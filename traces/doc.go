@@ -20,7 +20,8 @@
 // events become rows:
 //
 //	kineto cat                                 category
-//	kernel                                     kernel, or collective for NCCL kernels (name nccl…)
+//	kernel                                     kernel, or collective for communication kernels:
+//	                                           NCCL/RCCL, DeepEP, NVSHMEM, SymmetricMemory (recognize.go)
 //	cpu_op, python_function                    cpu_op
 //	cuda_runtime, cuda_driver, cuda_sync       runtime
 //	gpu_memcpy / gpu_memset                    memcpy / memset

@@ -396,7 +396,7 @@ func (p *parser) event() error {
 		e.Device = -1
 	}
 	if e.Category == "collective" && e.Collective == "" {
-		e.Collective = ncclKernelCollective(e.Name)
+		e.Collective = kernelCollective(e.Name)
 	}
 	return p.emit(e)
 }
