@@ -143,7 +143,7 @@ func marksPhase(e *Event) bool {
 		return true
 	case "cpu_op":
 		return strings.HasPrefix(e.Name, "autograd::engine::evaluate_function") || strings.HasPrefix(e.Name, "Optimizer.") ||
-			autogradNode.MatchString(e.Name)
+			(strings.Contains(e.Name, "Backward") && autogradNode.MatchString(e.Name))
 	}
 	return false
 }

@@ -238,18 +238,26 @@ func (f *File) Summarize() ([]RankSummary, error) { return f.SummarizeSteps(Step
 // in flight, and the distinct kernel names and collective sizes.
 func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 	steps := map[int32][]stepRange{}
-	err := f.Scan(func(batch []Event) error {
-		for i := range batch {
-			// ProfilerStep#N: an annotation, or a cpu_op ("Operator") in the 2021 format.
-			if e := &batch[i]; (e.Category == "annotation" || e.Category == "cpu_op") && e.Device < 0 && IsStep(e.Name) {
-				steps[e.Rank] = append(steps[e.Rank], stepRange{StepNumber(e.Name), e.StartNs, e.StartNs + e.DurNs})
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	isStep := func(e *Event) bool {
+		// ProfilerStep#N: an annotation, or a cpu_op ("Operator") in the 2021 format.
+		return (e.Category == "annotation" || e.Category == "cpu_op") && e.Device < 0 && IsStep(e.Name)
 	}
+	var err error
+	if !sel.All { // the whole trace needs no steps to place events: one pass
+		err = f.Scan(func(batch []Event) error {
+			for i := range batch {
+				if e := &batch[i]; isStep(e) {
+					steps[e.Rank] = append(steps[e.Rank], stepRange{StepNumber(e.Name), e.StartNs, e.StartNs + e.DurNs})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var stepCount int
+	var stepTotal int64 // the whole trace's steps, counted in the one pass
 	var out []RankSummary
 	var cur *RankSummary
 	var chosen []stepRange // the rank's selected steps, in start order (nil: the whole trace)
@@ -263,6 +271,12 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 	finish := func() {
 		if cur == nil {
 			return
+		}
+		if sel.All {
+			cur.Steps = stepCount
+			if stepCount > 0 {
+				cur.StepNs = stepTotal / int64(stepCount)
+			}
 		}
 		for i := range wins {
 			n := -1
@@ -335,10 +349,15 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 					wins[k] = newWindow()
 				}
 				launchStep, launches = map[int64]int{}, false
+				stepCount, stepTotal = 0, 0
 				kernels = map[string]*KernelStat{}
 				colls = map[CollectiveStat]*CollectiveStat{}
 			}
 			cur.Events++
+			if sel.All && isStep(e) {
+				stepCount++
+				stepTotal += e.DurNs
+			}
 			k := 0 // the window this event counts in
 			if chosen != nil {
 				switch {
