@@ -84,19 +84,7 @@ func TestSharedTraceBreakdowns(t *testing.T) {
 			memory, _, _ := measure(by["memory"])
 			window := last - first
 
-			out := filepath.Join(t.TempDir(), "t.parquet")
-			if _, err := Import([]string{path}, out, ImportOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rs, err := f.Summarize()
-			if err != nil {
-				t.Fatal(err)
-			}
+			rs := importSummaries(t, path)
 			if len(rs) != 1 {
 				t.Fatalf("%d ranks, want 1", len(rs))
 			}

@@ -437,7 +437,20 @@ func TestImport2021Format(t *testing.T) {
 			steps++
 		}
 	}
-	out := filepath.Join(t.TempDir(), "r50.parquet")
+	rs := importSummaries(t, path)
+	var total int64
+	for _, ns := range rs[0].ByPhase {
+		total += ns
+	}
+	if steps == 0 || rs[0].Steps != steps || float64(rs[0].ByPhase["unknown"]) >= 0.25*float64(total) || rs[0].ByPhase["fwd"] == 0 || rs[0].ByPhase["bwd"] == 0 {
+		t.Errorf("%d steps (encoding/json: %d); compute by phase %v", rs[0].Steps, steps, rs[0].ByPhase)
+	}
+}
+
+// importSummaries imports one trace file and summarises the whole trace (--steps all).
+func importSummaries(t *testing.T, path string) []RankSummary {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "t.parquet")
 	if _, err := Import([]string{path}, out, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -450,11 +463,5 @@ func TestImport2021Format(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total int64
-	for _, ns := range rs[0].ByPhase {
-		total += ns
-	}
-	if steps == 0 || rs[0].Steps != steps || float64(rs[0].ByPhase["unknown"]) >= 0.25*float64(total) || rs[0].ByPhase["fwd"] == 0 || rs[0].ByPhase["bwd"] == 0 {
-		t.Errorf("%d steps (encoding/json: %d); compute by phase %v", rs[0].Steps, steps, rs[0].ByPhase)
-	}
+	return rs
 }
