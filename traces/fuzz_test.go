@@ -2,19 +2,24 @@ package traces
 
 import (
 	"bytes"
+	"compress/gzip"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/errs"
 )
 
-// fuzzParse runs the streaming parser and the resolver on arbitrary bytes: no panic, and any
-// failure is a one-line usage error (exit 2) naming the input.
+// fuzzParse runs the streaming parser and the resolver on arbitrary bytes: no panic, any
+// failure a one-line usage error (exit 2) naming the input, and every event it emits keeps the
+// invariants the rest relies on: a valid row, a duration ≥ 0 and an end that does not wrap.
 func fuzzParse(t *testing.T, data []byte) {
 	res := newResolver(2)
 	_, err := parseTrace("fuzz.json", bytes.NewReader(data), func(e *rawEvent) error {
 		res.resolve(e)
 		if err := e.Event.Validate(); err != nil {
 			return errs.Usage("%v", err)
+		}
+		if e.DurNs < 0 || e.StartNs+e.DurNs < e.StartNs {
+			t.Fatalf("event %q: start %d, duration %d", e.Name, e.StartNs, e.DurNs)
 		}
 		return nil
 	})
@@ -64,4 +69,62 @@ func FuzzLegacy(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(fuzzParse)
+}
+
+// FuzzGzip: the same traces gzip-compressed (the format is detected by its magic number), and
+// the compressed bytes then damaged at one position: the same contract.
+func FuzzGzip(f *testing.F) {
+	for _, s := range []string{`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7}}]}`, `[]`} {
+		f.Add([]byte(s), uint16(0), byte(0))
+		f.Add([]byte(s), uint16(12), byte(0x5a))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, at uint16, flip byte) {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(data)
+		zw.Close()
+		z := b.Bytes()
+		z[int(at)%len(z)] ^= flip
+		fuzzParse(t, z)
+	})
+}
+
+// FuzzParquet: the parquet reader on arbitrary bytes (seeded with a real trace file and damaged
+// copies): no panic, a one-line usage error on what is not a ddlest trace, and on what reads,
+// rows that validate, in rank then start order.
+func FuzzParquet(f *testing.F) {
+	var good bytes.Buffer
+	ev := []Event{
+		{Rank: 0, Device: 0, Stream: 7, Name: "k", Category: "kernel", StartNs: 5, DurNs: 3, Phase: "fwd", Layer: -1},
+		{Rank: 0, Device: -1, Stream: 1, Name: "aten::mm", Category: "cpu_op", StartNs: 1, DurNs: 9, Phase: "fwd", Layer: -1},
+		{Rank: 1, Device: 0, Stream: 9, Name: "ncclKernel_AllReduce", Category: "collective", StartNs: 2, DurNs: 4, Phase: "bwd", Layer: -1,
+			Collective: "all_reduce", Bytes: 64, GroupSize: 2},
+	}
+	if err := Write(&good, nil, ev); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	for _, at := range []int{0, 8, good.Len() / 2, good.Len() - 6} {
+		bad := bytes.Clone(good.Bytes())
+		bad[at] ^= 0xff
+		f.Add(bad)
+	}
+	f.Add([]byte("PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, rows, err := Read(bytes.NewReader(data), int64(len(data)), "fuzz.parquet")
+		if err != nil {
+			if errs.ExitCode(err) != errs.ExitUsage || bytes.ContainsRune([]byte(err.Error()), '\n') {
+				t.Fatalf("not a one-line usage error: %v", err)
+			}
+			return
+		}
+		for i := range rows {
+			if err := rows[i].Validate(); err != nil {
+				t.Fatalf("row %d read but invalid: %v", i, err)
+			}
+			if i > 0 && compareEvents(rows[i-1], rows[i]) > 0 {
+				t.Fatalf("rows %d and %d out of order", i-1, i)
+			}
+		}
+	})
 }

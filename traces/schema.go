@@ -132,24 +132,52 @@ func WriteFile(path string, meta Metadata, events []Event) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, meta, events) })
 }
 
+// damaged turns a panic of the parquet library on damaged data into a usage error: parquet-go
+// v0.32.0 indexes a dictionary with the page's stored indices unchecked (a damaged file panics
+// with "index out of range" in byteArrayPage.index), and a damaged input is bad input, not a
+// crash (found by FuzzParquet).
+func damaged(name string, err *error) {
+	if r := recover(); r != nil {
+		*err = errs.Usage("%s: damaged parquet data (%v)", name, r)
+	}
+}
+
 // Read decodes a trace file, rejecting parquet files of another schema.
-func Read(r io.ReaderAt, size int64, name string) (Metadata, []Event, error) {
+func Read(r io.ReaderAt, size int64, name string) (meta Metadata, events []Event, err error) {
+	defer damaged(name, &err)
 	f, meta, err := openParquet(r, size, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	events := make([]Event, f.NumRows())
+	// In batches: a damaged footer's row count must not size an allocation.
 	pr := parquet.NewGenericReader[Event](f)
 	defer pr.Close()
-	n, err := pr.Read(events)
-	if err != nil && err != io.EOF {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	buf := make([]Event, 4096)
+	for {
+		n, err := pr.Read(buf)
+		events = append(events, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, errs.Usage("%s: damaged parquet data: %v", name, err)
+		}
 	}
-	return meta, events[:n], nil
+	// What the rest relies on: valid rows in rank, then start order (Import writes them so).
+	for i := range events {
+		if err := events[i].Validate(); err != nil {
+			return nil, nil, errs.Usage("%s: row %d: %v", name, i, err)
+		}
+		if i > 0 && compareEvents(events[i-1], events[i]) > 0 {
+			return nil, nil, errs.Usage("%s: rows %d and %d are out of order; a ddlest trace is sorted by rank, then start", name, i-1, i)
+		}
+	}
+	return meta, events, nil
 }
 
 // openParquet opens a parquet file and checks that it is a ddlest trace of this schema.
-func openParquet(r io.ReaderAt, size int64, name string) (*parquet.File, Metadata, error) {
+func openParquet(r io.ReaderAt, size int64, name string) (_ *parquet.File, _ Metadata, err error) {
+	defer damaged(name, &err)
 	f, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, nil, errs.Usage("%s: not a parquet file: %v", name, err)

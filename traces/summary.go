@@ -52,8 +52,12 @@ func (f *File) Scan(fn func([]Event) error) error {
 	r := parquet.NewGenericReader[Event](f.pf)
 	defer r.Close()
 	buf := make([]Event, 4096)
+	read := func() (n int, err error) { // the library's panics on damaged data only, not fn's
+		defer damaged(f.Path, &err)
+		return r.Read(buf)
+	}
 	for {
-		n, err := r.Read(buf)
+		n, err := read()
 		if n > 0 {
 			if ferr := fn(buf[:n]); ferr != nil {
 				return ferr
