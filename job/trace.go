@@ -78,26 +78,28 @@ func CalibrateCollectives(ranks []traces.RankSummary, cluster *Cluster, n Networ
 	if err != nil {
 		return nil, "", err
 	}
+	return calibrate(ranks, m)
+}
+
+// calibrate prices every measured collective on m.
+func calibrate(ranks []traces.RankSummary, m network.Model) ([]CollectiveCalibration, string, error) {
 	var rows []CollectiveCalibration
 	for _, r := range ranks {
 		for _, c := range r.Collectives {
 			row := CollectiveCalibration{Rank: r.Rank, Collective: c.Collective, Bytes: units.Bytes(c.Bytes), Group: int(c.GroupSize),
 				Count: c.Count, Measured: units.Ns(float64(c.TotalNs) / float64(c.Count)), Fastest: units.Ns(float64(c.MinNs))}
 			row.Waiting = row.Measured - row.Fastest
-			op, ok := TraceOp(c.Collective)
-			g := int(c.GroupSize)
-			if op == network.SendRecv {
-				g = 2
-			}
+			coll, ok := fittable(c)
+			_, known := TraceOp(c.Collective)
 			switch {
-			case !ok:
+			case !known:
 				row.Note = "collective not identified in the trace"
 			case c.Bytes <= 0:
 				row.Note = "size not recorded in the trace"
-			case g < 2:
+			case !ok:
 				row.Note = "group size not recorded in the trace"
 			default:
-				cost, err := m.Price(network.Collective{Op: op, Bytes: units.Bytes(c.Bytes), Group: network.Group{Size: g, Stride: 1}, DType: dtype.FP32})
+				cost, err := m.Price(coll)
 				if err != nil {
 					return nil, "", err
 				}

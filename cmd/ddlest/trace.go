@@ -30,7 +30,7 @@ as --profile FILE.parquet.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needs("subcommand"),
 	}
-	cmd.AddCommand(newTraceImportCommand(), newTraceShowCommand(), newTraceExportCommand(), newTraceCollectivesCommand())
+	cmd.AddCommand(newTraceImportCommand(), newTraceShowCommand(), newTraceExportCommand(), newTraceCollectivesCommand(), newTraceFitCommand())
 	return cmd
 }
 
@@ -447,6 +447,50 @@ func newTraceCollectivesCommand() *cobra.Command {
 	}
 	addNetFlags(cmd, &nf, "alphabeta")
 	addClusterFlag(cmd, &cluster)
+	addFormatFlag(cmd, &f)
+	return cmd
+}
+
+func newTraceFitCommand() *cobra.Command {
+	var f format
+	var net string
+	cmd := &cobra.Command{
+		Use:   "fit FILE.parquet [--net alphabeta]",
+		Short: "Fit a network model's latency and bandwidth to a trace's measured collectives, with the fit's error",
+		Long: `Fit the alphabeta network's per-step latency α and per-GPU bandwidth to the fastest call of every
+collective the trace sized (the call that waited least for its peers), minimising the relative
+errors, then price every collective with the fitted parameters. The parameters print as the
+--net-param flags that reproduce them.`,
+		Example: `  ddlest trace fit job.parquet --net alphabeta
+  ddlest collective --net alphabeta --net-param latency_ns=… --net-param bandwidth_gbit_per_s=… --op all-reduce --size 64MB --gpus 2`,
+		Args: positional(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tf, ranks, err := summarize(args[0])
+			if err != nil {
+				return err
+			}
+			defer tf.Close()
+			fit, err := job.CollectiveFits(ranks, net)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if f == formatJSON {
+				return writeJSON(w, fit)
+			}
+			if f == formatTable {
+				fmt.Fprintf(w, "%s: %s fitted to %d collectives: α %v, bandwidth %v (%.4g Gb/s); MAPE %.1f%% against the fastest calls\n",
+					filepath.Base(tf.Path), fit.Network, fit.Used, fit.Alpha, fit.Bandwidth, float64(fit.Bandwidth)*8/1e9, 100*fit.MAPE)
+				fmt.Fprintf(w, "  --net %s", fit.Network)
+				for _, p := range fit.Params {
+					fmt.Fprintf(w, " --net-param %s", p)
+				}
+				fmt.Fprint(w, "\n\n")
+			}
+			return writeCalibration(w, tf.Path, fit.Network+" (fitted)", fit.Rows, f)
+		},
+	}
+	cmd.Flags().StringVar(&net, "net", "alphabeta", "network model to fit: "+strings.Join(job.FitNetworks, ", "))
 	addFormatFlag(cmd, &f)
 	return cmd
 }

@@ -262,3 +262,26 @@ func TestTraceOutputContract(t *testing.T) {
 		t.Errorf("import onto a directory: exit %d, %q", code, errOut)
 	}
 }
+
+// trace fit from the CLI: all-reduces over 2 ranks of 1 MB in 90 µs and 100 MB in 8,010 µs
+// are alphabeta at α = 5 µs and 100 Gb/s (job's TestCollectiveFits by hand); the table prints the
+// flags that reproduce them. One size, or a network other than alphabeta, is bad input.
+func TestTraceFit(t *testing.T) {
+	coll := func(start, dur, bytes int64) traces.Event {
+		return traces.Event{Device: 0, Stream: 9, Name: "ncclKernel_AllReduce", Category: "collective", StartNs: start, DurNs: dur,
+			Phase: "unknown", Layer: -1, Collective: "all_reduce", Bytes: bytes, GroupSize: 2}
+	}
+	path := filepath.Join(t.TempDir(), "fit.parquet")
+	if err := traces.WriteFile(path, nil, []traces.Event{coll(0, 90e3, 1e6), coll(1e6, 8010e3, 100e6)}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := execute("trace", "fit", path)
+	if code != 0 || !strings.Contains(out, "--net alphabeta --net-param latency_ns=5000 --net-param bandwidth_gbit_per_s=100") {
+		t.Errorf("trace fit: exit %d, %q %s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"trace", "fit", gpuTrace(t)}, {"trace", "fit", path, "--net", "superpod"}} {
+		if _, errOut, code := execute(args...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
