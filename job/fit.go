@@ -73,7 +73,7 @@ func CollectiveFits(ranks []traces.RankSummary, net string) (*CollectiveFit, err
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			k := float64(t2.Total-t1.Total) / ((a2 - a1) * 1e-9) // steps
+			k := float64(t2.Total-t1.Total) / ((a2 - a1) * 1e-9)            // steps
 			cb := (float64(t1.Total) - k*a1*1e-9) * float64(units.Gbps(b1)) // bytes per rank
 			xs = append(xs, sample{k, cb, float64(units.Ns(float64(c.MinNs)))})
 			sizes[c.Bytes] = true
