@@ -18,14 +18,18 @@ func Category(cat, name, format string) string {
 		return "annotation"
 	}
 	switch cat {
-	case "kernel", "Kernel":
+	case "kernel", "Kernel", "mtia_ccp_events":
+		// MTIA's on-device CCP events are its kernels (pytorch/kineto libkineto/include/
+		// ActivityType.h: "MTIA ondevice CCP events", aliased to CONCURRENT_KERNEL).
 		if recogniseComm(name) != nil { // communication libraries' kernels (recognize.go)
 			return "collective"
 		}
 		return "kernel"
 	case "cpu_op", "operator", "Operator", "python_function":
 		return "cpu_op"
-	case "cuda_runtime", "cuda_driver", "cuda_sync", "Runtime", "runtime":
+	case "cuda_runtime", "cuda_driver", "cuda_sync", "Runtime", "runtime", "mtia_runtime", "xpu_runtime", "glow_runtime":
+		// The other accelerators' host runtimes (ActivityType.h: MTIA_RUNTIME, XPU_RUNTIME and
+		// GLOW_RUNTIME are aliases of RUNTIME).
 		return "runtime"
 	case "gpu_memcpy", "Memcpy", "memcpy":
 		return "memcpy"
@@ -121,6 +125,14 @@ func dtypeNames() []string {
 //   - forward: "forward" (## forward ##, DistributedDataParallel.forward, forward-compute) or
 //     Lightning's training_step.
 func PhaseOf(name string) string {
+	// DualPipe-style chunk ranges (DeepSeek's profile-data: attn(F), mlp(B), mlp(W)): forward,
+	// backward for inputs and for weights.
+	switch {
+	case strings.HasSuffix(name, "(F)"):
+		return "fwd"
+	case strings.HasSuffix(name, "(B)"), strings.HasSuffix(name, "(W)"):
+		return "bwd"
+	}
 	n := strings.ToLower(name)
 	switch {
 	case strings.Contains(n, "forward-backward"), strings.Contains(n, "forward_backward"):

@@ -20,15 +20,16 @@
 // events become rows:
 //
 //	kineto cat                                 category
-//	kernel                                     kernel, or collective for communication kernels:
+//	kernel, mtia_ccp_events (MTIA's kernels)   kernel, or collective for communication kernels:
 //	                                           NCCL/RCCL, DeepEP, NVSHMEM, SymmetricMemory (recognize.go)
 //	cpu_op, python_function                    cpu_op
-//	cuda_runtime, cuda_driver, cuda_sync       runtime
+//	cuda_runtime, cuda_driver, cuda_sync,      runtime
+//	mtia_runtime, xpu_runtime, glow_runtime
 //	gpu_memcpy / gpu_memset                    memcpy / memset
 //	user_annotation, gpu_user_annotation       annotation
 //	Trace (the session's span)                 ignored
 //	anything else (cuda_profiler_range,        not modelled: counted by category and reported
-//	overhead, mtia_ccp_events, …)              by the import (ImportSummary.Skipped)
+//	overhead, …)                               by the import (ImportSummary.Skipped)
 //
 // Flows (ac2g), instants, counters and metadata are not complete events. Stream and thread
 // ids may be numbers, decimal strings or ROCm's hexadecimal strings ("0x0").
@@ -48,7 +49,8 @@
 //
 // Phases: a range named with "backward" is bwd (## backward ##, autograd's evaluate_function:
 // XBackward0, backward-compute; not forward-backward), with "optimizer" optimizer
-// (Optimizer.step#SGD.step, ## optimizer ##), with "forward" or "training_step" fwd; annotations
+// (Optimizer.step#SGD.step, ## optimizer ##), with "forward" or "training_step" fwd, and
+// DualPipe-style chunk ranges by their suffix: attn(F) fwd, mlp(B) and mlp(W) bwd; annotations
 // and those autograd/optimizer CPU ops open such ranges (as do the 2021 format's autograd node
 // names, CudnnConvolutionBackward, AddmmBackward0), and ProfilerStep#N marks steps (an
 // annotation, or an "Operator" in the 2021 format). An event takes its innermost enclosing

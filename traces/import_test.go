@@ -401,9 +401,10 @@ func TestImportAllReduceSizesFromAnnotations(t *testing.T) {
 	}
 }
 
-// ROCm writes stream ids as hexadecimal strings ("0x0", HTA maps them): accepted; complete
-// events of categories ddlest does not model are counted by category in the summary, not
-// dropped without a word; the session's own span ("Trace") is not an event.
+// ROCm writes stream ids as hexadecimal strings ("0x0", HTA maps them): accepted; MTIA's
+// on-device CCP events are its kernels (Kineto's ActivityType.h); complete events of categories
+// ddlest does not model are counted by category in the summary, not dropped without a word; the
+// session's own span ("Trace") is not an event. A DualPipe chunk range "mlp(W)" marks backward.
 func TestImportHexStreamsAndSkipped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rocm.json")
 	if err := os.WriteFile(path, []byte(`{"traceEvents":[
@@ -415,8 +416,14 @@ func TestImportHexStreamsAndSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, _, ev := importOne(t, ImportOptions{}, path)
-	if len(ev) != 1 || ev[0].Stream != 0x1a || !reflect.DeepEqual(sum.Skipped, map[string]int64{"mtia_ccp_events": 1, "overhead": 2}) {
+	if len(ev) != 2 || ev[0].Stream != 0x1a || ev[1].Name != "m" || ev[1].Category != "kernel" ||
+		!reflect.DeepEqual(sum.Skipped, map[string]int64{"overhead": 2}) {
 		t.Errorf("rows %+v, skipped %v", ev, sum.Skipped)
+	}
+	for name, want := range map[string]string{"attn(F)": "fwd", "mlp(B)": "bwd", "mlp(W)": "bwd", "layer(Final)": ""} {
+		if got := PhaseOf(name); got != want {
+			t.Errorf("PhaseOf(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
 
