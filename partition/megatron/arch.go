@@ -247,6 +247,12 @@ func (s shape) counts(t int) (layer, attn, linear float64) {
 	return layer, layer - mlp, linear
 }
 
+// mlpLinear is the MLP's weight matrices on one of t tensor-parallel ranks (fc1 and fc2).
+func (s shape) mlpLinear(t int) float64 {
+	w := s.weights(t)
+	return float64(w[4][0])*float64(w[4][1]) + float64(w[6][0])*float64(w[6][1])
+}
+
 // layerParams is a layer's parameter count on one of t tensor-parallel ranks.
 func (s shape) layerParams(t int) float64 {
 	layer, _, _ := s.counts(t)

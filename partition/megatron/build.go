@@ -541,7 +541,14 @@ func stageFootprint(g *geom, c *Config, i int) footprint {
 		// Transformer Engine keeps each linear layer's FP8 weight and its transpose for the
 		// iteration's micro-batches (is_first_microbatch; module/base.py _fp8_workspaces) [X]:
 		// 2 bytes per weight-matrix parameter beside the bf16 weights.
-		cache := units.Bytes(float64(c.StageLayers(i))*g.linearW) * 2 * dtype.FP8.Size()
+		// A MoE layer's matrices are its attention's and its GPU's experts' (moe.LinearPerGPU).
+		linear := float64(c.StageLayers(i)) * g.linearW
+		if g.moe.Experts > 0 {
+			moeLinear := g.linearW - g.sh.mlpLinear(g.t) + g.moe.LinearPerGPU(g.h, g.t)
+			d := float64(c.denseLayers(i))
+			linear = d*g.linearW + (float64(c.StageLayers(i))-d)*moeLinear
+		}
+		cache := units.Bytes(linear) * 2 * dtype.FP8.Size()
 		f.static.Weights += cache
 		f.static.Total += cache
 	}

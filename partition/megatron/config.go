@@ -454,9 +454,6 @@ func (c Config) Validate() error {
 		p.Addf("--global-batch %d is not a multiple of --dp %d × --micro-batch %d = %d", c.GlobalBatch, c.DP, c.MicroBatch, c.DP*c.MicroBatch)
 	}
 	if c.MoE.Experts > 0 {
-		if c.Precision == partition.MixedFP8 {
-			p.Addf("--precision fp8 is modelled for dense layers; MoE layers train in fp16 or bf16 here")
-		}
 		switch {
 		case c.TP > 1 && !c.SeqParallel:
 			// Megatron-LM megatron/training/arguments.py: "When using MoE and tensor

@@ -76,7 +76,7 @@ func smallDeepSeek() Config {
 // The dense first layers sit on the first stages, and every stage's memory accounting (params,
 // activations, workspace) equals what its blocks' ops record, for every recomputation, with and
 // without FlashAttention and interleaving, with MLA at TP 1 and with grouped-query attention at
-// TP 2 (sequence parallel, experts split over the TP ranks).
+// TP 2 (sequence parallel, experts split over the TP ranks), in bf16 and FP8.
 func TestDenseFirstLayersAndMLAAccounting(t *testing.T) {
 	for _, rc := range []Recompute{RecomputeNone, RecomputeSelective, RecomputeFull} {
 		for i, flash := range []bool{false, true, false, true} {
@@ -89,6 +89,9 @@ func TestDenseFirstLayersAndMLAAccounting(t *testing.T) {
 				if i >= 2 {
 					c.Arch.QRank, c.Arch.KVRank, c.Arch.RopeDim, c.Arch.VHeadDim = 0, 0, 0, 0
 					c.TP, c.SeqParallel = 2, true
+				}
+				if i == 3 {
+					c.Precision = MixedFP8 // FP8 experts (moe.Build), dense layers and attention
 				}
 				// Dense layers per stage by hand: 2 layers a stage in order (v = 1: 2, 1, 0, 0); with
 				// 2 chunks of 2 layers on 2 stages, stage 0 holds layers 0–1 and 4–5, stage 1 2–3 and 6–7.
@@ -215,6 +218,36 @@ func TestShorterEnds(t *testing.T) {
 		for i := range got {
 			if got[i] != c.want[i] {
 				t.Errorf("%d layers on %d stages: %v, want %v", c.layers, c.pp, got, c.want)
+			}
+		}
+	}
+}
+
+// FP8 training of a MoE stack keeps an FP8 copy and transpose of every linear layer's weights
+// (stageFootprint) — for a MoE layer its attention's and this GPU's experts', by hand for the
+// small model without latent attention at TP 1 (4 heads of 32, hidden 256): attention QKV
+// 256 × 384 and projection 128 × 256 (131,072); a dense layer's SwiGLU MLP 256 × 1,024 and
+// 512 × 256 (393,216); a MoE layer's 8/4 = 2 experts of 3 · 256 · 64 and the shared one of
+// 3 · 256 · 96 (172,032). Eight layers, three dense: 3 · 524,288 + 5 · 303,104 = 3,088,384
+// matrix parameters, 2 bytes each (FP8 weight and transpose).
+func TestFP8MoEWeightCache(t *testing.T) {
+	c := smallDeepSeek()
+	c.Arch.QRank, c.Arch.KVRank, c.Arch.RopeDim, c.Arch.VHeadDim = 0, 0, 0, 0
+	c.PP, c.Precision = 1, MixedBF16
+	bf := PeakMemory(c)
+	c.Precision = MixedFP8
+	f8 := PeakMemory(c)
+	if d := f8.Weights - bf.Weights; float64(d) != 2*3_088_384 {
+		t.Errorf("FP8 weight cache %v, want 2 × 3,088,384 B", d)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("FP8 MoE refused: %v", err)
+	}
+	p := build(t, c)
+	for _, b := range p.Stages[0].Blocks {
+		for _, op := range b.Ops {
+			if strings.HasPrefix(op.Name, "moe.expert.fc") && op.Kind == partition.MatMul && op.DType.String() != "fp8" {
+				t.Errorf("%s in %v", op.Name, op.DType)
 			}
 		}
 	}

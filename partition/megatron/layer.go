@@ -428,7 +428,8 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	mlp := mlpArr[:0] // forward, from ln2 to the residual
 	var moeLayer moe.Layer
 	if g.moe.Experts > 0 {
-		moeLayer = moe.Build(gr, g.moe, m*s, h, dt, network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}, g.tpGroup(), g.rc == RecomputeFull)
+		moeLayer = moe.Build(gr, g.moe, moe.Inputs{N: m * s, H: h, DT: dt, GEMMDT: g.gemmDT, TP: g.tpGroup(), Recompute: g.rc == RecomputeFull,
+			EP: network.Group{Size: g.moe.EP, Stride: max(1, g.dpStride), Every: g.phases, Block: g.epBlock}})
 		mlp = append(append(append(mlp, ln2), moeLayer.Forward...), res2)
 	} else {
 		fc1 := gr.MatMul("mlp.fc1", partition.Forward, xs, wfc1, g.gemmDT)

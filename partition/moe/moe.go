@@ -3,6 +3,8 @@ package moe
 import (
 	"math"
 
+	"gorgonia.org/tensor"
+
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
@@ -119,6 +121,22 @@ func (s Spec) fc1Width(f int) int {
 	return f
 }
 
+// LinearPerGPU is the weight-matrix parameters of one GPU's experts (its E/EP routed experts
+// and the shared ones, 1/t of each): what FP8 training keeps an FP8 copy and transpose of.
+func (s Spec) LinearPerGPU(h, t int) float64 {
+	m := func(f int) float64 { // one FFN's matrices
+		if f == 0 {
+			return 0
+		}
+		n := 2 * float64(h) * float64(f)
+		if s.Gated {
+			n += float64(h) * float64(f)
+		}
+		return n / float64(t)
+	}
+	return float64(s.ExpertsPerGPU())*m(s.ExpertHidden) + m(s.SharedHidden)
+}
+
 // RouterParams is the router's h × E weight.
 func (s Spec) RouterParams(h int) float64 { return float64(h) * float64(s.Experts) }
 
@@ -144,6 +162,17 @@ var sharedActivationNames = partition.ActivationNames{GeLU: "moe.shared.gelu", G
 var expertActivationNames = partition.ActivationNames{GeLU: "moe.expert.gelu", GeLUBwd: "moe.expert.gelu.bwd",
 	SwiGLU: "moe.expert.swiglu", SwiGLUBwd: "moe.expert.swiglu.bwd"}
 
+// Inputs are what one MoE layer is built for: N tokens of width H per micro-batch on the
+// tensor-parallel group, the training dtype DT and the experts' GEMM input type GEMMDT (FP8
+// under FP8 training, else DT), the expert- and tensor-parallel groups, and whether the forward
+// pass is recomputed.
+type Inputs struct {
+	N, H       int
+	DT, GEMMDT dtype.DType
+	EP, TP     network.Group
+	Recompute  bool
+}
+
 // Build lays out one MoE FF layer on one GPU, for n tokens of width h per micro-batch. ep is the
 // expert-parallel group (EP ranks at the rank distance of data-parallel neighbours, and which of
 // them run at once); tp the tensor-parallel group, of t ranks: with t > 1 (sequence parallelism,
@@ -154,10 +183,25 @@ var expertActivationNames = partition.ActivationNames{GeLU: "moe.expert.gelu", G
 // all-to-all back (Megatron-Core MoEAlltoAllTokenDispatcher; expert tensor parallelism of t).
 // Shared experts are a sequence-parallel MLP of the t ranks. recompute adds the forward
 // collectives again when the layer's forward pass is recomputed.
-func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, ep, tp network.Group, recompute bool) Layer {
+//
+// gemmDT is the experts' GEMM input type: under FP8 training (Transformer Engine; DeepSeek-V3
+// §3.3.1 "the majority of core computation kernels, i.e., GEMM operations, are implemented in
+// FP8") the routed and shared experts' GEMMs take FP8 inputs, each preceded by its cast and
+// transpose (the received tokens and fc2's input forward, the output gradients backward), and
+// keep their inputs for the weight gradients in FP8; the router, the activation and the
+// all-to-alls stay in the training dtype dt (Megatron-Core's dispatcher sends bf16).
+func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
+	n, h, dt, gemmDT, ep, tp, recompute := in.N, in.H, in.DT, in.GEMMDT, in.EP, in.TP, in.Recompute
 	t := max(1, tp.Size)
 	n /= t // this rank's sequence shard
-	sz := float64(dt.Size())
+	sz, gsz := float64(dt.Size()), float64(gemmDT.Size())
+	fp8 := gemmDT != dt
+	cast := func(name string, ph partition.Phase, x tensor.Shape) []partition.Op {
+		if !fp8 {
+			return nil
+		}
+		return []partition.Op{gr.Pointwise(name, partition.Elementwise, ph, x, dt, partition.FlopCast, 1, 1, 0, 0)}
+	}
 	x := gr.Shape(n, h)
 	wr := gr.Shape(h, s.Experts)
 	router := gr.MatMul("moe.router", partition.Forward, x, wr, dt)
@@ -168,23 +212,25 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, ep, tp network
 	rows, he := t*s.slots(n), s.ExpertHidden/t
 	recv := gr.Shape(rows, h)
 	w1, w2 := gr.Shape(h, s.fc1Width(he)), gr.Shape(he, h)
-	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, dt)
+	fc1 := gr.MatMul("moe.expert.fc1", partition.Forward, recv, w1, gemmDT)
 	mid := gr.Shape(rows, s.fc1Width(he)) // the activation's input
 	midOut := gr.Shape(rows, he)          // fc2's input
 	back := gr.Shape(s.slots(n), h)       // this rank's returned slots (after the reduce-scatter)
 	act := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Forward, mid, dt)
 	actBwd := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Backward, mid, dt)
-	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, dt)
+	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, gemmDT)
 	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
 	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
 	comb := gr.Pointwise("moe.combine", partition.Elementwise, partition.Forward, back, dt, 2, 1, 1, 0, 0)
 	router.Saved = units.Bytes(partition.Elems(x) * sz)
 	gate.Saved = units.Bytes(partition.Elems(logits) * sz)
-	fc1.Saved = units.Bytes(partition.Elems(recv) * sz)
+	fc1.Saved = units.Bytes(partition.Elems(recv) * gsz)
 	act.Saved = units.Bytes(partition.Elems(mid) * sz)
-	fc2.Saved = units.Bytes(partition.Elems(midOut) * sz)
+	fc2.Saved = units.Bytes(partition.Elems(midOut) * gsz)
 	comb.Saved = units.Bytes(partition.Elems(back) * sz) // expert outputs, for the gate gradient
-	l := Layer{Forward: []partition.Op{router, gate, fc1, act, fc2, comb}}
+	l := Layer{Forward: []partition.Op{router, gate}}
+	l.Forward = append(append(l.Forward, cast("moe.expert.fc1.cast", partition.Forward, recv)...), fc1, act)
+	l.Forward = append(append(l.Forward, cast("moe.expert.fc2.cast", partition.Forward, midOut)...), fc2, comb)
 	// The shared experts: a dense FFN beside the routed ones, over the t ranks' gathered tokens
 	// with 1/t of its weights (its input is the router's, saved once with the router; under TP
 	// the gathered copy is re-gathered for the backward pass, as a sequence-parallel MLP's).
@@ -194,30 +240,33 @@ func Build(gr *partition.Graph, s Spec, n, h int, dt dtype.DType, ep, tp network
 		f := sf / t
 		sw1, sw2 := gr.Shape(h, s.fc1Width(f)), gr.Shape(f, h)
 		smid, smidOut := gr.Shape(n*t, s.fc1Width(f)), gr.Shape(n*t, f)
-		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, xs, sw1, dt)
+		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, xs, sw1, gemmDT)
 		sact := gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Forward, smid, dt)
-		sfc2 := gr.MatMul("moe.shared.fc2", partition.Forward, smidOut, sw2, dt)
+		sfc2 := gr.MatMul("moe.shared.fc2", partition.Forward, smidOut, sw2, gemmDT)
 		sact.Saved = units.Bytes(partition.Elems(smid) * sz)
-		sfc2.Saved = units.Bytes(partition.Elems(smidOut) * sz)
-		l.Forward = append(l.Forward, sfc1, sact, sfc2)
-		d2, g2 := gr.LinearBackward("moe.shared.fc2.dgrad", "moe.shared.fc2.wgrad", smidOut, sw2, dt)
-		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", xs, sw1, dt)
-		sharedBwd = []partition.Op{d2, g2, gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Backward, smid, dt), d1, g1}
+		sfc2.Saved = units.Bytes(partition.Elems(smidOut) * gsz)
+		l.Forward = append(append(l.Forward, cast("moe.shared.fc1.cast", partition.Forward, xs)...), sfc1, sact)
+		l.Forward = append(append(l.Forward, cast("moe.shared.fc2.cast", partition.Forward, smidOut)...), sfc2)
+		d2, g2 := gr.LinearBackward("moe.shared.fc2.dgrad", "moe.shared.fc2.wgrad", smidOut, sw2, gemmDT)
+		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", xs, sw1, gemmDT)
+		sharedBwd = append(sharedBwd, cast("moe.shared.fc2.dgrad.cast", partition.Backward, gr.Shape(n*t, h))...)
+		sharedBwd = append(sharedBwd, d2, g2, gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Backward, smid, dt))
+		sharedBwd = append(append(sharedBwd, cast("moe.shared.fc1.dgrad.cast", partition.Backward, smid)...), d1, g1)
 	}
 	for _, op := range l.Forward {
 		l.Saved += op.Saved
 	}
-	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", midOut, w2, dt)
-	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, dt)
+	d2, g2 := gr.LinearBackward("moe.expert.fc2.dgrad", "moe.expert.fc2.wgrad", midOut, w2, gemmDT)
+	d1, g1 := gr.LinearBackward("moe.expert.fc1.dgrad", "moe.expert.fc1.wgrad", recv, w1, gemmDT)
 	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
-	l.Backward = append([]partition.Op{
-		// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's
-		// (dot of slot output and output gradient): 3 operations per element, reading both.
-		gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, back, dt, 3, 2, 1, 0, 0),
-		d2, g2, actBwd, d1, g1,
+	// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's (dot of
+	// slot output and output gradient): 3 operations per element, reading both.
+	bwd := []partition.Op{gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, back, dt, 3, 2, 1, 0, 0)}
+	bwd = append(append(bwd, cast("moe.expert.fc2.dgrad.cast", partition.Backward, recv)...), d2, g2, actBwd)
+	bwd = append(append(bwd, cast("moe.expert.fc1.dgrad.cast", partition.Backward, mid)...), d1, g1,
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
-		dr, gw,
-	}, sharedBwd...)
+		dr, gw)
+	l.Backward = append(bwd, sharedBwd...)
 	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: ep, DType: dt}
 	add := func(name string, c network.Collective, dim partition.Dim, ph partition.Phase, count int) {
 		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: c, Dim: dim, Phase: ph, Count: count})

@@ -31,7 +31,7 @@ func TestHammingMeshSizes(t *testing.T) {
 		t.Errorf("expert params %.0f", p)
 	}
 	gr := partition.NewGraph(64, 32)
-	l := Build(gr, s, 2048, 12288, dtype.FP32, network.Group{Size: s.EP, Stride: 1}, network.Group{Size: 1}, false)
+	l := Build(gr, s, Inputs{N: 2048, H: 12288, DT: dtype.FP32, GEMMDT: dtype.FP32, EP: network.Group{Size: s.EP, Stride: 1}, TP: network.Group{Size: 1}})
 	if len(l.Collectives) != 2 || l.Collectives[0].Count != 2 || l.Collectives[1].Count != 2 ||
 		l.Collectives[0].Group.Size != 16 || l.Collectives[0].Dim != partition.DimEP {
 		t.Errorf("collectives %+v: want 2 all-to-alls forward and 2 backward over 16 GPUs", l.Collectives)
@@ -201,8 +201,8 @@ func TestDispatchCombineEqualsDenseRouting(t *testing.T) {
 func TestExpertTensorParallel(t *testing.T) {
 	s := Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: 2048, EP: 4, Gated: true, NoBias: true, SharedHidden: 1024}
 	ep, tp := network.Group{Size: 4, Stride: 2}, network.Group{Size: 2, Stride: 1}
-	l := Build(partition.NewGraph(64, 32), s, 4096, 1024, dtype.BF16, ep, tp, true)
-	one := Build(partition.NewGraph(64, 32), s, 4096, 1024, dtype.BF16, ep, network.Group{Size: 1}, true)
+	l := Build(partition.NewGraph(64, 32), s, Inputs{N: 4096, H: 1024, DT: dtype.BF16, GEMMDT: dtype.BF16, EP: ep, TP: tp, Recompute: true})
+	one := Build(partition.NewGraph(64, 32), s, Inputs{N: 4096, H: 1024, DT: dtype.BF16, GEMMDT: dtype.BF16, EP: ep, TP: network.Group{Size: 1}, Recompute: true})
 	const mib = 1 << 20
 	want := map[string]float64{"ep.a2a.fwd": 8 * mib, "moe.tp.ag.fwd": 16 * mib, "moe.tp.rs.bwd": 16 * mib, "moe.shared.ag.recompute": 8 * mib}
 	got := map[string]float64{}
@@ -236,5 +236,50 @@ func TestExpertTensorParallel(t *testing.T) {
 	}
 	if p := s.ExpertParamsTP(1024, 2); p != 3*1024*2048/2 {
 		t.Errorf("expert params per TP rank %g", p)
+	}
+}
+
+// FP8 experts, by hand for 4,096 tokens of width 1,024 in bf16, 8 SwiGLU experts of 2,048 plus a
+// shared one of 1,024, top-2, capacity factor 1, EP 4 (8 · 1,024 = 8,192 slots, this GPU's 2
+// experts over them): the four expert and shared GEMMs take FP8 inputs and the router stays
+// bf16; a cast precedes each GEMM's input forward (slots × h, slots × f, tokens × h, tokens ×
+// f) and each data gradient backward (slots × h, slots × 2f, tokens × h, tokens × 2f), 2 bytes
+// read and 2 written per element [X, as the dense layer's]; fc1's and fc2's kept inputs halve
+// (1 byte per element), the activation's stays bf16; the all-to-alls stay bf16.
+func TestFP8Experts(t *testing.T) {
+	s := Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: 2048, EP: 4, Gated: true, NoBias: true, SharedHidden: 1024}
+	in := Inputs{N: 4096, H: 1024, DT: dtype.BF16, GEMMDT: dtype.FP8, EP: network.Group{Size: 4, Stride: 1}, TP: network.Group{Size: 1}}
+	fp8 := Build(partition.NewGraph(64, 32), s, in)
+	in.GEMMDT = dtype.BF16
+	bf := Build(partition.NewGraph(64, 32), s, in)
+	const slots, n, h, f, sf = 8192.0, 4096.0, 1024.0, 2048.0, 1024.0
+	var castBytes float64
+	gemms := 0
+	for _, op := range append(append([]partition.Op{}, fp8.Forward...), fp8.Backward...) {
+		switch {
+		case strings.HasSuffix(op.Name, ".cast"):
+			castBytes += float64(op.Read + op.Written)
+		case op.Kind == partition.MatMul && strings.HasPrefix(op.Name, "moe.router"):
+			if op.DType != dtype.BF16 {
+				t.Errorf("%s in %v, want bf16", op.Name, op.DType)
+			}
+		case op.Kind == partition.MatMul:
+			gemms++
+			if op.DType != dtype.FP8 {
+				t.Errorf("%s in %v, want fp8", op.Name, op.DType)
+			}
+		}
+	}
+	if want := 4 * (slots*h + slots*f + n*h + n*sf + slots*h + slots*2*f + n*h + n*2*sf); castBytes != want {
+		t.Errorf("cast bytes %g, want %g", castBytes, want)
+	}
+	if gemms != 4+8 { // four forward GEMMs, their data and weight gradients
+		t.Errorf("%d FP8 GEMMs, want 12", gemms)
+	}
+	if d := bf.Saved - fp8.Saved; float64(d) != slots*h+slots*f+n*sf {
+		t.Errorf("FP8 saves %v less, want (slots·h + slots·f + n·f_shared) × 1 byte", d)
+	}
+	if fp8.Collectives[0].Bytes != bf.Collectives[0].Bytes {
+		t.Errorf("the all-to-all changed under FP8")
 	}
 }
