@@ -228,13 +228,23 @@ func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
 	act.Saved = units.Bytes(partition.Elems(mid) * sz)
 	fc2.Saved = units.Bytes(partition.Elems(midOut) * gsz)
 	comb.Saved = units.Bytes(partition.Elems(back) * sz) // expert outputs, for the gate gradient
-	l := Layer{Forward: []partition.Op{router, gate}}
+	// Sized to the ops it will hold (an estimate builds it once per geometry): router, gate,
+	// fc1, activation, fc2, combine and the shared experts' three, each GEMM with its cast in FP8.
+	nfwd, nbwd := 6, 9
+	if s.SharedHidden > 0 {
+		nfwd, nbwd = nfwd+3, nbwd+5
+	}
+	if fp8 {
+		nfwd, nbwd = nfwd+2+2*min(1, s.SharedHidden), nbwd+2+2*min(1, s.SharedHidden)
+	}
+	l := Layer{Forward: append(make([]partition.Op, 0, nfwd), router, gate)}
 	l.Forward = append(append(l.Forward, cast("moe.expert.fc1.cast", partition.Forward, recv)...), fc1, act)
 	l.Forward = append(append(l.Forward, cast("moe.expert.fc2.cast", partition.Forward, midOut)...), fc2, comb)
 	// The shared experts: a dense FFN beside the routed ones, over the t ranks' gathered tokens
 	// with 1/t of its weights (its input is the router's, saved once with the router; under TP
 	// the gathered copy is re-gathered for the backward pass, as a sequence-parallel MLP's).
-	var sharedBwd []partition.Op
+	var sharedArr [7]partition.Op
+	sharedBwd := sharedArr[:0]
 	xs := gr.Shape(n*t, h)
 	if sf := s.SharedHidden; sf > 0 {
 		f := sf / t
@@ -261,12 +271,12 @@ func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
 	dr, gw := gr.LinearBackward("moe.router.dgrad", "moe.router.wgrad", x, wr, dt)
 	// Combine backward [D]: the slots' gradient (gate × output gradient) and the gate's (dot of
 	// slot output and output gradient): 3 operations per element, reading both.
-	bwd := []partition.Op{gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, back, dt, 3, 2, 1, 0, 0)}
+	bwd := append(make([]partition.Op, 0, nbwd), gr.Pointwise("moe.combine.bwd", partition.Elementwise, partition.Backward, back, dt, 3, 2, 1, 0, 0))
 	bwd = append(append(bwd, cast("moe.expert.fc2.dgrad.cast", partition.Backward, recv)...), d2, g2, actBwd)
 	bwd = append(append(bwd, cast("moe.expert.fc1.dgrad.cast", partition.Backward, mid)...), d1, g1,
 		gr.Pointwise("moe.gate.bwd", partition.Softmax, partition.Backward, logits, dt, partition.FlopSoftmax, 2, 1, 0, 0),
 		dr, gw)
-	l.Backward = append(bwd, sharedBwd...)
+	l.Backward = append(bwd, sharedBwd...) // within bwd's capacity: no copy
 	a2a := network.Collective{Op: network.AllToAll, Bytes: s.A2ABytes(n, h, dt), Group: ep, DType: dt}
 	add := func(name string, c network.Collective, dim partition.Dim, ph partition.Phase, count int) {
 		l.Collectives = append(l.Collectives, partition.Collective{Name: name, Collective: c, Dim: dim, Phase: ph, Count: count})
