@@ -252,3 +252,23 @@ func TestFP8MoEWeightCache(t *testing.T) {
 		}
 	}
 }
+
+// The search yields only layouts the model runs: latent attention refuses TP > 1, so a
+// DeepSeek-shaped model on 16 GPUs gets TP 1 only (an MoE layer alone would take TP 2 or 4
+// with sequence parallelism), and every layout passes Config.Validate. Before Layouts
+// validated, TP 2 reached the estimate and stopped the whole search.
+func TestLayoutsRespectTheModel(t *testing.T) {
+	base := smallDeepSeek()
+	base.PP, base.DP, base.MoE.EP = 1, 1, 1
+	n := 0
+	Layouts(base, Space{GPUs: 16}, func(c Config) bool {
+		n++
+		if err := c.Validate(); err != nil || c.TP != 1 {
+			t.Fatalf("layout TP %d PP %d DP %d: %v", c.TP, c.PP, c.DP, err)
+		}
+		return true
+	})
+	if n == 0 {
+		t.Fatal("no layouts")
+	}
+}

@@ -24,8 +24,7 @@ type Space struct {
 	ZeRO []int
 	// FixedEnds keeps the first and the last stage at an even share of the layers (software
 	// without Megatron-Core's per-stage layer counts). Otherwise a PP that does not divide the
-	// layers L is also tried with one layer fewer on the first and the last stage, when
-	// (L + 2)/PP is whole: Llama 3 405B's 7 + 8 × 14 + 7 on 16 stages (Dubey et al. 2024 §3.3.2).
+	// layers is also tried with fewer layers on the end stages (shorterEnds).
 	FixedEnds bool
 	// CP lists the context-parallel degrees to try and Precision the training precisions (nil:
 	// the base's, as given): choices a search makes only when asked, context parallelism trading
@@ -49,8 +48,7 @@ var (
 // interleave, EP, recompute, sequence parallelism, each ascending. It stops when yield returns
 // false. The configurations pass Config.Validate; memory is not checked (PeakMemory).
 //
-// Rules: TP divides the heads (MoE layers: with sequence parallelism, Config.Validate);
-// PP·interleave divides the
+// Rules: TP divides the heads (MoE layers: with sequence parallelism); PP·interleave divides the
 // layers; DP = GPUs/(TP·PP) divides the global batch and the micro-batch divides the local
 // batch; interleaving needs PP > 1 and a number of micro-batches divisible by PP (Megatron-LM
 // megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
@@ -65,10 +63,11 @@ func Layouts(base Config, s Space, yield func(Config) bool) {
 	if precs == nil {
 		precs = []Precision{base.Precision}
 	}
-	if len(s.CP) > 0 || len(s.Precision) > 0 {
-		next := yield
-		yield = func(c Config) bool { return c.Validate() != nil || next(c) }
-	}
+	// The enumeration follows the layout rules above; the model's own (widths TP must divide,
+	// what MoE layers, latent attention, context parallelism and FP8 support) have one home,
+	// Config.Validate, which every layout passes before it is yielded.
+	next := yield
+	yield = func(c Config) bool { return c.Validate() != nil || next(c) }
 	for _, cp := range cps {
 		for _, pr := range precs {
 			b := base
