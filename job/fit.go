@@ -45,12 +45,13 @@ func CollectiveFits(ranks []traces.RankSummary, net string) (*CollectiveFit, err
 			gpus = max(gpus, int(c.GroupSize))
 		}
 	}
-	build := func(latencyNs, gbit float64) (network.Model, []string, error) {
-		p := []string{fmt.Sprintf("latency_ns=%.6g", latencyNs), fmt.Sprintf("bandwidth_gbit_per_s=%.6g", gbit)}
+	build := func(latency units.Seconds, gbit float64) (network.Model, []string, error) {
+		p := []string{fmt.Sprintf("latency_ns=%.6g", float64(latency/units.Ns(1))), fmt.Sprintf("bandwidth_gbit_per_s=%.6g", gbit)}
 		m, _, err := buildNetwork(nil, NetworkChoice{Name: alphabeta.Name, Params: p}, network.Env{GPUs: gpus})
 		return m, p, err
 	}
-	const a1, a2, b1 = 1e3, 2e3, 100.0 // ns, ns, Gb/s: two latencies at one bandwidth
+	// Probes, not parameters: two latencies at one bandwidth.
+	a1, a2, b1 := units.Us(1), units.Us(2), 100.0
 	m1, _, err := build(a1, b1)
 	if err != nil {
 		return nil, err
@@ -73,8 +74,8 @@ func CollectiveFits(ranks []traces.RankSummary, net string) (*CollectiveFit, err
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			k := float64(t2.Total-t1.Total) / ((a2 - a1) * 1e-9)            // steps
-			cb := (float64(t1.Total) - k*a1*1e-9) * float64(units.Gbps(b1)) // bytes per rank
+			k := float64((t2.Total - t1.Total) / (a2 - a1))                     // steps
+			cb := (float64(t1.Total) - k*float64(a1)) * float64(units.Gbps(b1)) // bytes per rank
 			xs = append(xs, sample{k, cb, float64(units.Ns(float64(c.MinNs)))})
 			sizes[c.Bytes] = true
 		}
@@ -105,8 +106,8 @@ func CollectiveFits(ranks []traces.RankSummary, net string) (*CollectiveFit, err
 		return nil, errs.Usage("trace fit: the collectives' times do not grow with their sizes; no bandwidth fits")
 	}
 	fit := &CollectiveFit{Network: alphabeta.Name, Alpha: units.Seconds(alpha), Bandwidth: units.BytesPerSecond(1 / inv)}
-	gbit := float64(fit.Bandwidth) * 8 / 1e9
-	m, p, err := build(alpha*1e9, gbit)
+	gbit := fit.Bandwidth.Gbit()
+	m, p, err := build(units.Seconds(alpha), gbit)
 	if err != nil {
 		return nil, err
 	}

@@ -480,7 +480,7 @@ errors, then price every collective with the fitted parameters. The parameters p
 			}
 			if f == formatTable {
 				fmt.Fprintf(w, "%s: %s fitted to %d collectives: α %v, bandwidth %v (%.4g Gb/s); MAPE %.1f%% against the fastest calls\n",
-					filepath.Base(tf.Path), fit.Network, fit.Used, fit.Alpha, fit.Bandwidth, float64(fit.Bandwidth)*8/1e9, 100*fit.MAPE)
+					filepath.Base(tf.Path), fit.Network, fit.Used, fit.Alpha, fit.Bandwidth, fit.Bandwidth.Gbit(), 100*fit.MAPE)
 				fmt.Fprintf(w, "  --net %s", fit.Network)
 				for _, p := range fit.Params {
 					fmt.Fprintf(w, " --net-param %s", p)
