@@ -71,33 +71,10 @@ func (s Spec) ExpertsPerGPU() int { return s.Experts / s.EP }
 
 // ExpertParams is one expert's parameters: two weight matrices (three when gated) and their
 // biases.
-func (s Spec) ExpertParams(h int) float64 { return s.ffnParams(h, s.ExpertHidden) }
+func (s Spec) ExpertParams(h int) float64 { return s.ExpertParamsTP(h, 1) }
 
 // SharedParams is the shared experts' parameters (an FFN of width SharedHidden).
-func (s Spec) SharedParams(h int) float64 {
-	if s.SharedHidden == 0 {
-		return 0
-	}
-	return s.ffnParams(h, s.SharedHidden)
-}
-
-// ffnParams is an FFN of width f in the experts' form.
-func (s Spec) ffnParams(h, f int) float64 { return s.ffnParamsTP(h, f, 1) }
-
-// ffnParamsTP is one of t tensor-parallel ranks' share of an FFN of width f in the experts' form:
-// fc1 column-parallel (weights and bias split), fc2 row-parallel (weights split, bias
-// replicated), as Megatron-LM's dense MLP (Shoeybi et al. 2019 §3).
-func (s Spec) ffnParamsTP(h, f, t int) float64 {
-	p := 2 * float64(h) * float64(f)
-	if s.Gated {
-		p += float64(h) * float64(f)
-	}
-	p /= float64(t)
-	if !s.NoBias {
-		p += float64(s.fc1Width(f))/float64(t) + float64(h)
-	}
-	return p
-}
+func (s Spec) SharedParams(h int) float64 { return s.SharedParamsTP(h, 1) }
 
 // ExpertParamsTP is one expert's parameters on one of t tensor-parallel ranks (Megatron-Core's
 // expert tensor parallelism of the tensor-parallel degree, expert_tensor_parallel_size's
@@ -112,6 +89,33 @@ func (s Spec) SharedParamsTP(h, t int) float64 {
 	return s.ffnParamsTP(h, s.SharedHidden, t)
 }
 
+// ffnMatrices is one of t tensor-parallel ranks' share of the weight matrices of an FFN of width
+// f in the experts' form: h·f in, f·h out, and h·f more for the gate.
+func (s Spec) ffnMatrices(h, f, t int) float64 {
+	p := 2 * float64(h) * float64(f)
+	if s.Gated {
+		p += float64(h) * float64(f)
+	}
+	return p / float64(t)
+}
+
+// ffnParamsTP is one of t tensor-parallel ranks' share of an FFN of width f in the experts' form:
+// fc1 column-parallel (weights and bias split), fc2 row-parallel (weights split, bias
+// replicated), as Megatron-LM's dense MLP (Shoeybi et al. 2019 §3).
+func (s Spec) ffnParamsTP(h, f, t int) float64 {
+	p := s.ffnMatrices(h, f, t)
+	if !s.NoBias {
+		p += float64(s.fc1Width(f))/float64(t) + float64(h)
+	}
+	return p
+}
+
+// LinearPerGPU is the weight-matrix parameters of one GPU's experts (its E/EP routed experts
+// and the shared ones, 1/t of each): what FP8 training keeps an FP8 copy and transpose of.
+func (s Spec) LinearPerGPU(h, t int) float64 {
+	return float64(s.ExpertsPerGPU())*s.ffnMatrices(h, s.ExpertHidden, t) + s.ffnMatrices(h, s.SharedHidden, t)
+}
+
 // fc1Width is the first GEMM's output width of an FFN of width f in the experts' form: f, or 2·f
 // (gate and up) when gated.
 func (s Spec) fc1Width(f int) int {
@@ -119,22 +123,6 @@ func (s Spec) fc1Width(f int) int {
 		return 2 * f
 	}
 	return f
-}
-
-// LinearPerGPU is the weight-matrix parameters of one GPU's experts (its E/EP routed experts
-// and the shared ones, 1/t of each): what FP8 training keeps an FP8 copy and transpose of.
-func (s Spec) LinearPerGPU(h, t int) float64 {
-	m := func(f int) float64 { // one FFN's matrices
-		if f == 0 {
-			return 0
-		}
-		n := 2 * float64(h) * float64(f)
-		if s.Gated {
-			n += float64(h) * float64(f)
-		}
-		return n / float64(t)
-	}
-	return float64(s.ExpertsPerGPU())*m(s.ExpertHidden) + m(s.SharedHidden)
 }
 
 // RouterParams is the router's h × E weight.
