@@ -6,11 +6,12 @@ import (
 )
 
 // commKernel recognises a device kernel that is communication, not computation: its library and
-// the collective it runs ("" when the kernel's args or its name's own words name it, as NCCL's).
-// Rules are tried in order; the first that matches wins.
+// the collective it runs. Rules are tried in order; the first that matches wins.
 type commKernel struct {
-	library    string
-	match      *regexp.Regexp
+	library string
+	screen  string // a substring every name the rule matches holds (a cheap test first)
+	match   *regexp.Regexp
+	// collective is "" when the kernel's args or its name's own words name it, as NCCL's.
 	collective string
 }
 
@@ -27,11 +28,11 @@ type commKernel struct {
 //     multimem_one_shot_all_reduce_kernel; and vLLM's custom all-reduce, cross_device_reduce_…
 //     (vllm csrc/custom_all_reduce.cuh).
 var commKernels = []commKernel{
-	{"nccl", regexp.MustCompile(`(^|[ :])nccl`), ""},
-	{"deepep", regexp.MustCompile(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
-	{"nvshmem", regexp.MustCompile(`(^|[ :])nvshmem[ix]?_`), "other"},
-	{"symmetric_memory", regexp.MustCompile(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
-	{"vllm_custom_all_reduce", regexp.MustCompile(`cross_device_reduce_`), "all_reduce"},
+	{"nccl", "nccl", regexp.MustCompile(`(^|[ :])nccl`), ""},
+	{"deepep", "deep_ep::", regexp.MustCompile(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
+	{"nvshmem", "nvshmem", regexp.MustCompile(`(^|[ :])nvshmem[ix]?_`), "other"},
+	{"symmetric_memory", "_all_reduce_kernel", regexp.MustCompile(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
+	{"vllm_custom_all_reduce", "cross_device_reduce_", regexp.MustCompile(`cross_device_reduce_`), "all_reduce"},
 }
 
 // CommLibrary is the library of a communication kernel, or "" for a computation kernel.
@@ -43,14 +44,9 @@ func CommLibrary(name string) string {
 }
 
 func recogniseComm(name string) *commKernel {
-	// Cheap screen before the expressions: every rule's name holds one of these.
-	if !strings.Contains(name, "nccl") && !strings.Contains(name, "deep_ep") && !strings.Contains(name, "nvshmem") &&
-		!strings.Contains(name, "all_reduce") && !strings.Contains(name, "cross_device_reduce") {
-		return nil
-	}
 	for i := range commKernels {
-		if commKernels[i].match.MatchString(name) {
-			return &commKernels[i]
+		if r := &commKernels[i]; strings.Contains(name, r.screen) && r.match.MatchString(name) {
+			return r
 		}
 	}
 	return nil
