@@ -48,13 +48,28 @@ type Iteration struct {
 	CommFraction float64 `json:"comm_fraction"`
 }
 
-// Breakdown splits compute by phase and exposed communication by parallel dimension.
+// Breakdown splits compute by phase and exposed communication by parallel dimension: TP the
+// tensor- (and sequence-) parallel collectives, EP Mixture-of-Experts all-to-alls, MP the
+// model-parallel embedding tables' all-to-alls (DLRM), SP spatial parallelism's halos and
+// sharded layers, CP context parallelism's key/value ring, PP the pipeline's sends and its
+// embedding all-reduce, DP the gradient reduction (and ZeRO-2/3's per-layer traffic).
 type Breakdown struct {
 	Forward, Recompute, Backward, Optimizer units.Seconds
-	TP, PP, DP                              units.Seconds
+	TP, EP, MP, SP, CP, PP, DP              units.Seconds
 	// DPShared is the part of DP that links shared with the backward pass's traffic add
 	// (contention, doc.go; 0 on level models).
 	DPShared units.Seconds
+}
+
+// CommOrder is the order reports list the exposed communication in: the block collectives,
+// then the pipeline, then the gradients.
+var CommOrder = [partition.NumDims]partition.Dim{partition.DimTP, partition.DimEP, partition.DimMP,
+	partition.DimSP, partition.DimCP, partition.DimPP, partition.DimDP}
+
+// Comm is the exposed communication over dimension d.
+func (b *Breakdown) Comm(d partition.Dim) *units.Seconds {
+	return [partition.NumDims]*units.Seconds{partition.DimDP: &b.DP, partition.DimTP: &b.TP, partition.DimPP: &b.PP,
+		partition.DimEP: &b.EP, partition.DimMP: &b.MP, partition.DimSP: &b.SP, partition.DimCP: &b.CP}[d]
 }
 
 // StageTime is one pipeline stage's work per micro-batch: compute by phase and the exposed
@@ -150,7 +165,11 @@ func Estimate(in Input) (Result, error) {
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
 	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
-	r.Breakdown.TP = units.Seconds(mbs) * (c.comm - c.commDP)
+	for d, x := range c.commDim {
+		if d != int(partition.DimDP) {
+			*r.Breakdown.Comm(partition.Dim(d)) = units.Seconds(mbs) * x
+		}
+	}
 	// The pipeline fills and drains one model chunk at a time: p − 1 steps of the heaviest chunk
 	// ((p − 1)/v · T when every chunk weighs the same).
 	bubble := units.Seconds(pp-1) * heaviest
@@ -169,7 +188,7 @@ func Estimate(in Input) (Result, error) {
 		}
 		perIter = units.Max(perIter, st.perIterComm)
 	}
-	r.Breakdown.PP = perIter // the embedding-group all-reduce between the first and last stage
+	r.Breakdown.PP += perIter // the embedding-group all-reduce between the first and last stage
 	if p.P2P != nil && p.P2P.Group.Size > 1 {
 		// Blocking sends/receives: every transfer of the critical stage plus the 2(p−1) hops of
 		// pipeline fill and drain; overlapped ones expose only the hops (doc.go). A scatter/gather
@@ -197,8 +216,8 @@ func Estimate(in Input) (Result, error) {
 	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer
 	// ZeRO-2/3's per-layer data-parallel traffic is data-parallel communication, exposed on the
 	// critical stage every micro-batch.
-	r.Breakdown.DP += units.Seconds(mbs) * c.commDP
-	it.ExposedComm = r.Breakdown.TP + r.Breakdown.PP + r.Breakdown.DP
+	r.Breakdown.DP += units.Seconds(mbs) * c.commDim[partition.DimDP]
+	it.ExposedComm = r.Breakdown.TP + r.Breakdown.EP + r.Breakdown.MP + r.Breakdown.SP + r.Breakdown.CP + r.Breakdown.PP + r.Breakdown.DP
 	it.Bubble = bubble
 	it.Total = it.Compute + it.ExposedComm + it.Bubble
 	if it.Total > 0 {
@@ -336,10 +355,10 @@ func (e *estimate) price(c network.Collective) (network.Cost, error) {
 // stageTimes is one stage's work: per micro-batch compute and critical communication, per
 // iteration optimizer and gradient tail.
 type stageTimes struct {
-	fwd, recompute, bwd units.Seconds // compute per micro-batch
-	comm                units.Seconds // exposed tensor-parallel communication per micro-batch
-	commDP              units.Seconds // the part of comm over data-parallel groups (ZeRO-2/3's per-layer traffic)
-	commFwd, commBwd    units.Seconds // its forward and backward (and recomputation) parts
+	fwd, recompute, bwd units.Seconds                    // compute per micro-batch
+	comm                units.Seconds                    // exposed block communication per micro-batch
+	commDim             [partition.NumDims]units.Seconds // comm by parallel dimension (DP: ZeRO-2/3's per-layer traffic)
+	commFwd, commBwd    units.Seconds                    // its forward and backward (and recomputation) parts
 	optimizer           units.Seconds
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
 	dpShared            units.Seconds // of which links shared with the backward pass add
@@ -406,7 +425,8 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 				}
 			}
 		}
-		var commFwd, commBwd, commDP units.Seconds
+		var commFwd, commBwd units.Seconds
+		var commDim [partition.NumDims]units.Seconds
 		// Collectives hidden behind the same op share it: their summed time beyond the op's is
 		// exposed, split in proportion to their times.
 		costs := e.costs[:0]
@@ -441,9 +461,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 			} else {
 				commBwd += exposed
 			}
-			if c.Dim == partition.DimDP {
-				commDP += exposed
-			}
+			commDim[c.Dim] += exposed
 			n := c.Count * b.Repeat * mbs
 			t.colls = appendColl(t.colls, CollectiveTime{Name: c.Name, Kind: c.Op, Dim: c.Dim, Phase: c.Phase, Bytes: c.Bytes,
 				Group: c.Group.Size, Stride: c.Group.Stride, Count: n, Cost: cost,
@@ -453,7 +471,9 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		t.recompute += rep * rc
 		t.bwd += rep * bwd
 		t.comm += rep * (commFwd + commBwd)
-		t.commDP += rep * commDP
+		for d, x := range commDim {
+			t.commDim[d] += rep * x
+		}
 		t.commFwd += rep * commFwd
 		t.commBwd += rep * commBwd
 		repBwd[bi] = rc + bwd + commBwd

@@ -312,3 +312,30 @@ func TestEmptyInputs(t *testing.T) {
 		t.Error("missing profile accepted")
 	}
 }
+
+// Each block collective's exposed time lands in its own dimension's part of the breakdown:
+// one critical collective of b bytes per dimension, 2 micro-batches × 4 layers × b s each.
+func TestBreakdownByDimension(t *testing.T) {
+	p := simplePlan()
+	b := &p.Stages[0].Blocks[0]
+	bytes := map[partition.Dim]units.Bytes{partition.DimTP: 0.5, partition.DimEP: 1, partition.DimMP: 2, partition.DimSP: 3, partition.DimCP: 5}
+	b.Collectives = b.Collectives[:0]
+	for d, s := range bytes {
+		b.Collectives = append(b.Collectives, partition.Collective{Name: d.String(), Collective: network.Collective{Op: network.AllToAll,
+			Bytes: s, Group: network.Group{Size: 2, Stride: 1}}, Dim: d, Phase: partition.Forward, Count: 1})
+	}
+	r, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for d, s := range bytes {
+		if got := float64(*r.Breakdown.Comm(d)); !near(got, 8*float64(s)) {
+			t.Errorf("%s exposure %g s, want 2 × 4 × %g s", d.Title(), got, float64(s))
+		}
+		sum += 8 * float64(s)
+	}
+	if !near(float64(r.Iteration.ExposedComm), sum) {
+		t.Errorf("exposed communication %v, want the parts' sum %g s", r.Iteration.ExposedComm, sum)
+	}
+}

@@ -107,11 +107,19 @@ const (
 	DimMP            // model parallel embedding tables (DLRM all-to-all)
 	DimSP            // spatial (operator) parallel: halo exchange, sharded dense layers
 	DimCP            // context parallel: the keys and values passed around the ring
+	// NumDims is the number of dimensions (for arrays indexed by Dim).
+	NumDims
 )
 
-var dimNames = []string{"dp", "tp", "pp", "ep", "mp", "sp", "cp"}
+var dimNames = [NumDims]string{"dp", "tp", "pp", "ep", "mp", "sp", "cp"}
 
 func (d Dim) String() string { return dimNames[d] }
+
+var dimTitles = [NumDims]string{"data parallel", "tensor parallel", "pipeline", "expert parallel",
+	"embedding model parallel", "spatial parallel", "context parallel"}
+
+// Title names the dimension in prose ("expert parallel").
+func (d Dim) Title() string { return dimTitles[d] }
 
 // MarshalText renders the dimension name in JSON.
 func (d Dim) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

@@ -56,7 +56,9 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 		Breakdown: breakdownDoc{
 			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
 			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
-			TPCommS: float64(res.Breakdown.TP), PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
+			TPCommS: float64(res.Breakdown.TP), EPCommS: float64(res.Breakdown.EP), MPCommS: float64(res.Breakdown.MP),
+			SPCommS: float64(res.Breakdown.SP), CPCommS: float64(res.Breakdown.CP),
+			PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
 			DPSharedS: float64(res.Breakdown.DPShared),
 			Stage:     res.Stage,
 		},
@@ -144,6 +146,10 @@ type breakdownDoc struct {
 	BackwardS  float64 `json:"backward_s"`
 	OptimizerS float64 `json:"optimizer_s"`
 	TPCommS    float64 `json:"tp_comm_s"`
+	EPCommS    float64 `json:"ep_comm_s"`
+	MPCommS    float64 `json:"mp_comm_s"`
+	SPCommS    float64 `json:"sp_comm_s"`
+	CPCommS    float64 `json:"cp_comm_s"`
 	PPCommS    float64 `json:"pp_comm_s"`
 	DPCommS    float64 `json:"dp_comm_s"`
 	// DPSharedS is the part of DPCommS that links shared with the backward pass add.
@@ -375,11 +381,20 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))
 	bd := res.Breakdown
 	row("  compute", fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer))
-	dp := bd.DP.String()
-	if bd.DPShared > 0 {
-		dp += fmt.Sprintf(" (%v of it from links shared with the backward pass)", bd.DPShared)
+	// Every dimension with exposed time, and always the pipeline and the gradients.
+	var comm []string
+	for _, d := range estimator.CommOrder {
+		x := *bd.Comm(d)
+		if x == 0 && d != partition.DimPP && d != partition.DimDP {
+			continue
+		}
+		s := fmt.Sprintf("%s %v", d.Title(), x)
+		if d == partition.DimDP && bd.DPShared > 0 {
+			s += fmt.Sprintf(" (%v of it from links shared with the backward pass)", bd.DPShared)
+		}
+		comm = append(comm, s)
 	}
-	row("  exposed comm", fmt.Sprintf("tensor/model parallel %v, pipeline %v, data parallel %s", bd.TP, bd.PP, dp))
+	row("  exposed comm", strings.Join(comm, ", "))
 	tta := res.TimeToAccuracy.String()
 	if res.Setup > 0 {
 		tta += fmt.Sprintf(" (with the network's set-up, %v once per job)", res.Setup)
