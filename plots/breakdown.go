@@ -2,18 +2,13 @@ package plots
 
 import (
 	"fmt"
-	"image/color"
-	"io"
-	"path/filepath"
-	"strings"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/estimator"
-	"github.com/ddlest/ddlest/internal/atomicfile"
-	"github.com/ddlest/ddlest/internal/errs"
 )
 
 // Segment is one part of a stacked bar.
@@ -28,109 +23,145 @@ type Bar struct {
 	Segments []Segment
 }
 
-// BreakdownBar splits an estimate's iteration the way the estimator does: the segments add up to
-// Iteration.Total.
+// BreakdownBar splits an estimate's iteration the way the estimator does: compute by phase,
+// exposed communication by parallel dimension (estimator.CommOrder, each named for what it is),
+// the pipeline bubble. The segments add up to Iteration.Total.
 func BreakdownBar(label string, r estimator.Result) Bar {
 	b := r.Breakdown
-	return Bar{Label: label, Segments: []Segment{
-		{"forward", float64(b.Forward)},
-		{"recompute", float64(b.Recompute)},
-		{"backward", float64(b.Backward)},
-		{"optimizer", float64(b.Optimizer)},
-		{"TP comm", float64(b.TP)},
-		{"PP comm", float64(b.PP)},
-		{"DP comm", float64(b.DP)},
-		{"bubble", float64(r.Iteration.Bubble)},
-	}}
+	segs := make([]Segment, 0, 6+len(estimator.CommOrder))
+	segs = append(segs, Segment{"forward", float64(b.Forward)}, Segment{"recompute", float64(b.Recompute)},
+		Segment{"backward", float64(b.Backward)}, Segment{"optimizer", float64(b.Optimizer)})
+	for _, d := range estimator.CommOrder {
+		segs = append(segs, Segment{d.Title() + " comm", float64(*b.Comm(d))})
+	}
+	segs = append(segs, Segment{"pipeline bubble", float64(r.Iteration.Bubble)})
+	return Bar{Label: label, Segments: segs}
 }
 
-// Breakdown draws bars of stacked segments (seconds). Every bar must have the same segment names
-// in the same order.
-func Breakdown(title string, bars []Bar) (*plot.Plot, error) {
-	charts, err := breakdownCharts(bars)
+// Breakdown draws iterations as bars of stacked segments (Bars of "time per iteration").
+func Breakdown(title, xLabel string, bars []Bar) (Figure, error) {
+	return Bars(title, xLabel, "time per iteration", bars)
+}
+
+// Bars draws bars of stacked segments, each bar's total written above it, in the time unit its
+// tallest bar reads best in. Every bar must have the same segment names in the same order; a
+// segment that is zero in every bar is left out (of the bars and the legend). xLabel names what
+// the bars are (network, target loss, …), quantity what they measure.
+func Bars(title, xLabel, quantity string, bars []Bar) (Figure, error) {
+	charts, names, err := breakdownCharts(bars)
 	if err != nil {
-		return nil, err
+		return Figure{}, err
 	}
+	max := 0.0
+	for _, b := range bars {
+		max = math.Max(max, total(b))
+	}
+	scale, unit := TimeUnit(max)
 	p := plot.New()
 	p.Title.Text = title
-	p.Y.Label.Text = "time per iteration (s)"
-	p.Legend.Top = true
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = fmt.Sprintf("%s (%s)", quantity, unit)
+	p.Y.Min, p.Y.Max = 0, 1.12*max/scale // room for the totals
 	var labels []string
 	for _, b := range bars {
 		labels = append(labels, b.Label)
 	}
 	p.NominalX(labels...)
-	for i, c := range charts {
-		p.Add(c)
-		p.Legend.Add(bars[0].Segments[i].Name, c)
+	if len(bars) > 5 { // long labels of many bars would run into each other
+		p.X.Tick.Label.Rotation, p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = math.Pi/6, -1, -0.5
 	}
-	return p, nil
+	f := Figure{Panels: []*plot.Plot{p}, Legend: plot.NewLegend(), Legended: true, Bars: len(bars)}
+	for _, c := range charts {
+		for j := range c.Values {
+			c.Values[j] /= scale
+		}
+		p.Add(c)
+	}
+	// The legend lists the top segment first, as it is stacked.
+	for i := len(charts) - 1; i >= 0; i-- {
+		f.Legend.Add(names[i], charts[i])
+	}
+	tot := plotter.XYLabels{}
+	for i, b := range bars {
+		t := total(b)
+		tot.XYs = append(tot.XYs, plotter.XY{X: float64(i), Y: t / scale})
+		tot.Labels = append(tot.Labels, fmt.Sprintf("%.3g %s", t/scale, unit))
+	}
+	l, err := plotter.NewLabels(tot)
+	if err != nil {
+		return Figure{}, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = -0.5, 0
+		if len(bars) > 5 {
+			l.TextStyle[i].Font.Size = 8
+		}
+	}
+	l.Offset = vg.Point{Y: 2}
+	p.Add(l)
+	return f, nil
 }
 
-// breakdownCharts builds one stacked bar chart per segment.
-func breakdownCharts(bars []Bar) ([]*plotter.BarChart, error) {
+// total is a bar's height in seconds.
+func total(b Bar) float64 {
+	s := 0.0
+	for _, x := range b.Segments {
+		s += x.Seconds
+	}
+	return s
+}
+
+// breakdownCharts builds one stacked bar chart (in seconds) per segment that is not zero in
+// every bar, and returns them with their names.
+func breakdownCharts(bars []Bar) ([]*plotter.BarChart, []string, error) {
 	if len(bars) == 0 {
-		return nil, fmt.Errorf("plots: no bars")
+		return nil, nil, fmt.Errorf("plots: no bars")
 	}
 	n := len(bars[0].Segments)
 	for _, b := range bars {
 		if len(b.Segments) != n {
-			return nil, fmt.Errorf("plots: bar %q has %d segments, want %d", b.Label, len(b.Segments), n)
+			return nil, nil, fmt.Errorf("plots: bar %q has %d segments, want %d", b.Label, len(b.Segments), n)
 		}
 		for i, s := range b.Segments {
 			if s.Name != bars[0].Segments[i].Name {
-				return nil, fmt.Errorf("plots: bar %q segment %d is %q, want %q", b.Label, i, s.Name, bars[0].Segments[i].Name)
+				return nil, nil, fmt.Errorf("plots: bar %q segment %d is %q, want %q", b.Label, i, s.Name, bars[0].Segments[i].Name)
+			}
+			if !(s.Seconds >= 0) || math.IsInf(s.Seconds, 0) {
+				return nil, nil, fmt.Errorf("plots: bar %q segment %q is %g s", b.Label, s.Name, s.Seconds)
 			}
 		}
 	}
-	var charts []*plotter.BarChart
+	var names []string
+	var kept []int
 	for i := 0; i < n; i++ {
+		for _, b := range bars {
+			if b.Segments[i].Seconds > 0 {
+				names, kept = append(names, bars[0].Segments[i].Name), append(kept, i)
+				break
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, fmt.Errorf("plots: every segment of every bar is zero")
+	}
+	cols := colours(names)
+	width := vg.Points(math.Min(60, math.Max(14, 300/float64(len(bars)))))
+	var charts []*plotter.BarChart
+	for k, i := range kept {
 		vals := make(plotter.Values, len(bars))
 		for j, b := range bars {
 			vals[j] = b.Segments[i].Seconds
 		}
-		c, err := plotter.NewBarChart(vals, vg.Points(28))
+		c, err := plotter.NewBarChart(vals, width)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c.LineStyle.Width = 0
-		c.Color = palette[i%len(palette)]
-		if i > 0 {
-			c.StackOn(charts[i-1])
+		c.Color = cols[k]
+		if k > 0 {
+			c.StackOn(charts[k-1])
 		}
 		charts = append(charts, c)
 	}
-	return charts, nil
-}
-
-// palette is the Okabe–Ito colour-blind-safe palette (Okabe & Ito 2008), eight colours, one per
-// breakdown segment.
-var palette = []color.Color{
-	color.RGBA{0x00, 0x72, 0xB2, 0xff}, color.RGBA{0x56, 0xB4, 0xE9, 0xff}, color.RGBA{0x00, 0x9E, 0x73, 0xff},
-	color.RGBA{0xF0, 0xE4, 0x42, 0xff}, color.RGBA{0xD5, 0x5E, 0x00, 0xff}, color.RGBA{0xCC, 0x79, 0xA7, 0xff},
-	color.RGBA{0xE6, 0x9F, 0x00, 0xff}, color.RGBA{0x00, 0x00, 0x00, 0xff},
-}
-
-// Formats are the image formats Save writes, by file extension.
-var Formats = []string{".png", ".svg", ".pdf"}
-
-// Save writes p to path in the format its extension names, atomically (temporary file, then
-// rename): a failure leaves no partial file.
-func Save(p *plot.Plot, path string, w, h vg.Length) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	ok := false
-	for _, f := range Formats {
-		ok = ok || f == ext
-	}
-	if !ok {
-		return errs.Usage("--plot %q: unknown image format %q; valid: %s", path, ext, strings.Join(Formats, ", "))
-	}
-	wt, err := p.WriterTo(w, h, ext[1:])
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(out io.Writer) error {
-		_, err := wt.WriteTo(out)
-		return err
-	})
+	return charts, names, nil
 }

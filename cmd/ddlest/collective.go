@@ -16,6 +16,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -27,6 +28,7 @@ type collectiveFlags struct {
 	noReduce                     bool
 	network                      netFlags
 	format                       format
+	plot                         *plotFlags
 }
 
 func newCollectiveCommand() *cobra.Command {
@@ -52,6 +54,9 @@ column names the resource that limits the slowest step.`,
   ddlest collective --net-preset sipac-512 --gpus 512 --pattern one-to-all --size 1MB`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.plot.check(); err != nil {
+				return err
+			}
 			o, err := f.toOptions()
 			if err != nil {
 				return err
@@ -65,6 +70,23 @@ column names the resource that limits the slowest step.`,
 			rows, err := job.Collectives(o)
 			if err != nil {
 				return err
+			}
+			if f.plot.on() {
+				pts := make([]plots.CollectivePoint, len(rows))
+				for i, r := range rows {
+					name := r.Op.String()
+					if r.Pattern != "" {
+						name = r.Pattern
+					}
+					pts[i] = plots.CollectivePoint{Name: name, Network: r.Network, GPUs: r.GPUs, Bytes: r.Bytes, Cost: r.Cost}
+				}
+				fig, err := plots.Collectives(pts)
+				if err != nil {
+					return err
+				}
+				if err := f.plot.save(fig); err != nil {
+					return err
+				}
 			}
 			return writeCollectives(cmd.OutOrStdout(), rows, f.format)
 		},
@@ -90,6 +112,7 @@ column names the resource that limits the slowest step.`,
 	fs.StringVar(&f.gpu, "gpu", roofline.DefaultGPU, "GPU that performs the local reductions (roofline; default the cluster's with --cluster)")
 	fs.BoolVar(&f.noReduce, "no-reduce-compute", false, "price no local reductions at the receivers (the WRHT paper prices none)")
 	fs.StringVar(&f.dtype, "dtype", "fp16", "element type: "+strings.Join(dtype.Names(), ", "))
+	f.plot = addPlotFlags(cmd, "completion time against size (several sizes), GPUs (several job sizes) or per operation")
 	addFormatFlag(cmd, &f.format)
 	_ = cmd.RegisterFlagCompletionFunc("op", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append(opNames(), "all"), cobra.ShellCompDirectiveNoFileComp

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/moe"
@@ -29,7 +28,7 @@ entry of --format json is the workload command's own document.`,
 	}
 	for _, w := range jobWorkloads {
 		var nets, clusters []string
-		var baseline, plotPath string
+		var baseline string
 		var f format
 		cmd := &cobra.Command{Use: w.use, Short: "compare " + w.short + " across networks or clusters", Args: noArgs,
 			Example: "  ddlest compare " + w.use + exampleModel(w) + " --nets superpod,torus,ideal"}
@@ -38,9 +37,12 @@ entry of --format json is the workload command's own document.`,
 		cmd.Flags().StringSliceVar(&nets, "nets", nil, "networks to compare, comma-separated: each a network model or preset (ddlest nets), with its own parameters as NAME:KEY=VALUE[:KEY=VALUE…]; --net-param applies to every entry")
 		cmd.Flags().StringSliceVar(&clusters, "clusters", nil, "cluster presets to compare (ddlest clusters), comma-separated")
 		cmd.Flags().StringVar(&baseline, "baseline", "", "entry the speed-ups are relative to (default: the first)")
-		cmd.Flags().StringVar(&plotPath, "plot", "", "also draw the iteration breakdowns side by side to this image (.png, .svg or .pdf)")
+		pf := addPlotFlags(cmd, "the iteration breakdowns side by side")
 		addFormatFlag(cmd, &f)
 		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+			if err := pf.check(); err != nil {
+				return err
+			}
 			entries, key := nets, "network"
 			switch {
 			case len(nets) > 0 && len(clusters) > 0:
@@ -79,16 +81,17 @@ entry of --format json is the workload command's own document.`,
 					return usagef("--baseline %q is not compared; valid: %s", baseline, strings.Join(entries, ", "))
 				}
 			}
-			if plotPath != "" {
+			if pf.on() {
+				title, labels := barsTitle(key+"s", entries, reps)
 				bars := make([]plots.Bar, len(reps))
 				for i, r := range reps {
-					bars[i] = plots.BreakdownBar(entries[i], r.Result)
+					bars[i] = reportBar(labels[i], r)
 				}
-				p, err := plots.Breakdown(fmt.Sprintf("%s, %d GPUs", w.use, reps[0].Plan.Layout.GPUs), bars)
+				fig, err := plots.Breakdown(title, key, bars)
 				if err != nil {
 					return err
 				}
-				if err := plots.Save(p, plotPath, vg.Length(2+1.2*float64(len(bars)))*vg.Inch, 4*vg.Inch); err != nil {
+				if err := pf.save(fig); err != nil {
 					return err
 				}
 			}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 
-	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/plots"
 )
@@ -39,7 +36,6 @@ Every flag sets one key of the job (see --format json); --set key=value sets any
 // workloadCommand is a workload command: flags generated from its job (the model preset's
 // defaults shown), the run, the rendering.
 func workloadCommand(use, workload, model, short, long, example string, extra ...func(*cobra.Command, *jobFlags)) *cobra.Command {
-	var plotPath string
 	var f format
 	cmd := &cobra.Command{Use: use, Short: short, Long: long, Example: example, Args: noArgs}
 	fs := cmd.Flags()
@@ -48,9 +44,12 @@ func workloadCommand(use, workload, model, short, long, example string, extra ..
 	for _, x := range extra {
 		x(cmd, jf)
 	}
-	fs.StringVar(&plotPath, "plot", "", "also draw the iteration breakdown to this image (.png, .svg or .pdf)")
+	pf := addPlotFlags(cmd, "the iteration breakdown")
 	addFormatFlag(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := pf.check(); err != nil {
+			return err
+		}
 		j, err := jf.build()
 		if err != nil {
 			return err
@@ -59,43 +58,44 @@ func workloadCommand(use, workload, model, short, long, example string, extra ..
 		if err != nil {
 			return jf.flagNames(err)
 		}
-		return renderJob(rep, f, plotPath, cmd.OutOrStdout())
+		return renderJob(rep, f, pf, cmd.OutOrStdout())
 	}
 	return cmd
 }
 
-// renderJob renders a report of any workload.
-func renderJob(rep *job.Report, f format, plotPath string, w io.Writer) error {
-	if rep.Transformer != nil {
-		return renderMegatron(rep, f, plotPath, w)
-	}
-	return emitReport(rep, f, plotPath, w)
-}
-
-// renderMegatron draws the optional plot (first, so a bad path leaves no output) and writes the
-// report.
-func renderMegatron(rep *job.Report, f format, plotPath string, w io.Writer) error {
-	if plotPath != "" {
-		label := "explicit"
-		name := "Megatron"
-		if rep.Preset != "" {
-			name = rep.Preset
-		}
-		title := fmt.Sprintf("%s %s, %d GPUs, %s", name, units.Count(rep.Params), rep.Config.GPUs(), rep.Network)
-		if rep.Preset != "" {
-			label = rep.Preset
-		}
-		if rep.Target != nil {
-			label = "loss " + ftoa(rep.Target.Loss)
-		}
-		p, err := plots.Breakdown(title, []plots.Bar{plots.BreakdownBar(label, rep.Result)})
+// renderJob draws the optional plot (first, so a bad path leaves no output) and renders a
+// report of any workload.
+func renderJob(rep *job.Report, f format, pf *plotFlags, w io.Writer) error {
+	if pf.on() {
+		fig, err := plots.Breakdown(reportTitle(rep), "", []plots.Bar{reportBar(jobLabel(rep), rep)})
 		if err != nil {
 			return err
 		}
-		if err := plots.Save(p, plotPath, 5*vg.Inch, 4*vg.Inch); err != nil {
+		if err := pf.save(fig); err != nil {
 			return err
 		}
 	}
+	if rep.Transformer != nil {
+		return renderMegatron(rep, f, w)
+	}
+	return writeReport(w, rep, f)
+}
+
+// jobLabel is a report's bar label: the target loss, the preset or the model.
+func jobLabel(rep *job.Report) string {
+	switch {
+	case rep.Transformer != nil && rep.Target != nil:
+		return "loss " + ftoa(rep.Target.Loss)
+	case rep.Transformer != nil && rep.Preset != "":
+		return rep.Preset
+	case rep.Transformer != nil:
+		return "explicit"
+	}
+	return rep.Model
+}
+
+// renderMegatron writes a transformer report.
+func renderMegatron(rep *job.Report, f format, w io.Writer) error {
 	switch f {
 	case formatJSON:
 		return writeJSON(w, jobJSON(rep))

@@ -12,9 +12,11 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/plots"
 )
 
 func newRunCommand() *cobra.Command {
+	var pf *plotFlags
 	var f format
 	var sets []string
 	cmd := &cobra.Command{
@@ -35,7 +37,11 @@ workload command writes is a job plus its report, so it runs again here with the
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
-			for i, path := range args {
+			if err := pf.check(); err != nil {
+				return err
+			}
+			var reps []*job.Report
+			for _, path := range args {
 				j, err := job.Load(path)
 				if err != nil {
 					return err
@@ -53,16 +59,34 @@ workload command writes is a job plus its report, so it runs again here with the
 				if err != nil {
 					return fmt.Errorf("%s: %w", path, keyNames(j, err))
 				}
+				reps = append(reps, rep)
+			}
+			if pf.on() { // first, so a bad path leaves no output
+				title, labels := barsTitle("jobs", args, reps)
+				bars := make([]plots.Bar, len(reps))
+				for i, r := range reps {
+					bars[i] = reportBar(labels[i], r)
+				}
+				fig, err := plots.Breakdown(title, "job file", bars)
+				if err != nil {
+					return err
+				}
+				if err := pf.save(fig); err != nil {
+					return err
+				}
+			}
+			for i, rep := range reps {
 				if i > 0 && f == formatTable {
 					fmt.Fprintln(w)
 				}
-				if err := renderJob(rep, f, "", w); err != nil {
+				if err := renderJob(rep, f, nil, w); err != nil {
 					return err
 				}
 			}
 			return nil
 		},
 	}
+	pf = addPlotFlags(cmd, "the jobs' iteration breakdowns side by side")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "set a key of every job, key=value (repeatable), e.g. execution.tp=8")
 	addFormatFlag(cmd, &f)
 	return cmd

@@ -4,18 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ddlest/ddlest/internal/atomicfile"
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/rows"
 	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/plots"
 )
 
 func newSweepCommand() *cobra.Command {
@@ -99,6 +103,7 @@ type sweepFlags struct {
 	grids   []string
 	workers int
 	out     string
+	plot    *plotFlags
 }
 
 func (o *sweepFlags) add(cmd *cobra.Command) {
@@ -106,6 +111,7 @@ func (o *sweepFlags) add(cmd *cobra.Command) {
 	fs.StringArrayVar(&o.grids, "grid", nil, "swept key and values, key=v1,v2,… (repeatable; keys as in --set)")
 	fs.IntVar(&o.workers, "workers", 0, "points run at once (0: every core)")
 	fs.StringVar(&o.out, "out", "", "write the rows to this file, .csv or .parquet (default: CSV on standard output)")
+	o.plot = addPlotFlags(cmd, "iteration time against the last --grid key, one line per value of the others,")
 }
 
 func (o *sweepFlags) grid() (job.Grid, error) {
@@ -126,6 +132,9 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	}
 	if ext := strings.ToLower(filepath.Ext(o.out)); o.out != "" && ext != ".csv" && ext != ".parquet" {
 		return usagef("--out %s: the sweep writes CSV or parquet; name a .csv or .parquet file", o.out)
+	}
+	if err := o.plot.check(); err != nil {
+		return err
 	}
 	if err := base.Validate(); err != nil {
 		return err
@@ -150,6 +159,7 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 	head = append(head, job.RowColumns(cols)...)
 	parquetOut := strings.EqualFold(filepath.Ext(o.out), ".parquet")
 	keys := newKeyNamer(base) // reasons name the job's keys, as the grid does
+	var points []plots.GridPoint
 	write := func(w io.Writer) error {
 		var rw rows.Writer
 		var err error
@@ -163,6 +173,13 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 		}
 		row := make([]job.Cell, 0, len(head))
 		sum, err = job.Sweep(ctx, base, g, job.SweepOptions{Workers: o.workers, Progress: progress}, func(p *job.Point) error {
+			if o.plot.on() {
+				y := math.NaN()
+				if p.Report != nil {
+					y = float64(p.Report.Result.Iteration.Total)
+				}
+				points = append(points, plots.GridPoint{Values: slices.Clone(p.Values), Y: y})
+			}
 			row = row[:0]
 			for _, v := range p.Values {
 				row = append(row, job.Cell{Kind: rows.Text, Text: v})
@@ -205,6 +222,17 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 		return err
 	}
 	fmt.Fprintf(stderr, "sweep: %d points: %d ok, %d infeasible, %d invalid\n", sum.Points, sum.OK, sum.Infeasible, sum.Invalid)
+	if o.plot.on() {
+		if sum.OK == 0 {
+			return errs.Infeasible("", "sweep --plot: no point of the grid ran; nothing to draw")
+		}
+		fig, err := plots.Grid(fmt.Sprintf("sweep of %s: %d of %d points ran", base.Workload, sum.OK, sum.Points),
+			g.Keys(), points, "time per iteration", true)
+		if err != nil {
+			return err
+		}
+		return o.plot.save(fig)
+	}
 	return nil
 }
 

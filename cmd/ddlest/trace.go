@@ -16,6 +16,7 @@ import (
 	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
+	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/traces"
 )
 
@@ -124,6 +125,7 @@ func newTraceShowCommand() *cobra.Command {
 	var top int
 	var f format
 	var stepsFlag string
+	var pf *plotFlags
 	cmd := &cobra.Command{
 		Use:     "show FILE.parquet",
 		Short:   "Per rank: step time, compute vs communication vs idle, top kernels, collectives with bus bandwidth",
@@ -137,14 +139,27 @@ func newTraceShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := pf.check(); err != nil {
+				return err
+			}
 			tf, ranks, err := summarizeSteps(args[0], sel)
 			if err != nil {
 				return err
 			}
 			defer tf.Close()
+			if pf.on() {
+				fig, err := plots.TraceRanks(filepath.Base(args[0]), ranks)
+				if err != nil {
+					return err
+				}
+				if err := pf.save(fig); err != nil {
+					return err
+				}
+			}
 			return writeTraceShow(cmd.OutOrStdout(), tf, ranks, top, f)
 		},
 	}
+	pf = addPlotFlags(cmd, "each rank's GPU time breakdown")
 	cmd.Flags().IntVar(&top, "top", 10, "kernels to list per rank")
 	cmd.Flags().StringVar(&stepsFlag, "steps", "complete", "profiler steps to break down: complete (every step but the last, which the profiler may cut short: HTA's default), all (the whole trace), N or N:M (ProfilerStep#N to #M)")
 	addFormatFlag(cmd, &f)

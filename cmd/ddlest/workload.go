@@ -9,12 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition"
-	"github.com/ddlest/ddlest/plots"
 )
 
 // pickCluster is the cluster preset a command runs on: --cluster when given; else --gpu alone
@@ -33,22 +31,6 @@ func pickCluster(fs *pflag.FlagSet, flagValue string) string {
 		}
 	}
 	return flagValue
-}
-
-// emitReport draws the optional plot (first, so a bad path leaves no output) and renders a
-// workload report.
-func emitReport(rep *job.Report, f format, plot string, w io.Writer) error {
-	if plot != "" {
-		title := fmt.Sprintf("%s, %d GPUs, %s", rep.Model, rep.Plan.Layout.GPUs, rep.Network)
-		p, err := plots.Breakdown(title, []plots.Bar{plots.BreakdownBar(rep.Model, rep.Result)})
-		if err != nil {
-			return err
-		}
-		if err := plots.Save(p, plot, 5*vg.Inch, 4*vg.Inch); err != nil {
-			return err
-		}
-	}
-	return writeReport(w, rep, f)
 }
 
 type workloadDoc struct {
