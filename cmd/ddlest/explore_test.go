@@ -485,24 +485,50 @@ func TestREADMEExamples(t *testing.T) {
 	}
 }
 
-// TestREADMEAccuracy: README's accuracy table is validate --measured --format markdown.
+// TestREADMEAccuracy: README's accuracy tables are validate --format markdown (the papers) and
+// validate --measured --format markdown.
 func TestREADMEAccuracy(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const start, end = "<!-- validate --measured -->\n", "<!-- end validate --measured -->"
 	s := string(data)
-	i, j := strings.Index(s, start), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatal("README has no validate --measured section")
+	for _, args := range [][]string{{"validate"}, {"validate", "--measured"}} {
+		name := strings.Join(args, " ")
+		start, end := "<!-- "+name+" -->\n", "<!-- end "+name+" -->"
+		i, j := strings.Index(s, start), strings.Index(s, end)
+		if i < 0 || j < i {
+			t.Fatalf("README has no %s section", name)
+		}
+		out, errOut, code := execute(append(args, "--format", "markdown")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		if got := s[i+len(start) : j]; got != out {
+			t.Errorf("README's table differs from %s --format markdown; paste:\n%s", name, out)
+		}
 	}
-	out, errOut, code := execute("validate", "--measured", "--format", "markdown")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+}
+
+// TestValidateSeeds: every format lists every row of the seeds asked for, with the known RAMP
+// deviations and their reasons, never a non-finite number; the exit status is 0 while no row
+// fails.
+func TestValidateSeeds(t *testing.T) {
+	for _, f := range []string{"table", "json", "csv", "markdown"} {
+		out, errOut, code := execute("validate", "--seed", "ramp", "--format", f)
+		if code != 0 || strings.Contains(out, "NaN") || strings.Contains(out, "Inf") || strings.Contains(out, "hammingmesh/") {
+			t.Errorf("%s: exit %d %s\n%s", f, code, errOut, out)
+		}
+		for _, want := range []string{"fig16-max-speedup", "fig17-speedup-topoopt", "fig17-ft-overhead-256", "fig20-compute-share",
+			"fig21-hier-10gb", "table4-superpod-power", "compute-bound"} {
+			if f != "markdown" && !strings.Contains(out, want) {
+				t.Errorf("%s: no %s", f, want)
+			}
+		}
 	}
-	if got := s[i+len(start) : j]; got != out {
-		t.Errorf("README's accuracy table differs from validate --measured --format markdown; paste:\n%s", out)
+	out, _, code := execute("validate", "--seed", "hammingmesh")
+	if code != 0 || !strings.Contains(out, "hammingmesh/gpt3-torus-small") || !strings.Contains(out, "0 fail") {
+		t.Errorf("hammingmesh: exit %d\n%s", code, out)
 	}
 }
 
@@ -518,7 +544,8 @@ func TestValidateMeasured(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"validate"}, "needs --measured"},
+		{[]string{"validate", "--seed", "nope"}, `--seed "nope" is not a seed paper; valid: ramp, hammingmesh, wrht, oddl, sipac`},
+		{[]string{"validate", "--seed", "ramp", "--measured"}, "give --seed or --measured, not both"},
 		{[]string{"validate", "--measured", "--format", "xml"}, `--format "xml" is not valid; valid: table, json, csv, markdown`},
 		{[]string{"collective", "--cluster", "dgx-a100", "--net-param", "nccl=blackwell"}, `nccl "blackwell" is not valid; valid: off, volta, ampere, hopper`},
 		{[]string{"collective", "--net-preset", "sipac-superpod", "--net-param", "nccl=ampere"}, "it needs routed=false"},

@@ -7,11 +7,13 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ddlest/ddlest/internal/errs"
+	"github.com/ddlest/ddlest/internal/repro"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 )
@@ -21,39 +23,192 @@ var validateFormats = []string{"table", "json", "csv", "markdown"}
 func newValidateCommand() *cobra.Command {
 	var (
 		measured bool
+		seeds    []string
 		f        string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate",
-		Short: "Compare ddlest's estimates with public measured runs (--measured: nccl-tests logs and published training iterations)",
-		Long: `validate --measured prices every public measured run of configs/measured.json on the cluster
+		Short: "Check ddlest against the seed papers' published numbers (--seed) or public measured runs (--measured)",
+		Long: `validate recomputes every published number of the seed papers that ddlest reproduces (the
+reproduction table, internal/repro) and prints, per row, its source (table, figure or section),
+what it is, the paper's value, ddlest's, the error, the tolerance and the status: pass, deviation
+(a number that cannot be met, with its documented reason; ddlest's value must stay in the
+documented range) or fail. --seed picks papers (default all); the exit status is 1 when any row
+fails. --format markdown is README's accuracy table.
+
+validate --measured prices every public measured run of configs/measured.json on the cluster
 that describes its hardware and prints the measurement, ddlest's estimate and the error
 (estimate − measured) / measured, then per set the mean absolute percentage error, the largest
 error and Spearman's rank correlation. Each row names its source exactly (thread, post, author,
-date); no row has a setting fitted to it. --format markdown is README's accuracy table.`,
-		Example: `  ddlest validate --measured
-  ddlest validate --measured --format markdown`,
+date); no row has a setting fitted to it.`,
+		Example: `  ddlest validate
+  ddlest validate --seed ramp --format markdown
+  ddlest validate --measured`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !measured {
-				return errs.Usage("validate needs --measured (the comparison with public measured runs; the papers' reproductions are go test ./internal/repro)")
-			}
 			if !slices.Contains(validateFormats, f) {
 				return errs.Usage("--format %q is not valid; valid: %s", f, joinNames(validateFormats))
 			}
-			rep, err := job.ValidateMeasured()
+			if measured {
+				if len(seeds) > 0 {
+					return errs.Usage("give --seed or --measured, not both")
+				}
+				rep, err := job.ValidateMeasured()
+				if err != nil {
+					return err
+				}
+				return writeMeasured(cmd.OutOrStdout(), rep, f)
+			}
+			for _, s := range seeds {
+				if !slices.Contains(repro.Seeds, s) {
+					return errs.Usage("--seed %q is not a seed paper; valid: %s", s, joinNames(repro.Seeds))
+				}
+			}
+			rows, err := repro.Rows(seeds...)
 			if err != nil {
+				return errs.Usage("--seed: %v", err)
+			}
+			res := repro.Check(rows)
+			if err := writeRepro(cmd.OutOrStdout(), res, f); err != nil {
 				return err
 			}
-			return writeMeasured(cmd.OutOrStdout(), rep, f)
+			if n := countFails(res); n > 0 {
+				return fmt.Errorf("validate: %d of %d rows fail", n, len(res))
+			}
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&measured, "measured", false, "compare with the public measured runs (configs/measured.json)")
+	cmd.Flags().StringSliceVar(&seeds, "seed", nil, "seed papers to check, comma-separated: "+joinNames(repro.Seeds)+" (default all)")
+	cmd.Flags().BoolVar(&measured, "measured", false, "compare with the public measured runs (configs/measured.json) instead")
 	cmd.Flags().StringVar(&f, "format", "table", "output format: "+joinNames(validateFormats))
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return validateFormats, cobra.ShellCompDirectiveNoFileComp
 	})
+	_ = cmd.RegisterFlagCompletionFunc("seed", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return repro.Seeds, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
+}
+
+func countFails(res []repro.Result) int {
+	n := 0
+	for _, r := range res {
+		if r.Status == repro.Fail {
+			n++
+		}
+	}
+	return n
+}
+
+// tolText is a row's tolerance as a reader reads it: ±25%, ≤ +30%, ≥ −0%.
+func tolText(r repro.Row) string {
+	switch r.Bound {
+	case repro.AtMost:
+		return fmt.Sprintf("≤ paper +%.3g%%", 100*r.Tol)
+	case repro.AtLeast:
+		return fmt.Sprintf("≥ paper −%.3g%%", 100*r.Tol)
+	}
+	return fmt.Sprintf("±%.3g%%", 100*r.Tol)
+}
+
+// statusText is a result's status with the deviation's documented range or the failure's cause.
+func statusText(r repro.Result) string {
+	switch r.Status {
+	case repro.Deviation:
+		return fmt.Sprintf("deviation (documented %.4g–%.4g %s): %s", r.Known[0], r.Known[1], r.Unit, r.Deviation)
+	case repro.Fail:
+		return "FAIL: " + r.Why
+	}
+	return "pass"
+}
+
+type reproDoc struct {
+	ID        string      `json:"id"`
+	Seed      string      `json:"seed"`
+	Source    string      `json:"source"`
+	What      string      `json:"what"`
+	Unit      string      `json:"unit"`
+	Paper     float64     `json:"paper"`
+	DDLest    *float64    `json:"ddlest"`
+	Error     *float64    `json:"error"`
+	Tolerance string      `json:"tolerance"`
+	Status    string      `json:"status"`
+	Reason    string      `json:"reason,omitempty"`
+	Known     *[2]float64 `json:"documented_range,omitempty"`
+}
+
+// writeRepro renders the reproduction table; a row without a value prints none (never NaN).
+func writeRepro(w io.Writer, res []repro.Result, f string) error {
+	val := func(r repro.Result) string {
+		if r.Err != nil {
+			return "—"
+		}
+		return fmt.Sprintf("%.4g", r.Got)
+	}
+	errText := func(r repro.Result) string {
+		if r.Err != nil || r.Paper == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%+.1f%%", 100*r.Error)
+	}
+	switch f {
+	case "json":
+		docs := make([]reproDoc, len(res))
+		for i, r := range res {
+			d := reproDoc{ID: r.ID, Seed: r.Seed, Source: r.Cite, What: r.What, Unit: r.Unit, Paper: r.Paper,
+				Tolerance: tolText(r.Row), Status: r.Status.String()}
+			if r.Err == nil {
+				got, e := r.Got, r.Error
+				d.DDLest, d.Error = &got, &e
+			}
+			switch r.Status {
+			case repro.Deviation:
+				d.Reason, d.Known = r.Deviation, &r.Known
+			case repro.Fail:
+				d.Reason = r.Why
+			}
+			docs[i] = d
+		}
+		return writeJSON(w, docs)
+	case "csv":
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"id", "seed", "source", "what", "unit", "paper", "ddlest", "error", "tolerance", "status", "reason"})
+		for _, r := range res {
+			got, e := "", ""
+			if r.Err == nil {
+				got, e = g(r.Got), g(r.Error)
+			}
+			reason := r.Why
+			if r.Status == repro.Deviation {
+				reason = r.Deviation
+			}
+			_ = cw.Write([]string{r.ID, r.Seed, r.Cite, r.What, r.Unit, g(r.Paper), got, e, tolText(r.Row), r.Status.String(), reason})
+		}
+		cw.Flush()
+		return cw.Error()
+	case "markdown":
+		fmt.Fprintln(w, "| paper | source | what | paper's value | ddlest | error | tolerance | status |")
+		fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---|---|")
+		for _, r := range res {
+			fmt.Fprintf(w, "| %s | %s | %s | %.4g %s | %s | %s | %s | %s |\n", r.Seed, r.Cite, r.What, r.Paper, r.Unit, val(r), errText(r),
+				tolText(r.Row), strings.ReplaceAll(statusText(r), "|", "/"))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tsource\tpaper\tddlest\terror\ttolerance\tstatus")
+	for _, r := range res {
+		fmt.Fprintf(tw, "%s\t%s\t%.4g %s\t%s\t%s\t%s\t%s\n", r.ID, r.Cite, r.Paper, r.Unit, val(r), errText(r), tolText(r.Row), statusText(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	count := map[repro.Status]int{}
+	for _, r := range res {
+		count[r.Status]++
+	}
+	_, err := fmt.Fprintf(w, "\n%d rows: %d pass, %d documented deviations, %d fail\n", len(res), count[repro.Pass], count[repro.Deviation], count[repro.Fail])
+	return err
 }
 
 // writeMeasured renders the report; every number is finite (estimates are priced collectives).
