@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -71,20 +72,31 @@ func Lines(panels ...Panel) (Figure, error) {
 		p.X.Label.Text = pn.X.Label
 		scale, yLabel := 1.0, pn.Y.Label
 		if pn.Y.Time {
-			max := 0.0
+			// The unit the largest value reads best in; on a log axis, the median's (a log
+			// axis spans decades: the typical value decides).
+			var ys []float64
 			for _, s := range pn.Series {
-				for _, y := range s.Y {
-					max = math.Max(max, y)
+				ys = append(ys, s.Y...)
+			}
+			slices.Sort(ys)
+			ref := 0.0
+			if len(ys) > 0 {
+				ref = ys[len(ys)-1]
+				if pn.Y.Log {
+					ref = ys[len(ys)/2]
 				}
 			}
 			var unit string
-			scale, unit = TimeUnit(max)
+			scale, unit = TimeUnit(ref)
 			yLabel = fmt.Sprintf("%s (%s)", yLabel, unit)
 		}
 		p.Y.Label.Text = yLabel
 		if len(pn.X.Categories) > 0 {
 			p.NominalX(pn.X.Categories...)
 			p.X.Label.Text = pn.X.Label
+			if len(pn.X.Categories) > 5 { // long names of many categories would run into each other
+				p.X.Tick.Label.Rotation, p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = math.Pi/6, -1, -0.5
+			}
 		}
 		if pn.X.Log {
 			p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}

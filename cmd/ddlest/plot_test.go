@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ddlest/ddlest/internal/figures"
 )
 
 // Every command that draws takes --plot, --plot-size and --dpi: the image decodes at the size
@@ -86,5 +88,42 @@ func TestPlotBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("bad input left %d files", len(entries))
+	}
+}
+
+// figures: --help lists exactly what is produced; --only draws one; bad input is one line,
+// exit 2, and leaves nothing.
+func TestFiguresCommand(t *testing.T) {
+	help, _, _ := execute("figures", "--help")
+	for _, f := range figures.All() {
+		if !strings.Contains(help, f.Name) {
+			t.Errorf("figures --help does not list %s", f.Name)
+		}
+	}
+	dir := t.TempDir()
+	out, errOut, code := execute("figures", "--out", dir, "--only", "ramp-fig18")
+	if code != 0 || !strings.Contains(out, "ramp-fig18.png") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files, want ramp-fig18.png and .csv", len(entries))
+	}
+	file := filepath.Join(dir, "ramp-fig18.csv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"figures", "--out", dir, "--only", "fig99"}, `--only "fig99" is not a figure; valid: ramp-fig16, ramp-fig18`},
+		{[]string{"figures"}, "needs --out"},
+		{[]string{"figures", "--out", file}, "is a file"},
+		{[]string{"figures", "--out", filepath.Join(file, "sub")}, "cannot be created"},
+	} {
+		o, e, code := execute(c.args...)
+		if code != 2 || o != "" || !strings.Contains(e, c.want) || strings.Count(strings.TrimSpace(e), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q %q; want 2 and %q", c.args, code, o, e, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("bad input left files: %d entries", len(entries))
 	}
 }

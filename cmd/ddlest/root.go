@@ -29,7 +29,7 @@ network model prices the collectives.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSoftwareCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newVersionCommand())
+	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSoftwareCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newFiguresCommand(), newVersionCommand())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" { // cobra's prints its help and exits 0 on an unknown shell

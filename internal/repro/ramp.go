@@ -36,38 +36,46 @@ func PriceAll(m network.Model, op network.Op, s units.Bytes, n int) (float64, er
 	return float64(c.Total), err
 }
 
-// Fig18 is RAMP's speed-up at 65,536 nodes and 1 GB (12.8 Tb/s) over the best of the realistic
-// SuperPod (1:12), 2D torus and TopoOpt, per operation (Fig. 18, §8.2).
-var Fig18 = memo(func() (map[network.Op]float64, error) {
+// Fig18Result is every operation of Fig. 18 (§8.2) at 65,536 nodes and 1 GB on RAMP (12.8
+// Tb/s), the realistic SuperPod (1:12), the 2D torus and TopoOpt: each network's time per
+// operation (Fig18Nets, in Ops' order) and RAMP's speed-up over the best of the others.
+type Fig18Result struct {
+	Ops     []network.Op
+	Times   map[string][]float64 // seconds
+	Speedup map[network.Op]float64
+}
+
+// Fig18Nets are Fig. 18's networks, RAMP first.
+var Fig18Nets = []string{"ramp", "superpod", "torus", "topoopt"}
+
+// Fig18 computes it once.
+var Fig18 = memo(func() (Fig18Result, error) {
+	out := Fig18Result{Ops: []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.Reduce,
+		network.Broadcast, network.Scatter, network.Gather, network.AllToAll}, Times: map[string][]float64{}, Speedup: map[network.Op]float64{}}
 	red, err := Reducer()
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	const n, s = 65536, 1e9
-	var nets []network.Model
-	for _, name := range []string{"ramp", "superpod", "torus", "topoopt"} {
+	for _, name := range Fig18Nets {
 		m, err := Build(name, n, red)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		nets = append(nets, m)
-	}
-	out := map[network.Op]float64{}
-	for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.Reduce,
-		network.Broadcast, network.Scatter, network.Gather, network.AllToAll} {
-		best := math.Inf(1)
-		for _, b := range nets[1:] {
-			t, err := PriceAll(b, op, s, n)
+		for _, op := range out.Ops {
+			t, err := PriceAll(m, op, s, n)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
-			best = math.Min(best, t)
+			out.Times[name] = append(out.Times[name], t)
 		}
-		r, err := PriceAll(nets[0], op, s, n)
-		if err != nil {
-			return nil, err
+	}
+	for i, op := range out.Ops {
+		best := math.Inf(1)
+		for _, name := range Fig18Nets[1:] {
+			best = math.Min(best, out.Times[name][i])
 		}
-		out[op] = best / r
+		out.Speedup[op] = best / out.Times["ramp"][i]
 	}
 	return out, nil
 })
@@ -124,17 +132,23 @@ var Fig21 = memo(func() (Fig21Result, error) {
 // recomputation, gradient all-reduce before the optimizer, --tp-comm ramp): per row the
 // speed-up over the faster baseline, and the largest communication shares.
 type Section81Result struct {
-	Speedups              []float64 // per Table 9 row, over the faster baseline
-	MaxSpeedup            float64   // over either baseline, any row
-	RAMPShare, OtherShare float64   // largest exposed-communication share
+	Speedups []float64 // per Table 9 row, over the faster baseline
+	// Times and Shares are each network's iteration time (s) and exposed-communication share per
+	// Table 9 row (Section81Nets).
+	Times, Shares         map[string][]float64
+	MaxSpeedup            float64 // over either baseline, any row
+	RAMPShare, OtherShare float64 // largest exposed-communication share
 }
+
+// Section81Nets are the networks of Fig. 16.
+var Section81Nets = []string{"ramp", "superpod", "topoopt"}
 
 // Section81 computes it once.
 var Section81 = memo(func() (Section81Result, error) {
-	var out Section81Result
+	out := Section81Result{Times: map[string][]float64{}, Shares: map[string][]float64{}}
 	for _, row := range scaling.Table9 {
 		times := map[string]float64{}
-		for _, net := range []string{"ramp", "superpod", "topoopt"} {
+		for _, net := range Section81Nets {
 			rep, err := job.Megatron(job.MegatronOptions{
 				Mode: job.ModeAuto, Scaling: scaling.DefaultRequest(row.Loss), MaxGPUs: megatron.DefaultMaxGPUs,
 				GPU: "ramp-a100", Efficiency: roofline.DefaultEfficiency, Network: job.NetworkChoice{Name: net},
@@ -146,6 +160,8 @@ var Section81 = memo(func() (Section81Result, error) {
 			}
 			it := rep.Result.Iteration
 			times[net] = float64(it.Total)
+			out.Times[net] = append(out.Times[net], float64(it.Total))
+			out.Shares[net] = append(out.Shares[net], it.CommFraction)
 			if net == "ramp" {
 				out.RAMPShare = math.Max(out.RAMPShare, it.CommFraction)
 			} else {
@@ -209,7 +225,7 @@ func pick[T any](f func() (T, error), get func(T) float64) func() (float64, erro
 
 func rampRows() []Row {
 	fig18 := func(op network.Op) func() (float64, error) {
-		return pick(Fig18, func(m map[network.Op]float64) float64 { return m[op] })
+		return pick(Fig18, func(r Fig18Result) float64 { return r.Speedup[op] })
 	}
 	last := func(get func(DLRMOverheads) float64) func() (float64, error) {
 		return pick(Fig17, func(o []DLRMOverheads) float64 { return get(o[len(o)-1]) })

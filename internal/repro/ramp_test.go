@@ -21,7 +21,7 @@ func must[T any](v T, err error) T {
 // rows of the table (rampRows); here, that the smallest is reduce-scatter's and the largest
 // all-to-all's.
 func TestFig18Order(t *testing.T) {
-	speedup := must(Fig18())
+	speedup := must(Fig18()).Speedup
 	lo, hi := math.Inf(1), 0.0
 	for _, sp := range speedup {
 		lo, hi = math.Min(lo, sp), math.Max(hi, sp)
