@@ -11,7 +11,6 @@ import (
 
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/partition/moe"
-	"github.com/ddlest/ddlest/plots"
 )
 
 func newCompareCommand() *cobra.Command {
@@ -81,19 +80,8 @@ entry of --format json is the workload command's own document.`,
 					return usagef("--baseline %q is not compared; valid: %s", baseline, strings.Join(entries, ", "))
 				}
 			}
-			if pf.on() {
-				title, labels := barsTitle(key+"s", entries, reps)
-				bars := make([]plots.Bar, len(reps))
-				for i, r := range reps {
-					bars[i] = reportBar(labels[i], r)
-				}
-				fig, err := plots.Breakdown(title, key, bars)
-				if err != nil {
-					return err
-				}
-				if err := pf.save(fig); err != nil {
-					return err
-				}
+			if err := pf.saveReports(key, entries, reps); err != nil {
+				return err
 			}
 			return renderCompare(cmd.OutOrStdout(), entries, reps, base, f)
 		}

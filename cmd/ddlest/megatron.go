@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ddlest/ddlest/job"
-	"github.com/ddlest/ddlest/plots"
 )
 
 func newMegatronCommand() *cobra.Command {
@@ -66,14 +65,8 @@ func workloadCommand(use, workload, model, short, long, example string, extra ..
 // renderJob draws the optional plot (first, so a bad path leaves no output) and renders a
 // report of any workload.
 func renderJob(rep *job.Report, f format, pf *plotFlags, w io.Writer) error {
-	if pf.on() {
-		fig, err := plots.Breakdown(reportTitle(rep), "", []plots.Bar{reportBar(jobLabel(rep), rep)})
-		if err != nil {
-			return err
-		}
-		if err := pf.save(fig); err != nil {
-			return err
-		}
+	if err := pf.saveReports("", []string{jobLabel(rep)}, []*job.Report{rep}); err != nil {
+		return err
 	}
 	if rep.Transformer != nil {
 		return renderMegatron(rep, f, w)

@@ -67,26 +67,41 @@ func (p *plotFlags) save(f plots.Figure) error {
 	return plots.Save(f, p.path, s)
 }
 
-// barsTitle names what several reports share (model, layout, GPUs: those of the first, when all
-// agree) and returns each bar's label (the entry, with its layout where layouts differ).
-func barsTitle(what string, entries []string, reps []*job.Report) (string, []string) {
+// saveReports draws reports' iteration breakdowns side by side, one bar per entry (nothing
+// without --plot); xLabel names what the entries are ("network", "job file"; "" for one report).
+func (p *plotFlags) saveReports(xLabel string, entries []string, reps []*job.Report) error {
+	if !p.on() {
+		return nil
+	}
+	title, labels := barsTitle(xLabel, entries, reps)
+	bars := make([]plots.Bar, len(reps))
+	for i, r := range reps {
+		bars[i] = plots.BreakdownBar(labels[i], r.Result)
+	}
+	fig, err := plots.Breakdown(title, xLabel, bars)
+	if err != nil {
+		return err
+	}
+	return p.save(fig)
+}
+
+// barsTitle names what the reports share — model, layout and GPUs when all agree, and the
+// network of a single report — and returns each bar's label (the entry, with its layout where
+// layouts differ).
+func barsTitle(xLabel string, entries []string, reps []*job.Report) (string, []string) {
 	labels := slices.Clone(entries)
-	first := reportTitle(reps[0])
-	same := true
+	if len(reps) == 1 {
+		return reportSubject(reps[0]) + ", " + reps[0].Network, labels
+	}
 	for _, r := range reps[1:] {
-		same = same && r.Plan.Layout == reps[0].Plan.Layout && r.Model == reps[0].Model
-	}
-	if !same {
-		for i, r := range reps {
-			labels[i] += "\n" + layoutText(r.Plan.Layout, repEP(r))
+		if r.Plan.Layout != reps[0].Plan.Layout || r.Model != reps[0].Model {
+			for i, r := range reps {
+				labels[i] += "\n" + layoutText(r.Plan.Layout, repEP(r))
+			}
+			return fmt.Sprintf("%s, %d %ss", reps[0].Workload, len(reps), xLabel), labels
 		}
-		return fmt.Sprintf("%s, %d %s", reps[0].Workload, len(reps), what), labels
 	}
-	// The first report's title without its network: the bars are the networks.
-	if i := strings.LastIndex(first, ", "); i > 0 && same {
-		first = first[:i]
-	}
-	return first, labels
+	return reportSubject(reps[0]), labels
 }
 
 // on reports whether a plot is asked for.
@@ -116,8 +131,8 @@ func layoutText(l partition.Layout, ep int) string {
 	return strings.Join(parts, " · ")
 }
 
-// reportTitle names what a report estimated: model (and size), layout, GPUs, network.
-func reportTitle(rep *job.Report) string {
+// reportSubject names what a report estimated: model (and size), layout, GPUs.
+func reportSubject(rep *job.Report) string {
 	name := rep.Model
 	ep := 0
 	if rep.Transformer != nil {
@@ -131,7 +146,7 @@ func reportTitle(rep *job.Report) string {
 		ep = repEP(rep)
 	}
 	l := rep.Plan.Layout
-	return fmt.Sprintf("%s (%s params), %s, %d GPUs, %s", name, units.Count(rep.Params), layoutText(l, ep), l.GPUs, rep.Network)
+	return fmt.Sprintf("%s (%s params), %s, %d GPUs", name, units.Count(rep.Params), layoutText(l, ep), l.GPUs)
 }
 
 // repEP is a report's expert-parallel degree (0: none).
@@ -141,6 +156,3 @@ func repEP(rep *job.Report) int {
 	}
 	return rep.Config.MoE.EP
 }
-
-// reportBar is one report's breakdown bar, labelled.
-func reportBar(label string, rep *job.Report) plots.Bar { return plots.BreakdownBar(label, rep.Result) }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/job"
-	"github.com/ddlest/ddlest/plots"
 )
 
 func newRunCommand() *cobra.Command {
@@ -61,19 +60,9 @@ workload command writes is a job plus its report, so it runs again here with the
 				}
 				reps = append(reps, rep)
 			}
-			if pf.on() { // first, so a bad path leaves no output
-				title, labels := barsTitle("jobs", args, reps)
-				bars := make([]plots.Bar, len(reps))
-				for i, r := range reps {
-					bars[i] = reportBar(labels[i], r)
-				}
-				fig, err := plots.Breakdown(title, "job file", bars)
-				if err != nil {
-					return err
-				}
-				if err := pf.save(fig); err != nil {
-					return err
-				}
+			// The plot first, so a bad path leaves no output.
+			if err := pf.saveReports("job file", args, reps); err != nil {
+				return err
 			}
 			for i, rep := range reps {
 				if i > 0 && f == formatTable {
