@@ -68,8 +68,21 @@ var CommOrder = [partition.NumDims]partition.Dim{partition.DimTP, partition.DimE
 
 // Comm is the exposed communication over dimension d.
 func (b *Breakdown) Comm(d partition.Dim) *units.Seconds {
-	return [partition.NumDims]*units.Seconds{partition.DimDP: &b.DP, partition.DimTP: &b.TP, partition.DimPP: &b.PP,
-		partition.DimEP: &b.EP, partition.DimMP: &b.MP, partition.DimSP: &b.SP, partition.DimCP: &b.CP}[d]
+	switch d {
+	case partition.DimDP:
+		return &b.DP
+	case partition.DimTP:
+		return &b.TP
+	case partition.DimPP:
+		return &b.PP
+	case partition.DimEP:
+		return &b.EP
+	case partition.DimMP:
+		return &b.MP
+	case partition.DimSP:
+		return &b.SP
+	}
+	return &b.CP // partition.DimCP, the last
 }
 
 // StageTime is one pipeline stage's work per micro-batch: compute by phase and the exposed

@@ -3,6 +3,7 @@ package repro
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
@@ -281,7 +282,7 @@ func rampRows() []Row {
 			What:  "Megatron, data-parallel-dominant rows (CE ≥ 2.2): RAMP's speed-up",
 			Paper: 1.3, Unit: "×", Tol: 0.1,
 			Deviation: "compute-bound: CE 2.5 needs an iteration of ≈40 ms, but 574M parameters × 155 × 1,024 tokens × 8 FLOP is ≥ 2.3 s on an A100 at its 312 TFLOP/s peak, so communication is ≤ 12% whatever the network",
-			Known:     [2]float64{1.0, 1.1}, Value: pick(Section81, func(r Section81Result) float64 { return slicesMax(r.Speedups[:3]) })},
+			Known:     [2]float64{1.0, 1.1}, Value: pick(Section81, func(r Section81Result) float64 { return slices.Max(r.Speedups[:3]) })},
 		{ID: "ramp/fig17-ramp-overhead", Seed: "ramp", Cite: "Fig. 17, §8.1 (\"sub 1%\")",
 			What:  "DLRM, Table 10 configurations: RAMP's largest network overhead",
 			Paper: 1, Unit: "%", Bound: AtMost, Tol: 0.3,
@@ -323,12 +324,4 @@ func rampRows() []Row {
 				return e.PowerW / 1e6, err
 			}},
 	}
-}
-
-func slicesMax(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
-	return m
 }
