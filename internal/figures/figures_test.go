@@ -1,14 +1,13 @@
 package figures
 
 import (
+	"bytes"
 	"encoding/csv"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-
-	"github.com/ddlest/ddlest/internal/repro"
 )
 
 // Every figure writes a PNG of the expected size and a CSV whose rows are exactly the
@@ -31,41 +30,51 @@ func TestFiguresEqualTheLibrary(t *testing.T) {
 			t.Errorf("%s: %v %v, want %d×%d", f.Name, err, img.Bounds(), w, h)
 		}
 	}
-	rows := readCSV(t, filepath.Join(dir, "ramp-fig18.csv"))
-	r, _ := repro.Fig18()
-	n := 0
-	for _, row := range rows[1:] {
-		y, _ := strconv.ParseFloat(row[5], 64)
-		for i, op := range r.Ops {
-			if row[3] != op.String() {
-				continue
-			}
-			want := r.Speedup[op]
-			if row[1] != "speed-up" {
-				want = r.Times[row[1]][i]
-			}
-			if y != want {
-				t.Errorf("fig18 %s %s: CSV %v, library %v", row[1], row[3], y, want)
-			}
-			n++
+}
+
+// The CSV holds exactly the panels' points, in order, numbers parsed back bit for bit, and the
+// figure names are unique and start with a seed.
+func TestCSVEqualsThePanels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range All() {
+		if seen[f.Name] {
+			t.Errorf("%s: registered twice", f.Name)
 		}
-	}
-	if n != len(r.Ops)*(len(repro.Fig18Nets)+1) {
-		t.Errorf("fig18: %d points checked, want %d", n, len(r.Ops)*(len(repro.Fig18Nets)+1))
-	}
-	s81, _ := repro.Section81()
-	rows = readCSV(t, filepath.Join(dir, "ramp-fig16.csv"))
-	if len(rows) != 1+2*len(repro.Section81Nets)*len(s81.Times["ramp"]) {
-		t.Errorf("fig16: %d rows", len(rows))
-	}
-	for _, row := range rows[1:4] { // the first panel's RAMP points: iteration times
-		y, _ := strconv.ParseFloat(row[5], 64)
-		found := false
-		for _, v := range s81.Times[row[1]] {
-			found = found || v == y
+		seen[f.Name] = true
+		pns, err := f.Panels()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !found {
-			t.Errorf("fig16 %v: not one of the library's times", row)
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, pns); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(&buf).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 1
+		for _, pn := range pns {
+			for _, s := range pn.Series {
+				for k := range s.X {
+					if i >= len(rows) {
+						t.Fatalf("%s: CSV has %d rows, the panels more", f.Name, len(rows))
+					}
+					r := rows[i]
+					y, _ := strconv.ParseFloat(r[5], 64)
+					x := strconv.FormatFloat(s.X[k], 'g', -1, 64)
+					if len(pn.X.Categories) > 0 {
+						x = pn.X.Categories[int(s.X[k])]
+					}
+					if r[0] != pn.Title || r[1] != s.Name || r[3] != x || y != s.Y[k] {
+						t.Errorf("%s row %d: %v, want %s/%s (%s, %v)", f.Name, i, r, pn.Title, s.Name, x, s.Y[k])
+					}
+					i++
+				}
+			}
+		}
+		if i != len(rows) {
+			t.Errorf("%s: CSV has %d rows, the panels %d points", f.Name, len(rows)-1, i-1)
 		}
 	}
 }
