@@ -605,22 +605,34 @@ func newcomer(t *testing.T, bin string) {
 	}
 }
 
-// BenchmarkProcessMegatron times the whole `ddlest megatron --loss 1.8 --net ramp` process (start-up,
-// estimate, rendering). Target: ≤ 50 ms.
-func BenchmarkProcessMegatron(b *testing.B) {
+// BenchmarkProcess times whole ddlest processes (start-up, work, rendering) of a built binary:
+// `megatron --loss 1.8 --net ramp` (target ≤ 50 ms), `validate` (every seed's reproductions from
+// cold, issue 16: ≤ 10 s on 2 cores) and `figures` (every figure, PNG and CSV: ≤ 30 s).
+func BenchmarkProcess(b *testing.B) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	bin := filepath.Join(b.TempDir(), "ddlest")
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "ddlest")
 	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		if out, err := exec.Command(bin, "megatron", "--loss", "1.8", "--net", "ramp").CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
-		}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"megatron", []string{"megatron", "--loss", "1.8", "--net", "ramp"}},
+		{"validate", []string{"validate"}},
+		{"figures", []string{"figures", "--out", filepath.Join(dir, "figs")}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if out, err := exec.Command(bin, c.args...).CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
 	}
 }
 
