@@ -55,6 +55,8 @@ func TestJudge(t *testing.T) {
 	}{
 		{Row{Paper: 10, Tol: 0.1, Value: val(10.9)}, Pass},
 		{Row{Paper: 10, Tol: 0.1, Value: val(11.1)}, Fail},
+		{Row{Paper: 8320, Value: val(8320)}, Pass}, // Tol 0: exact
+		{Row{Paper: 8320, Value: val(8321)}, Fail},
 		{Row{Paper: 1, Bound: AtMost, Tol: 0.3, Value: val(1.25)}, Pass},
 		{Row{Paper: 1, Bound: AtMost, Tol: 0.3, Value: val(1.35)}, Fail},
 		{Row{Paper: 1.16, Bound: AtLeast, Value: val(1.2)}, Pass},
