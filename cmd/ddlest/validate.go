@@ -112,6 +112,9 @@ func tolText(r repro.Row) string {
 	case repro.AtLeast:
 		return fmt.Sprintf("≥ paper −%.3g%%", 100*r.Tol)
 	}
+	if r.Tol == 0 {
+		return "exact"
+	}
 	return fmt.Sprintf("±%.3g%%", 100*r.Tol)
 }
 

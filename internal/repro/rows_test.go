@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -22,8 +23,8 @@ func TestRows(t *testing.T) {
 	}
 }
 
-// Rows are well formed: unique IDs under their seed, a citation, a unit, a tolerance or a
-// deviation with its reason and range.
+// Rows are well formed: unique IDs under their seed, a citation, a unit, a tolerance (none only
+// for an integer held exactly) or a deviation with its reason and range.
 func TestRowsWellFormed(t *testing.T) {
 	rows, _ := Rows()
 	seen := map[string]bool{}
@@ -35,7 +36,8 @@ func TestRowsWellFormed(t *testing.T) {
 		if r.Deviation != "" && !(r.Known[0] < r.Known[1]) {
 			t.Errorf("%s: a deviation needs its documented range", r.ID)
 		}
-		if r.Deviation == "" && r.Tol <= 0 && r.Bound == Within {
+		// Tol 0 within is exact: only for integers the paper prints (counts, levels, sizes).
+		if r.Tol < 0 || r.Deviation == "" && r.Tol == 0 && r.Bound == Within && r.Paper != math.Trunc(r.Paper) {
 			t.Errorf("%s: no tolerance", r.ID)
 		}
 	}
@@ -53,6 +55,8 @@ func TestJudge(t *testing.T) {
 	}{
 		{Row{Paper: 10, Tol: 0.1, Value: val(10.9)}, Pass},
 		{Row{Paper: 10, Tol: 0.1, Value: val(11.1)}, Fail},
+		{Row{Paper: 8320, Value: val(8320)}, Pass}, // Tol 0: exact
+		{Row{Paper: 8320, Value: val(8321)}, Fail},
 		{Row{Paper: 1, Bound: AtMost, Tol: 0.3, Value: val(1.25)}, Pass},
 		{Row{Paper: 1, Bound: AtMost, Tol: 0.3, Value: val(1.35)}, Fail},
 		{Row{Paper: 1.16, Bound: AtLeast, Value: val(1.2)}, Pass},

@@ -11,21 +11,19 @@ import (
 type Preset struct {
 	Config
 	Source string
-	// PaperParams and PaperPartParams are the table's #Params and #Part. Params (0 if none).
-	PaperParams, PaperPartParams float64
 }
 
 // RAMP Table 10 (reference/ramp.md §6.2): 1e7 rows per table (#Rows is the total over all
 // tables), 16 dense features, 1,024-wide MLPs with 4 bottom and 5 top layers, global batch
 // 65,536, half precision and sparse SGD (§7.3). The bottom MLP ends at the embedding dimension so
-// that its output joins the interaction; the top MLP ends in one logit.
-func rampRow(name string, gpus, tables, dim, part, batch int, params, partParams float64, note string) Preset {
+// that its output joins the interaction; the top MLP ends in one logit. The table's #Params and
+// #Part. Params are rows of the reproduction table (internal/repro: ramp/table10-*).
+func rampRow(name string, gpus, tables, dim, part, batch int, note string) Preset {
 	return Preset{
 		Config: Config{Name: name, Tables: tables, RowsPerTable: 1e7, Dim: dim, DimPart: part, Pooling: 1, DenseFeatures: 16,
 			Bottom: []int{1024, 1024, 1024, dim}, Top: []int{1024, 1024, 1024, 1024, 1}, GPUs: gpus, GlobalBatch: 65536,
 			LocalBatch: batch, Precision: partition.MixedFP16},
-		Source:      "RAMP Table 10 (" + strconv.Itoa(gpus) + " GPUs)" + note,
-		PaperParams: params, PaperPartParams: partParams,
+		Source: "RAMP Table 10 (" + strconv.Itoa(gpus) + " GPUs)" + note,
 	}
 }
 
@@ -33,13 +31,13 @@ func rampRow(name string, gpus, tables, dim, part, batch int, params, partParams
 func Presets() *registry.Registry[Preset] {
 	r := registry.New[Preset]("DLRM preset")
 	for _, p := range []Preset{
-		rampRow("ramp-256", 256, 8, 4096, 128, 8192, 328e9, 1.3e9, ""),
-		rampRow("ramp-1024", 1024, 16, 8192, 128, 4096, 1.3e12, 1.3e9, ""),
+		rampRow("ramp-256", 256, 8, 4096, 128, 8192, ""),
+		rampRow("ramp-1024", 1024, 16, 8192, 128, 4096, ""),
 		// [AMB] the table's batch per GPU is 3072 where its own rule (global / #tables) gives 2048.
-		rampRow("ramp-4096", 4096, 32, 16384, 128, 3072, 5.2e12, 1.3e9, "; batch 3072 as printed (global/#tables gives 2048)"),
-		rampRow("ramp-16384", 16384, 128, 16384, 128, 512, 21e12, 1.3e9, ""),
+		rampRow("ramp-4096", 4096, 32, 16384, 128, 3072, "; batch 3072 as printed (global/#tables gives 2048)"),
+		rampRow("ramp-16384", 16384, 128, 16384, 128, 512, ""),
 		// [AMB] #Part. Params 0.7B printed; 1e7 × 64 = 0.64B.
-		rampRow("ramp-65536", 65536, 256, 16384, 64, 256, 41.9e12, 0.7e9, "; #Part. Params 0.7B printed, 1e7×64 = 0.64B"),
+		rampRow("ramp-65536", 65536, 256, 16384, 64, 256, "; #Part. Params 0.7B printed, 1e7×64 = 0.64B"),
 		{
 			// HammingMesh §V-B4 and its SST motif (reference/hammingmesh.md §6.3): 1 MiB all-to-all per
 			// rank (262,144 floats), all-reduces of 728,064 (top) and 49,536 (bottom) floats, FP32,
