@@ -70,13 +70,14 @@ func TestMemoryBoundElementwise(t *testing.T) {
 
 // RAMP Fig. 23 / §8.4.2: receiving from x−1 peers turns the local reduction from a chain of x−1
 // two-to-one sums, each moving 3c bytes, into one x-to-1 sum moving (x+1)c: a speed-up of
-// 3(x−1)/(x+1) = 2.82 at x = 32, "up to 2.8×".
+// 3(x−1)/(x+1) = 2.82 at x = 32 (the closed form; the paper's "up to 2.8×" for a whole
+// reduce-scatter is row ramp/fig23-compute-speedup of internal/repro).
 func TestMultiSourceReductionSpeedup(t *testing.T) {
 	r := a100(t)
 	c := units.Bytes(1e9 / 65536.0 * 32) // a RAMP step-1 chunk
 	pairwise := 31 * r.ReduceTime(2, c, dtype.FP16)
 	multi := r.ReduceTime(32, c, dtype.FP16)
-	if s := float64(pairwise / multi); !near(s, 93.0/33, 1e-9) || math.Round(s*10)/10 != 2.8 {
+	if s := float64(pairwise / multi); !near(s, 93.0/33, 1e-9) {
 		t.Errorf("speed-up %g, want 3·31/33 = 2.818", s)
 	}
 	if r.ReduceTime(1, c, dtype.FP16) != 0 {
