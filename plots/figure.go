@@ -231,6 +231,8 @@ var seriesColours = map[string]int{
 	// breakdown parts
 	"forward": 0, "recompute": 4, "backward": 10, "optimizer": 9, "tensor parallel": 1, "expert parallel": 5,
 	"embedding model parallel": 3, "spatial parallel": 6, "context parallel": 8, "pipeline": 2, "data parallel": 7,
+	// a collective's time (RAMP Fig. 20): data transfer, latency, reduction
+	"h2t": 8, "h2h": 7, "reduction": 10,
 	// trace breakdown parts
 	"compute": 0, "compute ∩ communication": 4, "exposed communication": 1, "memory": 2,
 }

@@ -113,7 +113,7 @@ func TestFiguresCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"figures", "--out", dir, "--only", "fig99"}, `--only "fig99" is not a figure; valid: ramp-fig16, ramp-fig18`},
+		{[]string{"figures", "--out", dir, "--only", "fig99"}, `--only "fig99" is not a figure; valid: ` + strings.Join(figures.Names(), ", ")},
 		{[]string{"figures"}, "needs --out"},
 		{[]string{"figures", "--out", file}, "is a file"},
 		{[]string{"figures", "--out", filepath.Join(file, "sub")}, "cannot be created"},

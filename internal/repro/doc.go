@@ -11,6 +11,6 @@
 // so that no tolerance is written twice. Shape checks that are not one number (orders, growth,
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
-// Seeds so far: RAMP (Figs. 6, 15–18, 20, 21, 23; Tables 3, 4, 9, 10; §3–5) and HammingMesh (§V-B compute and runtimes).
+// Seeds so far: RAMP (Figs. 6, 15–23; Tables 3, 4, 9, 10; §3–5) and HammingMesh (§V-B compute and runtimes).
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro

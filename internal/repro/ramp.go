@@ -49,10 +49,13 @@ type Fig18Result struct {
 // Fig18Nets are Fig. 18's networks, RAMP first.
 var Fig18Nets = []string{"ramp", "superpod", "torus", "topoopt"}
 
+// fig18Ops are the operations of Figs. 18 and 19, in their order.
+var fig18Ops = []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.Reduce,
+	network.Broadcast, network.Scatter, network.Gather, network.AllToAll}
+
 // Fig18 computes it once.
 var Fig18 = memo(func() (Fig18Result, error) {
-	out := Fig18Result{Ops: []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather, network.Reduce,
-		network.Broadcast, network.Scatter, network.Gather, network.AllToAll}, Times: map[string][]float64{}, Speedup: map[network.Op]float64{}}
+	out := Fig18Result{Ops: fig18Ops, Times: map[string][]float64{}, Speedup: map[network.Op]float64{}}
 	red, err := Reducer()
 	if err != nil {
 		return out, err
@@ -83,50 +86,25 @@ var Fig18 = memo(func() (Fig18Result, error) {
 
 // Fig21Result is RAMP's speed-up over the hierarchical ring (bandwidth-matched, 2.4 Tb/s per
 // node, 1:1 fat tree, 65,536 GPUs) for 10 MB, 100 MB, 1 GB and 10 GB all-reduces, and over the
-// single ring at 10 GB (§8.4.1).
+// single ring at 10 GB (§8.4.1): the largest scale of the algorithmic comparison (Algo).
 type Fig21Result struct {
 	Hier     []float64
 	Ring10GB float64
 }
 
-// Fig21 computes it once.
-var Fig21 = memo(func() (Fig21Result, error) {
+// Fig21 reads it from Algo.
+func Fig21() (Fig21Result, error) {
 	var out Fig21Result
-	red, err := Reducer()
+	a, err := Algo()
 	if err != nil {
 		return out, err
 	}
-	const n = 65536
-	r, err := Build("ramp", n, red, "node_tbps=2.4", "strategy=ramp")
-	if err != nil {
-		return out, err
+	for i := range AlgoSizes {
+		out.Hier = append(out.Hier, a.Speedup("hierarchical", i))
 	}
-	ring, err := Build("superpod", n, red, "oversubscription=1", "strategy=ring")
-	if err != nil {
-		return out, err
-	}
-	hier, err := Build("superpod", n, red, "oversubscription=1", "strategy=hierarchical")
-	if err != nil {
-		return out, err
-	}
-	ratio := func(a, b network.Model, s units.Bytes) (float64, error) {
-		x, err := PriceAll(a, network.AllReduce, s, n)
-		if err != nil {
-			return 0, err
-		}
-		y, err := PriceAll(b, network.AllReduce, s, n)
-		return x / y, err
-	}
-	for _, s := range []units.Bytes{1e7, 1e8, 1e9, 1e10} {
-		sp, err := ratio(hier, r, s)
-		if err != nil {
-			return out, err
-		}
-		out.Hier = append(out.Hier, sp)
-	}
-	out.Ring10GB, err = ratio(ring, r, 1e10)
-	return out, err
-})
+	out.Ring10GB = a.Speedup("ring", len(AlgoSizes)-1)
+	return out, nil
+}
 
 // Section81 is Megatron to each Table 9 loss on RAMP (12.8 Tb/s), the realistic SuperPod and
 // TopoOpt with the paper's settings (§7.2–7.3: no embedding table, fp16, Adam, full

@@ -6,7 +6,6 @@ import (
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
-	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/ramp"
 	"github.com/ddlest/ddlest/network/superpod"
 	"github.com/ddlest/ddlest/partition"
@@ -283,50 +282,6 @@ func maxSteps(ops ...network.Op) func() (float64, error) {
 	}
 }
 
-// reductionSpeedup is Fig. 23's: the reduction compute of a 1 GB reduce-scatter on 65,536 nodes
-// as a ring of 2-to-1 sums over RAMP-x's x-to-1 sums, on the A100 roofline (the link is
-// irrelevant to the compute).
-func reductionSpeedup() (float64, error) {
-	red, err := Reducer()
-	if err != nil {
-		return 0, err
-	}
-	const n, s = 65536, 1e9
-	m, err := Build("ramp", n, red)
-	if err != nil {
-		return 0, err
-	}
-	rx, err := m.Price(network.Collective{Op: network.ReduceScatter, Bytes: s, Group: network.Group{Size: n, Stride: 1}, DType: dtype.FP16})
-	if err != nil {
-		return 0, err
-	}
-	ring, err := collective.OnLevels(collective.Ring, network.ReduceScatter, s, collective.Flat(n, collective.Link{Bandwidth: units.Tbps(8)}), red, dtype.FP16)
-	return float64(ring.Compute / rx.Compute), err
-}
-
-// ringSpeedup10MB is RAMP's 10 MB all-reduce speed-up over the ring on the bandwidth-matched
-// fat tree (2.4 Tb/s per node, 1:1) on n GPUs (Fig. 21; the largest at 65,536).
-func ringSpeedup10MB(n int) (float64, error) {
-	red, err := Reducer()
-	if err != nil {
-		return 0, err
-	}
-	r, err := Build("ramp", n, red, "node_tbps=2.4", "strategy=ramp")
-	if err != nil {
-		return 0, err
-	}
-	ring, err := Build("superpod", n, red, "oversubscription=1", "strategy=ring")
-	if err != nil {
-		return 0, err
-	}
-	x, err := PriceAll(ring, network.AllReduce, 1e7, n)
-	if err != nil {
-		return 0, err
-	}
-	y, err := PriceAll(r, network.AllReduce, 1e7, n)
-	return x / y, err
-}
-
 func architectureRows() []Row {
 	power := func(rx bool) func() (float64, error) {
 		return func() (float64, error) {
@@ -354,12 +309,6 @@ func architectureRows() []Row {
 		{ID: "ramp/steps-8", Seed: "ramp", Cite: "§5, §9 (\"8 for reduce and all-reduce\")",
 			What:  "RAMP-x algorithmic steps of reduce and all-reduce, 2 to 65,536 nodes (most)",
 			Paper: 8, Unit: "steps", Bound: AtMost, Value: maxSteps(network.AllReduce, network.Reduce)},
-		{ID: "ramp/fig23-reduction-speedup", Seed: "ramp", Cite: "Fig. 23, §8.4.2 (\"up to 2.8×\", one decimal)",
-			What:  "reduction compute of a 1 GB reduce-scatter on 65,536 nodes: ring of 2-to-1 sums over RAMP-x's x-to-1 sums",
-			Paper: 2.8, Unit: "×", Tol: 0.05 / 2.8, Value: reductionSpeedup},
-		{ID: "ramp/fig21-ring-10mb", Seed: "ramp", Cite: "Fig. 21, §8.4.1 (\"9-10,000×\", read off a log axis)",
-			What:  "all-reduce speed-up over the ring, 10 MB (the largest), 2.4 Tb/s, 65,536 GPUs",
-			Paper: 10000, Unit: "×", Tol: 0.35, Value: func() (float64, error) { return ringSpeedup10MB(65536) }},
 	}
 }
 

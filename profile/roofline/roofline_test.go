@@ -69,9 +69,9 @@ func TestMemoryBoundElementwise(t *testing.T) {
 }
 
 // RAMP Fig. 23 / §8.4.2: receiving from x−1 peers turns the local reduction from a chain of x−1
-// two-to-one sums, each moving 3c bytes, into one x-to-1 sum moving (x+1)c: the closed form
-// 3(x−1)/(x+1) = 2.82 at x = 32. (The paper's "up to 2.8×" is row ramp/fig23-reduction-speedup
-// of the reproduction table, internal/repro, on a whole RAMP-x reduce-scatter.)
+// two-to-one sums, each moving 3c bytes, into one x-to-1 sum moving (x+1)c: a speed-up of
+// 3(x−1)/(x+1) = 2.82 at x = 32 (the closed form; the paper's "up to 2.8×" for a whole
+// reduce-scatter is row ramp/fig23-compute-speedup of internal/repro).
 func TestMultiSourceReductionSpeedup(t *testing.T) {
 	r := a100(t)
 	c := units.Bytes(1e9 / 65536.0 * 32) // a RAMP step-1 chunk

@@ -1,0 +1,102 @@
+package figures
+
+import (
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/repro"
+	"github.com/ddlest/ddlest/plots"
+)
+
+// series finds a panel's series by name.
+func series(t *testing.T, pn plots.Panel, name string) []float64 {
+	t.Helper()
+	for _, s := range pn.Series {
+		if s.Name == name {
+			return s.Y
+		}
+	}
+	t.Fatalf("%s: no series %q", pn.Title, name)
+	return nil
+}
+
+func panels(t *testing.T, name string) []plots.Panel {
+	t.Helper()
+	f, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("%s is not registered", name)
+	}
+	pns, err := f.Panels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pns
+}
+
+func same(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d points, library %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%s point %d: plotted %v, library %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// RAMP Figs. 15, 17 and 19–23 plot exactly the reproduction library's numbers (the ones its
+// rows check): steps, shares and speed-ups, times, H2T/H2H and compute.
+func TestRAMPFigs15To23AreTheLibrary(t *testing.T) {
+	a, _ := repro.Algo()
+	f19, _ := repro.Fig19()
+	f20, _ := repro.Fig20()
+	f17, _ := repro.Fig17()
+	pick := func(get func(k int) float64, n int) []float64 {
+		var out []float64
+		for k := range n {
+			out = append(out, get(k))
+		}
+		return out
+	}
+	nodes := len(repro.AlgoNodes)
+	for _, s := range repro.AlgoStrategies {
+		same(t, "fig15 "+s, series(t, panels(t, "ramp-fig15")[0], s),
+			pick(func(k int) float64 { return float64(a.ReduceScatter[s][k].Steps) }, nodes))
+		for i := range repro.AlgoSizes {
+			same(t, "fig22 "+s, series(t, panels(t, "ramp-fig22")[i], s), pick(func(k int) float64 {
+				return float64(a.AllReduce[s][i][k].H2T / a.AllReduce[s][i][k].H2H)
+			}, nodes))
+		}
+		same(t, "fig21 10 GB "+s, series(t, panels(t, "ramp-fig21")[1], s),
+			pick(func(k int) float64 { return float64(a.AllReduce[s][3][k].Total) }, nodes))
+	}
+	// Fig. 21's ratio panels: the last point of the hierarchical panel is Fig21().Hier.
+	f21, _ := repro.Fig21()
+	hier := panels(t, "ramp-fig21")[4]
+	for i, size := range repro.AlgoSizes {
+		if got := series(t, hier, size.String()); got[len(got)-1] != f21.Hier[i] {
+			t.Errorf("fig21 hierarchical %v at 65,536: plotted %v, library %v", size, got[len(got)-1], f21.Hier[i])
+		}
+	}
+	for n, net := range repro.Fig19Nets {
+		for i, op := range f19.Ops {
+			same(t, "fig19 "+net+" "+op.String(), series(t, panels(t, "ramp-fig19")[n], op.String()), f19.Speedup[net][i])
+		}
+	}
+	for _, cfg := range repro.Fig20Configs[1:] {
+		same(t, "fig20 "+cfg, series(t, panels(t, "ramp-fig20")[1], cfg),
+			pick(func(i int) float64 { return f20.Speedup(cfg, i) }, len(repro.AlgoSizes)))
+	}
+	same(t, "fig20 ramp compute share", series(t, panels(t, "ramp-fig20")[2], "reduction compute"),
+		pick(func(i int) float64 { return 100 * float64(f20.Costs["ramp"][i].Compute/f20.Costs["ramp"][i].Total) }, len(repro.AlgoSizes)))
+	same(t, "fig17 superpod speed-up", series(t, panels(t, "ramp-fig17")[1], "superpod"),
+		pick(func(i int) float64 { return f17[i].TotalFT / f17[i].TotalRAMP }, len(f17)))
+	same(t, "fig17 ramp overhead", series(t, panels(t, "ramp-fig17")[0], "ramp"),
+		pick(func(i int) float64 { return 100 * f17[i].RAMP }, len(f17)))
+	same(t, "fig23 ramp", series(t, panels(t, "ramp-fig23")[0], "ramp"),
+		pick(func(k int) float64 { return float64(a.ReduceScatter["ramp"][k].Compute) }, nodes))
+	sp := series(t, panels(t, "ramp-fig23")[1], "speed-up")
+	if want := float64(a.ReduceScatter["ring"][nodes-1].Compute / a.ReduceScatter["ramp"][nodes-1].Compute); sp[nodes-1] != want {
+		t.Errorf("fig23 speed-up at 65,536: plotted %v, library %v", sp[nodes-1], want)
+	}
+}
