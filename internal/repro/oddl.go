@@ -2,7 +2,8 @@ package repro
 
 import (
 	"fmt"
-	"math"
+	"slices"
+	"strings"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/units"
@@ -235,73 +236,66 @@ func inventoryCount(n int) (float64, error) {
 func oddlRows() []Row {
 	// exact is a count's tolerance: ±0.1% admits the count itself only.
 	const exact = 1e-3
-	// The testbed is compute-bound (the network is < 1% of it): its minutes are the Ascend 910
-	// roofline's with the default fractions, held to rooflineTol as HammingMesh's compute.
-	speedups := func(model, base string, get func(lo, hi float64) float64) func() (float64, error) {
-		return pick(ODDL1024, func(r ODDL1024Result) float64 {
-			s := r.Speedups(model, base)
-			lo, hi := math.Inf(1), 0.0
-			for _, x := range s {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-			return get(lo, hi)
-		})
+	// The ends of a range over settings or sizes.
+	lowest, highest := slices.Min[[]float64], slices.Max[[]float64]
+	speedups := func(model, base string, end func([]float64) float64) func() (float64, error) {
+		return pick(ODDL1024, func(r ODDL1024Result) float64 { return end(r.Speedups(model, base)) })
 	}
-	lowest := func(lo, _ float64) float64 { return lo }
-	highest := func(_, hi float64) float64 { return hi }
-	// The ranges V4, V5, V8, V9 span the six settings (reference/oddl.md §7.2); their ends are
-	// held to ±0.2 (a relative tolerance of 0.2 / end), out of sample: only V2 is fitted.
-	end := func(paper float64) float64 { return 0.2 / paper }
 	const settings = "1,024 nodes, over 100/200/400 Gb/s × 16/32 MiB fusion"
 	// V7: VGG16 at 100 Gb/s and 16 MiB fusion from 64 to 1,024 nodes (the level is ±10 pp).
-	util := func(get func(lo, hi float64) float64) func() (float64, error) {
+	util := func(end func([]float64) float64) func() (float64, error) {
 		return pick(ODDLFig12, func(r ODDLScaling) float64 {
-			lo, hi := math.Inf(1), 0.0
+			var pct []float64
 			for i, n := range ODDLNodes {
 				if n >= 64 {
-					u := 100 * r.Util[0]["oddl"][i]
-					lo, hi = min(lo, u), max(hi, u)
+					pct = append(pct, 100*r.Util[0]["oddl"][i])
 				}
 			}
-			return get(lo, hi)
+			return end(pct)
 		})
 	}
 	at100 := func(model, base string) func() (float64, error) {
 		return pick(ODDL1024, func(r ODDL1024Result) float64 { return r.Speedups(model, base)[0] })
 	}
-	return []Row{
+	rows := []Row{
 		{ID: "oddl/v1-fattree-ring", Seed: "oddl", Cite: "abstract, §7 (V1)",
 			What:  "VGG19, 1,024 nodes, 100 Gb/s, 16 MiB fusion: ODDL's speed-up over the fat tree with ring all-reduce",
-			Paper: 1.6, Unit: "×", Tol: 0.25, Value: at100("vgg19", "fattree (ring)")},
+			Paper: 1.6, Unit: "×", Tol: 0.25, Value: at100("vgg19", "fattree (ring)")}, // nothing fitted on it
 		{ID: "oddl/v2-sip-ring", Seed: "oddl", Cite: "abstract, §7 (V2)",
 			What:  "VGG19, 1,024 nodes, 100 Gb/s, 16 MiB fusion: ODDL's speed-up over SiP-Ring (the point ring_alpha_us is fitted on)",
-			Paper: 1.7, Unit: "×", Tol: 0.02, Value: at100("vgg19", "sip-ring")},
-		{ID: "oddl/v4-vgg16-sip-ring-low", Seed: "oddl", Cite: "§5A (V4)", What: "VGG16, " + settings + ": smallest speed-up over SiP-Ring",
-			Paper: 1.1, Unit: "×", Tol: end(1.1), Value: speedups("vgg16", "sip-ring", lowest)},
-		{ID: "oddl/v4-vgg16-sip-ring-high", Seed: "oddl", Cite: "§5A (V4)", What: "VGG16, " + settings + ": largest speed-up over SiP-Ring",
-			Paper: 1.6, Unit: "×", Tol: end(1.6), Value: speedups("vgg16", "sip-ring", highest)},
-		{ID: "oddl/v5-vgg16-fattree-ring-low", Seed: "oddl", Cite: "§5A (V5)", What: "VGG16, " + settings + ": smallest speed-up over the fat tree + ring",
-			Paper: 1.1, Unit: "×", Tol: end(1.1), Value: speedups("vgg16", "fattree (ring)", lowest)},
-		{ID: "oddl/v5-vgg16-fattree-ring-high", Seed: "oddl", Cite: "§5A (V5)", What: "VGG16, " + settings + ": largest speed-up over the fat tree + ring",
-			Paper: 1.55, Unit: "×", Tol: end(1.55), Value: speedups("vgg16", "fattree (ring)", highest)},
-		{ID: "oddl/v6-vgg16-fattree-hd-low", Seed: "oddl", Cite: "§5A (V6)", What: "VGG16, " + settings + ": smallest speed-up over the fat tree + HD",
-			Paper: 2.4, Unit: "×", Tol: 0.5, Value: speedups("vgg16", "fattree (hd)", lowest)},
-		{ID: "oddl/v6-vgg16-fattree-hd-high", Seed: "oddl", Cite: "§5A (V6)", What: "VGG16, " + settings + ": largest speed-up over the fat tree + HD",
-			Paper: 7, Unit: "×", Tol: 0.5, Value: speedups("vgg16", "fattree (hd)", highest)},
-		{ID: "oddl/v8-vgg19-sip-ring-low", Seed: "oddl", Cite: "§5A (V8)", What: "VGG19, " + settings + ": smallest speed-up over SiP-Ring",
-			Paper: 1.1, Unit: "×", Tol: end(1.1), Value: speedups("vgg19", "sip-ring", lowest)},
-		{ID: "oddl/v8-vgg19-sip-ring-high", Seed: "oddl", Cite: "§5A (V8)", What: "VGG19, " + settings + ": largest speed-up over SiP-Ring",
-			Paper: 1.7, Unit: "×", Tol: end(1.7), Value: speedups("vgg19", "sip-ring", highest)},
-		{ID: "oddl/v9-vgg19-fattree-ring-low", Seed: "oddl", Cite: "§5A (V9)", What: "VGG19, " + settings + ": smallest speed-up over the fat tree + ring",
-			Paper: 1.1, Unit: "×", Tol: end(1.1), Value: speedups("vgg19", "fattree (ring)", lowest)},
-		{ID: "oddl/v9-vgg19-fattree-ring-high", Seed: "oddl", Cite: "§5A (V9)", What: "VGG19, " + settings + ": largest speed-up over the fat tree + ring",
-			Paper: 1.6, Unit: "×", Tol: end(1.6), Value: speedups("vgg19", "fattree (ring)", highest)},
-		{ID: "oddl/v10-vgg19-fattree-hd-low", Seed: "oddl", Cite: "§5A (V10)", What: "VGG19, " + settings + ": smallest speed-up over the fat tree + HD",
-			Paper: 2, Unit: "×", Tol: 0.5, Value: speedups("vgg19", "fattree (hd)", lowest)},
-		{ID: "oddl/v10-vgg19-fattree-hd-high", Seed: "oddl", Cite: "§5A (V10)", What: "VGG19, " + settings + ": largest speed-up over the fat tree + HD",
-			Paper: 7.1, Unit: "×", Tol: 0.5,
-			Deviation: "a flow model charges an ECMP hash collision its shared link's bytes only; the paper's packet-level OMNeT++ fat tree (routing, buffers and transport not given, reference/oddl.md §7.16) loses more to congestion",
-			Known:     [2]float64{3.3, 3.55}, Value: speedups("vgg19", "fattree (hd)", highest)},
+			Paper: 1.7, Unit: "×", Tol: 0.02, Value: at100("vgg19", "sip-ring")}, // the fit: met to its precision
+	}
+	// §5A's ranges at 1,024 nodes over the six settings: each end a row. Over SiP-Ring and the
+	// fat tree + ring the ends are held to ±0.2 (out of sample: only V2 is fitted); over the fat
+	// tree + HD, whose congestion the paper's packet-level simulator alone sees, to ±50%.
+	ring := func(end float64) float64 { return 0.2 / end }
+	hd := func(float64) float64 { return 0.5 }
+	for _, c := range []struct {
+		v, model, base, against string
+		ends                    [2]float64
+		tol                     func(end float64) float64
+		// a deviation of the top end, with its documented range
+		deviation string
+		known     [2]float64
+	}{
+		{v: "V4", model: "vgg16", base: "sip-ring", against: "SiP-Ring", ends: [2]float64{1.1, 1.6}, tol: ring},
+		{v: "V5", model: "vgg16", base: "fattree (ring)", against: "the fat tree + ring", ends: [2]float64{1.1, 1.55}, tol: ring},
+		{v: "V6", model: "vgg16", base: "fattree (hd)", against: "the fat tree + HD", ends: [2]float64{2.4, 7}, tol: hd},
+		{v: "V8", model: "vgg19", base: "sip-ring", against: "SiP-Ring", ends: [2]float64{1.1, 1.7}, tol: ring},
+		{v: "V9", model: "vgg19", base: "fattree (ring)", against: "the fat tree + ring", ends: [2]float64{1.1, 1.6}, tol: ring},
+		{v: "V10", model: "vgg19", base: "fattree (hd)", against: "the fat tree + HD", ends: [2]float64{2, 7.1}, tol: hd,
+			deviation: "a flow model charges an ECMP hash collision its shared link's bytes only; the paper's packet-level OMNeT++ fat tree (routing, buffers and transport not given, reference/oddl.md §7.16) loses more to congestion",
+			known:     [2]float64{3.3, 3.55}},
+	} {
+		id := fmt.Sprintf("oddl/%s-%s-%s", strings.ToLower(c.v), c.model, strings.NewReplacer(" (", "-", ")", "").Replace(c.base))
+		model := strings.ToUpper(c.model[:3]) + c.model[3:]
+		rows = append(rows,
+			Row{ID: id + "-low", Seed: "oddl", Cite: "§5A (" + c.v + ")", What: model + ", " + settings + ": smallest speed-up over " + c.against,
+				Paper: c.ends[0], Unit: "×", Tol: c.tol(c.ends[0]), Value: speedups(c.model, c.base, lowest)},
+			Row{ID: id + "-high", Seed: "oddl", Cite: "§5A (" + c.v + ")", What: model + ", " + settings + ": largest speed-up over " + c.against,
+				Paper: c.ends[1], Unit: "×", Tol: c.tol(c.ends[1]), Deviation: c.deviation, Known: c.known, Value: speedups(c.model, c.base, highest)})
+	}
+	return append(rows, []Row{
 		{ID: "oddl/v11-oddl10-change", Seed: "oddl", Cite: "§5A (V11, \"less than 4%\")",
 			What:  "VGG16 and VGG19, " + settings + ": largest change of the iteration from ODDL (5 µs, 5 µs) to ODDL_10 (10 µs, 10 µs)",
 			Paper: 4, Unit: "%", Bound: AtMost,
@@ -320,6 +314,8 @@ func oddlRows() []Row {
 			What:  "4 Ascend 910s, ResNet-50, HD, 20 epochs: ODDL's training time over one 100 GE switch's",
 			Paper: 97.8 / 97.3, Unit: "×", Tol: 0.015,
 			Value: pick(ODDLTestbed, func(r ODDLTestbedResult) float64 { return r.ODDL / r.Switch })},
+		// The testbed is compute-bound (the network is < 1% of it): its minutes are the Ascend
+		// 910 roofline's with the default fractions, held to rooflineTol as HammingMesh's compute.
 		{ID: "oddl/table4-oddl-minutes", Seed: "oddl", Cite: "Table 4",
 			What:  "4 Ascend 910s, ResNet-50, HD, 20 epochs on ODDL (the WSS set-up included): training time",
 			Paper: 97.8, Unit: "min", Tol: rooflineTol, Value: pick(ODDLTestbed, func(r ODDLTestbedResult) float64 { return r.ODDL })},
@@ -375,7 +371,7 @@ func oddlRows() []Row {
 				dims, err := c.Layout(64)
 				return c.LinkBudget(dims).LossDB, err
 			}},
-	}
+	}...)
 }
 
 // perDestination is the wavelengths per destination of an n-node job on an 8-wavelength laser.
