@@ -174,3 +174,17 @@ func TestLinesRefusesUndrawable(t *testing.T) {
 		}
 	}
 }
+
+// Ticks on a y axis are its major ticks, in the data's unit: on a time axis shown in the unit
+// the axis reads in (1 and 2 ms for 1e-3 and 2e-3 s).
+func TestLinesYTicks(t *testing.T) {
+	s := Series{Name: "ring", X: []float64{1, 10}, Y: []float64{1e-3, 2e-3}}
+	f, err := Lines(Panel{Y: Axis{Time: true, Log: true, Ticks: []float64{1e-3, 2e-3}}, Series: []Series{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := f.Panels[0].Y.Tick.Marker.Ticks(0.5, 3)
+	if len(ts) != 2 || ts[0].Value != 1 || ts[0].Label != "1" || ts[1].Value != 2 || ts[1].Label != "2" {
+		t.Errorf("y ticks %+v, want 1 and 2 (ms)", ts)
+	}
+}

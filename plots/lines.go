@@ -105,11 +105,10 @@ func Lines(panels ...Panel) (Figure, error) {
 			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		}
 		if len(pn.X.Ticks) > 0 {
-			ts := make(plot.ConstantTicks, len(pn.X.Ticks))
-			for i, v := range pn.X.Ticks {
-				ts[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
-			}
-			p.X.Tick.Marker = ts
+			p.X.Tick.Marker = constantTicks(pn.X.Ticks, 1)
+		}
+		if len(pn.Y.Ticks) > 0 {
+			p.Y.Tick.Marker = constantTicks(pn.Y.Ticks, scale)
 		}
 		if pn.X.Format != nil {
 			p.X.Tick.Marker = labelled{p.X.Tick.Marker, pn.X.Format}
@@ -156,6 +155,16 @@ func Lines(panels ...Panel) (Figure, error) {
 		f.Panels = append(f.Panels, p)
 	}
 	return f, nil
+}
+
+// constantTicks are the major ticks at values (in the data's unit), shown divided by scale (a
+// time axis's unit).
+func constantTicks(values []float64, scale float64) plot.ConstantTicks {
+	ts := make(plot.ConstantTicks, len(values))
+	for i, v := range values {
+		ts[i] = plot.Tick{Value: v / scale, Label: strconv.FormatFloat(v/scale, 'g', -1, 64)}
+	}
+	return ts
 }
 
 // shapes tell the series apart in grey-scale print too.

@@ -12,5 +12,6 @@
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
 // Seeds so far: RAMP (Figs. 6, 15–23; Tables 3, 4, 9, 10; §3–5) and HammingMesh (§V-B compute and runtimes).
+// ODDL: §3A, §3C, §5A (V1–V11, Fig. 12's utilisation), Tables 3 and 4.
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro

@@ -43,14 +43,16 @@
 // ODDL gives 6 µs); switch — one non-blocking crossbar at nic_gbps, switch_us per step (the
 // testbed's 100 GE switch).
 //
-// Reproduced (internal/repro/oddl_test.go, with the 2080 Ti's convolution efficiency fitted
-// once on a public ResNet-50 measurement, Horovod fusion and 1 µs per fused buffer): Table 1 and
-// Fig. 4, the WSS counts and wavelength rules, V1 (1.6× over fat tree + ring), the ranges V4, V5,
-// V8, V9 over 100/200/400 Gb/s × 16/32 MiB, V15, V3's testbed, V6 (VGG16 over fat tree + HD
-// 1.30–3.80×, paper 2.4–7×), V10's lower end (1.14×, paper 2×), V7's level (87–93% at 100 Gb/s),
-// ODDL_10 faster than every baseline (V11), and V12 up to 128 nodes.
+// Reproduced (the rows oddl/* of internal/repro, `ddlest validate --seed oddl`, and its shape
+// tests; with the 2080 Ti's convolution efficiency fitted once on a public ResNet-50
+// measurement, Horovod fusion and 1 µs per fused buffer): Table 1 and Fig. 4 (tests here), the
+// WSS counts and wavelength rules, Tables 3 and 4 (V3's testbed), V1 (1.6× over fat tree +
+// ring), the ranges V4, V5, V8, V9 over 100/200/400 Gb/s × 16/32 MiB, V15, V6 (VGG16 over fat
+// tree + HD 1.30–3.80×, paper 2.4–7×), V10's lower end (1.14×, paper 2×), V7's level (87–93% at
+// 100 Gb/s), ODDL_10 faster than every baseline (V11), and V12 up to 128 nodes. Figs. 10, 12
+// and 13 are drawn by `ddlest figures` (oddl-fig10, -fig12, -fig13).
 //
-// Documented deviations, each with its cause checked in a test:
+// Documented deviations, each a row or with its cause checked in a test:
 //   - V11: ODDL_10 adds 6.5% (VGG16) and 5.4% (VGG19) at 100 Gb/s with 16 MiB buffers, against
 //     < 4% (ten of the twelve settings meet it). Every HD step's gap grows by 5 + 2·5·H µs
 //     (Eq. 1), 55 µs at H = 5, and there every step is on the critical path. V11 holds for
