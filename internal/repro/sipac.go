@@ -138,25 +138,22 @@ func hybrid(net string, gbit float64, p, m, d int) (float64, error) {
 	return a2a + ar, err
 }
 
-// Fig13 computes every case once, the networks in parallel.
+// Fig13 computes every case once, every (case, network, bandwidth) at once (SuperPod's
+// pairwise all-to-all among 64 GPUs, routed flow by flow, is most of the time).
 var Fig13 = memo(func() ([]Fig13Case, error) {
-	out := make([]Fig13Case, len(Fig13Cases))
-	times := make([][]float64, len(Fig13Cases)*len(Fig13Nets))
+	nc, nn, nb := len(Fig13Cases), len(Fig13Nets), len(Fig13Bandwidths)
+	times := make([]float64, nc*nn*nb)
 	err := parallel(len(times), func(i int) error {
-		c, net := Fig13Cases[i/len(Fig13Nets)], Fig13Nets[i%len(Fig13Nets)]
-		for _, bw := range Fig13Bandwidths {
-			t, err := hybrid(net, bw, c[0], c[1], c[2])
-			if err != nil {
-				return err
-			}
-			times[i] = append(times[i], t)
-		}
-		return nil
+		c, net, bw := Fig13Cases[i/(nn*nb)], Fig13Nets[i/nb%nn], Fig13Bandwidths[i%nb]
+		var err error
+		times[i], err = hybrid(net, bw, c[0], c[1], c[2])
+		return err
 	})
+	out := make([]Fig13Case, nc)
 	for k, c := range Fig13Cases {
 		out[k] = Fig13Case{P: c[0], M: c[1], D: c[2], Times: map[string][]float64{}}
 		for j, net := range Fig13Nets {
-			out[k].Times[net] = times[k*len(Fig13Nets)+j]
+			out[k].Times[net] = times[(k*nn+j)*nb : (k*nn+j+1)*nb]
 		}
 	}
 	return out, err
@@ -165,10 +162,14 @@ var Fig13 = memo(func() ([]Fig13Case, error) {
 // Fig7Algs are Table II's all-reduces in Fig. 7, as ddlest strategies.
 var Fig7Algs = []string{"ring", "mesh", "hring", "sipco"}
 
-// Fig7Sizes are Fig. 7's network sizes with the r (= H-Ring's k) and L used for them — the paper
-// says only "representative parameters": [D] r = k = √p, L = 2, and p = 4,096 as r = 16, L = 3
-// (reference/sipac.md §2.6, whose values network/sipac's TestTableII checks).
-var Fig7Sizes = [][3]int{{16, 4, 2}, {64, 8, 2}, {256, 16, 2}, {1024, 32, 2}, {4096, 16, 3}}
+// Fig7Size is one network size of Fig. 7 with SiPAC's radix r and levels L and H-Ring's group k.
+type Fig7Size struct{ P, R, L, K int }
+
+// Fig7Sizes are Fig. 7's network sizes — the paper says only "representative parameters": [D]
+// r = k = √p and L = 2 up to 1,024 CUs, 4,096 as SiPAC r = 16, L = 3 (r ≤ 32, §VI-A-1) and
+// k = 64 (reference/sipac.md §2.6 takes k = r = 16 there, whose values network/sipac's
+// TestTableII checks; k = √p keeps H-Ring's curve one family).
+var Fig7Sizes = []Fig7Size{{16, 4, 2, 4}, {64, 8, 2, 8}, {256, 16, 2, 16}, {1024, 32, 2, 32}, {4096, 16, 3, 64}}
 
 // Fig7Messages are the message sweep's sizes at p = 1,024 (r = k = 32, L = 2), 100 B to 1 GB
 // ([D] the range of Fig. 10's sweep; Fig. 7's is not given).
@@ -179,14 +180,14 @@ var Fig7Messages = []float64{1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 type Fig7Result struct{ BySize, ByMessage map[string][]float64 }
 
 // fig7Model is Table II's topology for alg: the logical one-port crossbar at 512 Gb/s for ring,
-// mesh and H-Ring (k = r), SiPAC itself for SiPCO with 512 Gb/s per link (per CU L × 512).
-func fig7Model(alg string, p, r, l int) (network.Model, error) {
+// mesh and H-Ring (groups of k), SiPAC itself for SiPCO with 512 Gb/s per link (per CU L × 512).
+func fig7Model(alg string, s Fig7Size) (network.Model, error) {
 	if alg != "sipco" {
-		return sipac.Logical(p, r, 512, 1, alg)
+		return sipac.Logical(s.P, s.K, 512, 1, alg)
 	}
 	c := sipac.DefaultConfig()
-	c.Radix, c.Levels, c.NodeTbps, c.Strategy = r, l, 0.512*float64(l), "sipco"
-	return sipac.Spec().New(c, network.Env{GPUs: p})
+	c.Radix, c.Levels, c.NodeTbps, c.Strategy = s.R, s.L, 0.512*float64(s.L), "sipco"
+	return sipac.Spec().New(c, network.Env{GPUs: s.P})
 }
 
 // Fig7 computes it once.
@@ -194,17 +195,17 @@ var Fig7 = memo(func() (Fig7Result, error) {
 	out := Fig7Result{BySize: map[string][]float64{}, ByMessage: map[string][]float64{}}
 	for _, alg := range Fig7Algs {
 		for _, s := range Fig7Sizes {
-			m, err := fig7Model(alg, s[0], s[1], s[2])
+			m, err := fig7Model(alg, s)
 			if err != nil {
 				return out, err
 			}
-			t, err := PriceAll(m, network.AllReduce, 1e8, s[0])
+			t, err := PriceAll(m, network.AllReduce, 1e8, s.P)
 			if err != nil {
 				return out, err
 			}
 			out.BySize[alg] = append(out.BySize[alg], t)
 		}
-		m, err := fig7Model(alg, 1024, 32, 2)
+		m, err := fig7Model(alg, Fig7Size{P: 1024, R: 32, L: 2, K: 32})
 		if err != nil {
 			return out, err
 		}

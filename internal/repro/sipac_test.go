@@ -2,6 +2,7 @@ package repro
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ddlest/ddlest/partition/zoo"
@@ -209,4 +210,40 @@ func msMap(m map[string]float64) map[string]float64 {
 		out[k] = float64(int(v*1e6)) / 1e3
 	}
 	return out
+}
+
+// TestSiPACFig7 checks Fig. 7's stated shapes (§V-A) on Table II's all-reduces: at 100 MB SiPCO
+// is the fastest at every network size and "remains relatively constant across topology sizes"
+// (within 1.3× from 16 to 4,096 CUs: (L+1)(r−1)/(Lr) lies in [1.125, 1.5) × nβ), while the
+// ring grows more than 3× (2(p−1)α reaches 8 ms at 4,096 CUs); at 1,024 CUs SiPCO is the
+// fastest from 1 MB up, where the bandwidth term rules ("better scaling … with increasing
+// message sizes"), and the mesh below 100 kB (2α against SiPCO's 3α).
+func TestSiPACFig7(t *testing.T) {
+	r, err := Fig7()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.BySize["sipco"]
+	if slices.Max(s)/slices.Min(s) > 1.3 {
+		t.Errorf("SiPCO at 100 MB varies %.2f× over p", slices.Max(s)/slices.Min(s))
+	}
+	if ring := r.BySize["ring"]; ring[len(ring)-1]/ring[0] < 3 {
+		t.Errorf("the ring grows only %.2f× from 16 to 4,096 CUs", ring[len(ring)-1]/ring[0])
+	}
+	for _, alg := range Fig7Algs[:3] {
+		for i, v := range r.BySize[alg] {
+			if s[i] >= v {
+				t.Errorf("p = %d: SiPCO %.4g ms, %s %.4g ms", Fig7Sizes[i].P, s[i]*1e3, alg, v*1e3)
+			}
+		}
+		for i, n := range Fig7Messages {
+			v, sp := r.ByMessage[alg][i], r.ByMessage["sipco"][i]
+			if n >= 1e6 && sp >= v {
+				t.Errorf("%g B: SiPCO %.4g ms, %s %.4g ms", n, sp*1e3, alg, v*1e3)
+			}
+			if alg == "mesh" && n < 1e5 && v >= sp {
+				t.Errorf("%g B: mesh %.4g µs not below SiPCO %.4g µs (2α < 3α)", n, v*1e6, sp*1e6)
+			}
+		}
+	}
 }
