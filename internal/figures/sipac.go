@@ -11,6 +11,8 @@ func init() {
 	register(
 		Figure{Name: "sipac-fig7", Title: "SiPAC Fig. 7: Table II's all-reduces against network size (100 MB) and message size (1,024 CUs), α = 1 µs, 512 Gb/s",
 			Panels: sipacFig7},
+		Figure{Name: "sipac-fig9", Title: "SiPAC Fig. 9: links, transceivers and switches against network size, SiPAC and the electronic BCube at L = 2 and 3",
+			Panels: sipacFig9},
 		Figure{Name: "sipac-fig11", Title: "SiPAC Fig. 11: raw one-to-all, all-to-one and all-to-all of 1 MB per flow on 512 CUs per network",
 			Panels: sipacFig11},
 		Figure{Name: "sipac-fig13", Title: "SiPAC Fig. 13: hybrid-parallel iteration (all-to-all in MP groups, all-reduce across) of 100 MB against per-CU bandwidth",
@@ -42,6 +44,28 @@ func sipacFig7() ([]plots.Panel, error) {
 		mp.Series = append(mp.Series, plots.Series{Name: sipacAlgName[alg], X: repro.Fig7Messages, Y: r.ByMessage[alg]})
 	}
 	return []plots.Panel{bp, mp}, nil
+}
+
+// sipacFig9 is Fig9's counts against the network size, one panel per kind of equipment.
+func sipacFig9() ([]plots.Panel, error) {
+	counts, err := repro.Fig9()
+	if err != nil {
+		return nil, err
+	}
+	x := plots.Axis{Label: "network size p (CUs)", Log: true}
+	var out []plots.Panel
+	for _, kind := range []string{"links", "transceivers", "switches (WSS or packet switch)"} {
+		pn := plots.Panel{Title: kind + " (r = 4, 8, 16, 32)", X: x, Y: plots.Axis{Label: "count", Log: true}}
+		for _, c := range counts {
+			y := map[string][]float64{"links": c.Links, "transceivers": c.Transceivers}[kind]
+			if y == nil {
+				y = c.WSSs
+			}
+			pn.Series = append(pn.Series, plots.Series{Name: fmt.Sprintf("%s (L = %d)", c.Fabric, c.L), X: c.CUs, Y: y})
+		}
+		out = append(out, pn)
+	}
+	return out, nil
 }
 
 // msTicks label a log time axis between its decades (1, 2, 5 × 10^k ms).

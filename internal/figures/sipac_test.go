@@ -47,7 +47,7 @@ func byName(m map[string][]float64, name func(string) string) map[string][]float
 }
 
 // SiPAC's figures plot exactly the reproduction library's numbers: Fig. 7's times per
-// algorithm, Fig. 11's times and speed-ups (the rows' sipac/fig11-*), Fig. 13's times per case.
+// algorithm, Fig. 9's counts, Fig. 11's times and speed-ups (the rows' sipac/fig11-*), Fig. 13's times per case.
 func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	f7, err := repro.Fig7()
 	if err != nil {
@@ -61,6 +61,31 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	alg := func(a string) string { return sipacAlgName[a] }
 	checkSeries(t, "fig7 by size", pns[0], ps, byName(f7.BySize, alg))
 	checkSeries(t, "fig7 by message", pns[1], repro.Fig7Messages, byName(f7.ByMessage, alg))
+
+	f9, err := repro.Fig9()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pns = sipacPanels(t, "sipac-fig9")
+	for i, get := range []func(repro.Fig9Count) []float64{
+		func(c repro.Fig9Count) []float64 { return c.Links },
+		func(c repro.Fig9Count) []float64 { return c.Transceivers },
+		func(c repro.Fig9Count) []float64 { return c.WSSs },
+	} {
+		if len(pns[i].Series) != len(f9) {
+			t.Fatalf("fig9 %s: %d series", pns[i].Title, len(pns[i].Series))
+		}
+		for k, c := range f9 {
+			if s := pns[i].Series[k]; !slices.Equal(s.X, c.CUs) || !slices.Equal(s.Y, get(c)) {
+				t.Errorf("fig9 %s %s: (%v, %v), the library (%v, %v)", pns[i].Title, s.Name, s.X, s.Y, c.CUs, get(c))
+			}
+		}
+	}
+	// SiPAC(r = 8, L = 3) by hand (§III-A, reference/sipac.md §1.2): 192 WSSs, 1,536 links and
+	// transceivers; BCube a transceiver at both ends, 3,072.
+	if c := f9[1]; c.CUs[1] != 512 || c.WSSs[1] != 192 || c.Links[1] != 1536 || c.Transceivers[1] != 1536 || f9[3].Transceivers[1] != 3072 {
+		t.Errorf("fig9 at 512 CUs: %+v, BCube %+v", c, f9[3])
+	}
 
 	f11, err := repro.Fig11()
 	if err != nil {

@@ -12,6 +12,6 @@
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
 // Seeds so far: RAMP (Figs. 16–18, 20, 21; Table 4) and HammingMesh (§V-B compute and runtimes).
-// SiPAC: §III-A's sizes and Fig. 11's speed-ups.
+// SiPAC: §III-A's sizes and Fig. 11's speed-ups (Figs. 7, 9, 11 and 13 from the same computations).
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro

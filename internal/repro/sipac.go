@@ -285,3 +285,39 @@ func sipacRows() []Row {
 			Known: [2]float64{1.0, 1.01}, Value: ends("bcube", true)},
 	}
 }
+
+// Fig9Radices are the WSS radices of Fig. 9's SiPACs and BCubes, up to §VI-A-1's r ≤ 32 ([D]
+// the paper gives no sizes: 16 to 1,024 CUs at L = 2, 64 to 32,768 at L = 3).
+var Fig9Radices = []int{4, 8, 16, 32}
+
+// Fig9Count is one network's counts (Fig. 9: links, transceivers, switches) per Fig9Radices.
+type Fig9Count struct {
+	Fabric                         string // sipac or bcube
+	L                              int
+	CUs, Links, Transceivers, WSSs []float64
+}
+
+// Fig9 is SiPAC's and the electronic BCube's equipment at L = 2 and 3 (network/sipac's
+// Inventory: L·r^(L−1) switches, L·p links, L·p transceivers on SiPAC, 2L·p on BCube).
+var Fig9 = memo(func() ([]Fig9Count, error) {
+	var out []Fig9Count
+	for _, fab := range []string{sipac.FabricSiPAC, sipac.FabricBCube} {
+		for _, l := range []int{2, 3} {
+			fc := Fig9Count{Fabric: fab, L: l}
+			for _, r := range Fig9Radices {
+				c := sipac.DefaultConfig()
+				c.Fabric, c.Radix, c.Levels = fab, r, l
+				inv, err := c.Inventory(0)
+				if err != nil {
+					return nil, err
+				}
+				fc.CUs = append(fc.CUs, float64(inv.Nodes))
+				fc.WSSs = append(fc.WSSs, float64(inv.Items[0].Count))
+				fc.Links = append(fc.Links, float64(inv.Items[1].Count))
+				fc.Transceivers = append(fc.Transceivers, float64(inv.Items[2].Count))
+			}
+			out = append(out, fc)
+		}
+	}
+	return out, nil
+})
