@@ -26,7 +26,8 @@ type Axis struct {
 	Log   bool
 	// Format, when set, writes the major tick labels (e.g. byte sizes as "1 MB").
 	Format func(float64) string
-	// Ticks, when set, are the major ticks (e.g. the swept values 1, 2, 4, 8 on a log axis).
+	// Ticks, when set, are the major ticks (e.g. the swept values 1, 2, 4, 8 on a log axis; on a
+	// Time axis in seconds, labelled in the axis's unit).
 	Ticks []float64
 	// Categories, on an x axis, names the points x = 0, 1, …: a nominal axis (networks).
 	Categories []string
@@ -157,12 +158,15 @@ func Lines(panels ...Panel) (Figure, error) {
 	return f, nil
 }
 
-// constantTicks are the major ticks at values (in the data's unit), shown divided by scale (a
-// time axis's unit).
-func constantTicks(values []float64, scale float64) plot.ConstantTicks {
-	ts := make(plot.ConstantTicks, len(values))
-	for i, v := range values {
-		ts[i] = plot.Tick{Value: v / scale, Label: strconv.FormatFloat(v/scale, 'g', -1, 64)}
+// constantTicks are ticks at vs (divided by scale), each labelled with its value.
+func constantTicks(vs []float64, scale float64) plot.ConstantTicks {
+	ts := make(plot.ConstantTicks, len(vs))
+	prec := -1 // exact
+	if scale != 1 {
+		prec = 6 // 2e-3 s / 1e-3 is 2.0000000000000004 ms
+	}
+	for i, v := range vs {
+		ts[i] = plot.Tick{Value: v / scale, Label: strconv.FormatFloat(v/scale, 'g', prec, 64)}
 	}
 	return ts
 }

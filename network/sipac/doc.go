@@ -42,8 +42,10 @@
 // topologies with uniform link latency and bandwidth"): the tests run them on the α–β crossbar
 // and SiPCO on SiPAC with B = 1/β per link.
 //
-// Reproduced (sipac_test.go): Table II at p = 16 … 4,096 and n = 100 B … 1 GB (§2.6's values,
-// 1e-4), SiPAC(2,2) 1.174875 ms, SiPCO = mesh at L = 1, Table III step by step, SiPCO on real
-// tensors for (r, L) ∈ {(2,1), (2,2), (3,2), (2,3), (3,3), (4,3), (8,2)}, the derived forms'
-// closed forms, §III-A's sizes, neighbours and diameter, Fig. 9's counts.
+// Checked (sipac_test.go): Table II's closed forms at p = 16 … 4,096 and n = 100 B … 1 GB
+// (§2.6's values, 1e-4), SiPAC(2,2) 1.174875 ms, SiPCO = mesh at L = 1, Table III step by step,
+// SiPCO on real tensors for (r, L) ∈ {(2,1), (2,2), (3,2), (2,3), (3,3), (4,3), (8,2)}, the
+// derived forms' closed forms, the default r and L, neighbours and diameter, Fig. 9's counts by
+// hand. The paper's published numbers (§III-A's sizes, Fig. 11's speed-ups) are rows of
+// internal/repro (`ddlest validate --seed sipac`), its figures internal/figures' sipac-fig*.
 package sipac

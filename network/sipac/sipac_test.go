@@ -14,7 +14,6 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
-	"github.com/ddlest/ddlest/network/alphabeta"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
 )
@@ -34,23 +33,10 @@ func sipacModel(t testing.TB, r, l int, nodeGbit float64, strategy string, set f
 	return m
 }
 
-// logical is Table II's logical topology for Ring, Mesh and H-Ring: every CU on one port of a
-// non-blocking crossbar at 1/β, α per step ("logical topologies with uniform link latency and
-// bandwidth", SiPAC §V), running this package's algorithms with H-Ring's k.
+// logical is Table II's logical topology for Ring, Mesh and H-Ring (Logical).
 func logical(t testing.TB, p, k int, gbit, alphaUs float64, strategy string) network.Model {
 	t.Helper()
-	ab := alphabeta.Config{BandwidthGbit: gbit, LatencyNs: 1000 * alphaUs}
-	g, err := ab.Fabric(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	algs := []collective.Algorithm{collective.Ring, collective.Mesh, collective.HRingTableII(k)}
-	choice, err := collective.ParseFor(strategy, algs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := fabric.NewModel(g, network.Env{GPUs: p}, fabric.Options{Name: "logical", Choice: choice,
-		Offer: func(network.Op) []collective.Algorithm { return algs }})
+	m, err := Logical(p, k, gbit, alphaUs, strategy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +172,10 @@ func TestDerived(t *testing.T) {
 	}
 }
 
-// TestStructure: SiPAC §III-A sizes, neighbours and diameter; Fig. 9's counts by hand.
+// TestStructure: the default r and L for a job of p CUs (the smallest L ≤ 3 with a whole
+// r ≤ 32, §VI-A-1's limits; §III-A's published sizes, r = 16 → 256 and 4,096 CUs, are the rows
+// sipac/size-* of internal/repro), the closed forms L(r−1) one-hop neighbours and diameter L
+// (§III-A), and Fig. 9's counts by hand.
 func TestStructure(t *testing.T) {
 	c := DefaultConfig()
 	for _, s := range []struct{ p, r, l int }{{256, 16, 2}, {4096, 16, 3}, {512, 8, 3}, {64, 8, 2}, {1024, 32, 2}, {16, 16, 1}} {
