@@ -11,6 +11,6 @@
 // so that no tolerance is written twice. Shape checks that are not one number (orders, growth,
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
-// Seeds so far: RAMP (Figs. 16–18, 20, 21; Table 4) and HammingMesh (§V-B compute and runtimes).
+// Seeds so far: RAMP (Figs. 16–18, 20, 21; Table 4) and HammingMesh (§V-B, Table II, Fig. 15).
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro
