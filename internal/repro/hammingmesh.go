@@ -214,11 +214,11 @@ func hammingMeshRows() []Row {
 		deviation   string  // of the roofline
 		known       [2]float64
 	}{
-		{motif: "resnet152", what: "ResNet-152 iteration (D = 1,024, 32 images each)", paper: 108},
-		{motif: "cosmoflow", what: "CosmoFlow iteration (D = 256, O = 4, 32 samples)", paper: 44.3},
-		{motif: "gpt3", what: "GPT-3 backward pass of one micro-batch on one stage", paper: 31.83},
-		{motif: "gpt3-moe", what: "MoE backward pass of one micro-batch on one stage (44,734 + 82,586/16 µs)", paper: 44.734 + 82.586/16},
-		{motif: "dlrm", what: "DLRM iteration", paper: 2.901,
+		{motif: "resnet152", what: "ResNet-152 iteration (D = 1,024, 32 images each)", paper: HMPaperCompute["resnet152"]},
+		{motif: "cosmoflow", what: "CosmoFlow iteration (D = 256, O = 4, 32 samples)", paper: HMPaperCompute["cosmoflow"]},
+		{motif: "gpt3", what: "GPT-3 backward pass of one micro-batch on one stage", paper: HMPaperCompute["gpt3"]},
+		{motif: "gpt3-moe", what: "MoE backward pass of one micro-batch on one stage (44,734 + 82,586/16 µs)", paper: HMPaperCompute["gpt3-moe"]},
+		{motif: "dlrm", what: "DLRM iteration", paper: HMPaperCompute["dlrm"],
 			deviation: "the paper's DLRM times cannot come from the message sizes it gives (0.78M MLP parameters; 796 µs of MLP needs ~60K samples per GPU at the TF32 rate): the roofline is a lower bound",
 			known:     [2]float64{0.01, 0.1}},
 	} {
@@ -271,6 +271,12 @@ func hammingMeshRows() []Row {
 	}
 	return rows
 }
+
+// HMPaperCompute is each §V-B workload's compute on an A100 (ms; reference/hammingmesh.md §6):
+// ResNet-152 108 (§V-B2), CosmoFlow 44.3 (§V-B3), DLRM 95 + 341 + 209 + 455 + 910 + 891 µs (the
+// motif's, §6.3), GPT-3's backward stage 31.83 and MoE's 44,734 + 82,586/16 µs (the motifs',
+// §6.4–6.5: the paper's "31.8" and "49.9").
+var HMPaperCompute = map[string]float64{"resnet152": 108, "cosmoflow": 44.3, "dlrm": 2.901, "gpt3": 31.83, "gpt3-moe": 44.734 + 82.586/16}
 
 // HMRow is one §V-B runtime: a Table II preset and the paper's number (ms, or % for CosmoFlow).
 type HMRow struct {

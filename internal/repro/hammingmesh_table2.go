@@ -295,14 +295,14 @@ var Fig13Algorithms = []string{"ring", "rings", "torus", "torus-sst"}
 // Fig13Presets are its networks: the large HxMeshes, and the fat tree's ring for reference.
 var Fig13Presets = []string{"hx2-large", "hx4-large", "ft-large"}
 
-// Fig13 computes it once: 1 KiB to 32 GiB by factors of 2.
+// Fig13 computes it once: 1 MiB to 32 GiB by factors of 2.
 var Fig13 = memo(func() (Fig13Result, error) {
 	out := Fig13Result{Share: map[string]map[string][]float64{}}
 	rows, err := Table2()
 	if err != nil {
 		return out, err
 	}
-	for s := 1 << 10; s <= 32<<30; s *= 2 {
+	for s := 1 << 20; s <= 32<<30; s *= 2 {
 		out.Sizes = append(out.Sizes, float64(s))
 	}
 	for _, p := range Fig13Presets {

@@ -69,7 +69,7 @@ func TestFig15SameSide(t *testing.T) {
 
 // Fig. 13 (§V-A2): "The torus algorithm, which is 2x less bandwidth-efficient, achieves higher
 // throughput at smaller message sizes" — the SST motif's torus against the rings: above them at
-// 1 KiB, below them at 32 GiB, at half the printed torus algorithm's share there (closed form,
+// 1 MiB, below them at 32 GiB, at half the printed torus algorithm's share there (closed form,
 // network/collective TestHMTorusSSTClosedForm: (n−1)/n·Sβ against (n²−1)/(2n²)·Sβ); the single
 // ring uses one of an accelerator's four ports: at most a quarter of the injection (by hand);
 // and "all topologies deliver nearly full bandwidth for the ring algorithms" at 32 GiB: the rings
@@ -80,7 +80,7 @@ func TestFig13Shapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := len(r.Sizes) - 1
-	if r.Sizes[0] != 1<<10 || r.Sizes[last] != 32<<30 {
+	if r.Sizes[0] != 1<<20 || r.Sizes[last] != 32<<30 {
 		t.Fatalf("sizes %v", r.Sizes)
 	}
 	for _, p := range Fig13Presets {
@@ -92,7 +92,7 @@ func TestFig13Shapes(t *testing.T) {
 			continue
 		}
 		if !(s["torus-sst"][0] > s["rings"][0]) || !(s["torus-sst"][last] < s["rings"][last]) {
-			t.Errorf("%s: torus-sst %v, rings %v: want above at 1 KiB, below at 32 GiB", p, s["torus-sst"], s["rings"])
+			t.Errorf("%s: torus-sst %v, rings %v: want above at 1 MiB, below at 32 GiB", p, s["torus-sst"], s["rings"])
 		}
 		if q := s["torus-sst"][last] / s["torus"][last]; math.Abs(q-0.5) > 0.02 {
 			t.Errorf("%s: torus-sst/torus at 32 GiB %.3f, want 1/2", p, q)
