@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func WriteCSV(w io.Writer, pns []plots.Panel) error {
 			for i := range s.X {
 				x := strconv.FormatFloat(s.X[i], 'g', -1, 64)
 				if len(pn.X.Categories) > 0 {
-					x = pn.X.Categories[int(s.X[i])]
+					x = pn.X.Categories[int(math.Round(s.X[i]))]
 				}
 				yl := pn.Y.Label
 				if pn.Y.Time {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +65,7 @@ func TestCSVEqualsThePanels(t *testing.T) {
 					y, _ := strconv.ParseFloat(r[5], 64)
 					x := strconv.FormatFloat(s.X[k], 'g', -1, 64)
 					if len(pn.X.Categories) > 0 {
-						x = pn.X.Categories[int(s.X[k])]
+						x = pn.X.Categories[int(math.Round(s.X[k]))]
 					}
 					if r[0] != pn.Title || r[1] != s.Name || r[3] != x || y != s.Y[k] {
 						t.Errorf("%s row %d: %v, want %s/%s (%s, %v)", f.Name, i, r, pn.Title, s.Name, x, s.Y[k])

@@ -24,14 +24,14 @@ func init() {
 // takes (SiPCO is SiPAC's, H-Ring the hierarchical ring's).
 var sipacAlgName = map[string]string{"ring": "ring", "mesh": "mesh", "hring": "hierarchical (H-Ring)", "sipco": "sipac (SiPCO)"}
 
-// sipacFig7 is Fig7's times against p at 100 MB and against the message size at p = 1,024.
+// sipacFig7 is SiPACFig7's times against p at 100 MB and against the message size at p = 1,024.
 func sipacFig7() ([]plots.Panel, error) {
-	r, err := repro.Fig7()
+	r, err := repro.SiPACFig7()
 	if err != nil {
 		return nil, err
 	}
 	var ps []float64
-	for _, s := range repro.Fig7Sizes {
+	for _, s := range repro.SiPACFig7Sizes {
 		ps = append(ps, float64(s.P))
 	}
 	bp := plots.Panel{Title: "100 MB against network size (r = k = √p, L = 2; p = 4,096: r = 16, L = 3)",
@@ -39,16 +39,16 @@ func sipacFig7() ([]plots.Panel, error) {
 		Y: plots.Axis{Label: "all-reduce time", Log: true, Time: true, Ticks: msTicks}}
 	mp := plots.Panel{Title: "1,024 CUs against message size (r = k = 32, L = 2)",
 		X: plots.Axis{Label: "message size n (per CU)", Log: true, Format: plots.ByteTicks}, Y: plots.Axis{Label: "all-reduce time", Log: true, Time: true}}
-	for _, alg := range repro.Fig7Algs {
+	for _, alg := range repro.SiPACFig7Algs {
 		bp.Series = append(bp.Series, plots.Series{Name: sipacAlgName[alg], X: ps, Y: r.BySize[alg]})
-		mp.Series = append(mp.Series, plots.Series{Name: sipacAlgName[alg], X: repro.Fig7Messages, Y: r.ByMessage[alg]})
+		mp.Series = append(mp.Series, plots.Series{Name: sipacAlgName[alg], X: repro.SiPACFig7Messages, Y: r.ByMessage[alg]})
 	}
 	return []plots.Panel{bp, mp}, nil
 }
 
-// sipacFig9 is Fig9's counts against the network size, one panel per kind of equipment.
+// sipacFig9 is SiPACFig9's counts against the network size, one panel per kind of equipment.
 func sipacFig9() ([]plots.Panel, error) {
-	counts, err := repro.Fig9()
+	counts, err := repro.SiPACFig9()
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +71,9 @@ func sipacFig9() ([]plots.Panel, error) {
 // msTicks label a log time axis between its decades (1, 2, 5 × 10^k ms).
 var msTicks = []float64{1e-3, 2e-3, 5e-3, 10e-3, 20e-3, 50e-3, 100e-3, 200e-3, 500e-3}
 
-// sipacFig11 is Fig11's time per pattern and network, and SiPAC's speed-up over each.
+// sipacFig11 is SiPACFig11's time per pattern and network, and SiPAC's speed-up over each.
 func sipacFig11() ([]plots.Panel, error) {
-	r, err := repro.Fig11()
+	r, err := repro.SiPACFig11()
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func sipacFig11() ([]plots.Panel, error) {
 		X: x, Y: plots.Axis{Label: "completion time", Log: true, Time: true, Ticks: msTicks}}
 	sp := plots.Panel{Title: "SiPAC's speed-up (paper: SuperPod 3.6–5.3×, torus 1.4–5.9×, BCube 1.4–3.4×)",
 		X: x, Y: plots.Axis{Label: "speed-up (×)", Log: true, Ticks: []float64{1, 1.5, 2, 3, 5, 10}}}
-	for _, net := range repro.Fig11Nets {
+	for _, net := range repro.SiPACFig11Nets {
 		tp.Series = append(tp.Series, plots.Series{Name: net, X: xs, Y: r.Times[net]})
 		if net != "sipac" {
 			sp.Series = append(sp.Series, plots.Series{Name: net, X: xs, Y: r.Speedups(net)})
@@ -95,9 +95,9 @@ func sipacFig11() ([]plots.Panel, error) {
 	return []plots.Panel{tp, sp}, nil
 }
 
-// sipacFig13 is Fig13's iteration times against the per-CU bandwidth, one panel per case.
+// sipacFig13 is SiPACFig13's iteration times against the per-CU bandwidth, one panel per case.
 func sipacFig13() ([]plots.Panel, error) {
-	cases, err := repro.Fig13()
+	cases, err := repro.SiPACFig13()
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +105,10 @@ func sipacFig13() ([]plots.Panel, error) {
 	for i, c := range cases {
 		reading := map[int]string{1: " (the caption's reading)", 2: " (the text's reading)"}[i]
 		pn := plots.Panel{Title: fmt.Sprintf("p = %d: d = %d DP groups of m = %d MP CUs%s", c.P, c.D, c.M, reading),
-			X: plots.Axis{Label: "per-CU bandwidth (Gb/s)", Log: true, Ticks: repro.Fig13Bandwidths},
+			X: plots.Axis{Label: "per-CU bandwidth (Gb/s)", Log: true, Ticks: repro.SiPACFig13Bandwidths},
 			Y: plots.Axis{Label: "iteration time", Log: true, Time: true, Ticks: msTicks}}
-		for _, net := range repro.Fig13Nets {
-			pn.Series = append(pn.Series, plots.Series{Name: net, X: repro.Fig13Bandwidths, Y: c.Times[net]})
+		for _, net := range repro.SiPACFig13Nets {
+			pn.Series = append(pn.Series, plots.Series{Name: net, X: repro.SiPACFig13Bandwidths, Y: c.Times[net]})
 		}
 		out = append(out, pn)
 	}

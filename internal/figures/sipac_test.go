@@ -49,28 +49,28 @@ func byName(m map[string][]float64, name func(string) string) map[string][]float
 // SiPAC's figures plot exactly the reproduction library's numbers: Fig. 7's times per
 // algorithm, Fig. 9's counts, Fig. 11's times and speed-ups (the rows' sipac/fig11-*), Fig. 13's times per case.
 func TestSiPACFiguresAreTheLibrary(t *testing.T) {
-	f7, err := repro.Fig7()
+	f7, err := repro.SiPACFig7()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pns := sipacPanels(t, "sipac-fig7")
 	var ps []float64
-	for _, s := range repro.Fig7Sizes {
+	for _, s := range repro.SiPACFig7Sizes {
 		ps = append(ps, float64(s.P))
 	}
 	alg := func(a string) string { return sipacAlgName[a] }
 	checkSeries(t, "fig7 by size", pns[0], ps, byName(f7.BySize, alg))
-	checkSeries(t, "fig7 by message", pns[1], repro.Fig7Messages, byName(f7.ByMessage, alg))
+	checkSeries(t, "fig7 by message", pns[1], repro.SiPACFig7Messages, byName(f7.ByMessage, alg))
 
-	f9, err := repro.Fig9()
+	f9, err := repro.SiPACFig9()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pns = sipacPanels(t, "sipac-fig9")
-	for i, get := range []func(repro.Fig9Count) []float64{
-		func(c repro.Fig9Count) []float64 { return c.Links },
-		func(c repro.Fig9Count) []float64 { return c.Transceivers },
-		func(c repro.Fig9Count) []float64 { return c.WSSs },
+	for i, get := range []func(repro.SiPACFig9Count) []float64{
+		func(c repro.SiPACFig9Count) []float64 { return c.Links },
+		func(c repro.SiPACFig9Count) []float64 { return c.Transceivers },
+		func(c repro.SiPACFig9Count) []float64 { return c.WSSs },
 	} {
 		if len(pns[i].Series) != len(f9) {
 			t.Fatalf("fig9 %s: %d series", pns[i].Title, len(pns[i].Series))
@@ -87,7 +87,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 		t.Errorf("fig9 at 512 CUs: %+v, BCube %+v", c, f9[3])
 	}
 
-	f11, err := repro.Fig11()
+	f11, err := repro.SiPACFig11()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 		t.Errorf("fig11 categories %v", pns[0].X.Categories)
 	}
 
-	f13, err := repro.Fig13()
+	f13, err := repro.SiPACFig13()
 	if err != nil {
 		t.Fatal(err)
 	}

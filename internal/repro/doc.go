@@ -11,8 +11,8 @@
 // so that no tolerance is written twice. Shape checks that are not one number (orders, growth,
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
-// Seeds so far: RAMP (Figs. 6, 15–23; Tables 3, 4, 9, 10; §3–5) and HammingMesh (§V-B compute and runtimes).
-// ODDL: §3A, §3C, §5A (V1–V11, Fig. 12's utilisation), Tables 3 and 4.
-// SiPAC: §III-A's sizes and Fig. 11's speed-ups (Figs. 7, 9, 11 and 13 from the same computations).
+// Seeds so far: RAMP (Figs. 6, 15–23; Tables 3, 4, 9, 10; §3–5), HammingMesh (§V-B, Table II,
+// Fig. 15), ODDL (§3A, §3C, §5A: V1–V11, Fig. 12's utilisation; Tables 3 and 4) and SiPAC
+// (§III-A's sizes, Fig. 11's speed-ups).
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro

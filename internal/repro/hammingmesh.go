@@ -2,6 +2,8 @@ package repro
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/job"
@@ -58,10 +60,13 @@ func DLRM(o job.RunOptions) (*job.Report, error) {
 // GPT3Step is the SST motif's GPT-3 step: P = 96, O = 4, D = 1, pipeline ranks consecutive (TP
 // groups at stride 96), the single ring (05D) for the tensor-parallel all-reduces.
 func GPT3Step(preset string, params ...string) (float64, error) {
+	return gpt3Run(HMPreset(preset, append([]string{"strategy=ring"}, params...)...))
+}
+
+func gpt3Run(o job.RunOptions) (float64, error) {
 	c, _ := job.PresetConfig("gpt3")
 	c.RankOrder = megatron.PPFirst
-	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: c,
-		RunOptions: HMPreset(preset, append([]string{"strategy=ring"}, params...)...)})
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3", Config: c, RunOptions: o})
 	if err != nil {
 		return 0, err
 	}
@@ -71,10 +76,13 @@ func GPT3Step(preset string, params ...string) (float64, error) {
 // MoEStep is the SST motif's MoE step: 16 experts, one per GPU, no recomputation (the motif
 // ignores memory), the linear all-to-all of the expert-parallel groups at stride 96.
 func MoEStep(preset string) (float64, error) {
+	return moeRun(HMPreset(preset, "strategy=all-to-all=linear"))
+}
+
+func moeRun(o job.RunOptions) (float64, error) {
 	c, _ := job.PresetConfig("gpt3-moe")
 	c.RankOrder, c.Recompute = megatron.PPFirst, megatron.RecomputeNone
-	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true,
-		RunOptions: HMPreset(preset, "strategy=all-to-all=linear")})
+	r, err := job.TransformerPreset(job.TransformerOptions{Preset: "gpt3-moe", Config: c, IgnoreMemory: true, RunOptions: o})
 	if err != nil {
 		return 0, err
 	}
@@ -82,21 +90,76 @@ func MoEStep(preset string) (float64, error) {
 }
 
 // ResNetIter, DLRMIter and CosmoIter are the §V-B iterations on a preset (seconds).
-func ResNetIter(preset string) (float64, error) {
-	return iterOf(ResNet152(HMPreset(preset, "strategy=ring")))
-}
-
-func DLRMIter(preset string) (float64, error) {
-	return iterOf(DLRM(HMPreset(preset, "strategy=all-to-all=linear")))
-}
-
-func CosmoIter(preset string) (float64, error) { return iterOf(CosmoFlow(HMPreset(preset), true)) }
+func ResNetIter(preset string) (float64, error) { return Runtime("resnet152", preset) }
+func DLRMIter(preset string) (float64, error)   { return Runtime("dlrm", preset) }
+func CosmoIter(preset string) (float64, error)  { return Runtime("cosmoflow", preset) }
 
 func iterOf(r *job.Report, err error) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
 	return float64(r.Result.Iteration.Total), nil
+}
+
+// HMWorkload is a §V-B workload as the motif runs it: the preset parameters its collectives
+// take, the cluster size whose Table II costs Fig. 15 normalises it with (reference/hammingmesh.md
+// §7.3: MoE's 1,536 ranks on the large clusters) and its run (one iteration, or for GPT-3 and
+// MoE one pipeline step, in seconds).
+type HMWorkload struct {
+	Name, Title string
+	Cluster     string // "small" or "large"
+	Params      []string
+	run         func(job.RunOptions) (float64, error)
+}
+
+// HMWorkloads are the §V-B workloads in Fig. 15's order.
+var HMWorkloads = []HMWorkload{
+	{Name: "resnet152", Title: "ResNet-152", Cluster: "small", Params: []string{"strategy=ring"},
+		run: func(o job.RunOptions) (float64, error) { return iterOf(ResNet152(o)) }},
+	{Name: "gpt3", Title: "GPT-3", Cluster: "small", Params: []string{"strategy=ring"}, run: gpt3Run},
+	{Name: "gpt3-moe", Title: "GPT-3 MoE", Cluster: "large", Params: []string{"strategy=all-to-all=linear"}, run: moeRun},
+	{Name: "cosmoflow", Title: "CosmoFlow", Cluster: "small",
+		run: func(o job.RunOptions) (float64, error) { return iterOf(CosmoFlow(o, true)) }},
+	{Name: "dlrm", Title: "DLRM", Cluster: "small", Params: []string{"strategy=all-to-all=linear"},
+		run: func(o job.RunOptions) (float64, error) { return iterOf(DLRM(o)) }},
+}
+
+// HMTopologies are the eight Table II families in the table's order (a preset is family-cluster).
+var HMTopologies = []string{"ft", "ft50", "ft75", "df", "hyperx", "hx2", "hx4", "torus"}
+
+// runtimes memoizes each (workload, preset) run: the §V-B rows, Fig. 15 and the figures share
+// them. The preset "ideal" is the workload on the ideal network (its compute as ddlest runs it).
+var runtimes sync.Map // [2]string → func() (float64, error)
+
+// Runtime is a §V-B workload's run on a Table II preset (or "ideal"), seconds, computed once.
+func Runtime(workload, preset string) (float64, error) {
+	key := [2]string{workload, preset}
+	if f, ok := runtimes.Load(key); ok {
+		return f.(func() (float64, error))()
+	}
+	i := slices.IndexFunc(HMWorkloads, func(w HMWorkload) bool { return w.Name == workload })
+	if i < 0 {
+		return 0, fmt.Errorf("unknown workload %q", workload)
+	}
+	w := HMWorkloads[i]
+	f, _ := runtimes.LoadOrStore(key, memo(func() (float64, error) {
+		if preset == "ideal" {
+			return w.run(HMRun("published", false))
+		}
+		return w.run(HMPreset(preset, w.Params...))
+	}))
+	return f.(func() (float64, error))()
+}
+
+// Overhead is a workload's run on a preset less its run on the ideal network (seconds): the
+// communication it does not hide.
+func Overhead(workload, preset string) (float64, error) {
+	t, err := Runtime(workload, preset)
+	if err != nil {
+		return 0, err
+	}
+	c, err := Runtime(workload, "ideal")
+	return t - c, err
 }
 
 // HMStep is a transformer preset's middle stage's backward pass of one micro-batch (the §V-B
@@ -153,11 +216,11 @@ func hammingMeshRows() []Row {
 		deviation   string  // of the roofline
 		known       [2]float64
 	}{
-		{motif: "resnet152", what: "ResNet-152 iteration (D = 1,024, 32 images each)", paper: 108},
-		{motif: "cosmoflow", what: "CosmoFlow iteration (D = 256, O = 4, 32 samples)", paper: 44.3},
-		{motif: "gpt3", what: "GPT-3 backward pass of one micro-batch on one stage", paper: 31.83},
-		{motif: "gpt3-moe", what: "MoE backward pass of one micro-batch on one stage (44,734 + 82,586/16 µs)", paper: 44.734 + 82.586/16},
-		{motif: "dlrm", what: "DLRM iteration", paper: 2.901,
+		{motif: "resnet152", what: "ResNet-152 iteration (D = 1,024, 32 images each)", paper: HMPaperCompute["resnet152"]},
+		{motif: "cosmoflow", what: "CosmoFlow iteration (D = 256, O = 4, 32 samples)", paper: HMPaperCompute["cosmoflow"]},
+		{motif: "gpt3", what: "GPT-3 backward pass of one micro-batch on one stage", paper: HMPaperCompute["gpt3"]},
+		{motif: "gpt3-moe", what: "MoE backward pass of one micro-batch on one stage (44,734 + 82,586/16 µs)", paper: HMPaperCompute["gpt3-moe"]},
+		{motif: "dlrm", what: "DLRM iteration", paper: HMPaperCompute["dlrm"],
 			deviation: "the paper's DLRM times cannot come from the message sizes it gives (0.78M MLP parameters; 796 µs of MLP needs ~60K samples per GPU at the TF32 rate): the roofline is a lower bound",
 			known:     [2]float64{0.01, 0.1}},
 	} {
@@ -190,8 +253,8 @@ func hammingMeshRows() []Row {
 				Value: inMs(func() (float64, error) { return run(p.Preset) })})
 		}
 	}
-	runs("gpt3", "§V-B5", "GPT-3 step", func(p string) (float64, error) { return GPT3Step(p) }, 0.10, GPT3Runs)
-	runs("moe", "§V-B5", "MoE step", MoEStep, 0.10, MoERuns)
+	runs("gpt3", "§V-B5", "GPT-3 step", func(p string) (float64, error) { return Runtime("gpt3", p) }, 0.10, GPT3Runs)
+	runs("moe", "§V-B5", "MoE step", func(p string) (float64, error) { return Runtime("gpt3-moe", p) }, 0.10, MoERuns)
 	runs("resnet152", "§V-B2", "ResNet-152 iteration (±0.5 ms)", ResNetIter, 0.5/109.7, ResNetRuns)
 	for _, p := range DLRMRuns {
 		rows = append(rows, Row{ID: "hammingmesh/dlrm-overhead-" + p.Preset, Seed: "hammingmesh", Cite: "§V-B4",
@@ -210,6 +273,12 @@ func hammingMeshRows() []Row {
 	}
 	return rows
 }
+
+// HMPaperCompute is each §V-B workload's compute on an A100 (ms; reference/hammingmesh.md §6):
+// ResNet-152 108 (§V-B2), CosmoFlow 44.3 (§V-B3), DLRM 95 + 341 + 209 + 455 + 910 + 891 µs (the
+// motif's, §6.3), GPT-3's backward stage 31.83 and MoE's 44,734 + 82,586/16 µs (the motifs',
+// §6.4–6.5: the paper's "31.8" and "49.9").
+var HMPaperCompute = map[string]float64{"resnet152": 108, "cosmoflow": 44.3, "dlrm": 2.901, "gpt3": 31.83, "gpt3-moe": 44.734 + 82.586/16}
 
 // HMRow is one §V-B runtime: a Table II preset and the paper's number (ms, or % for CosmoFlow).
 type HMRow struct {

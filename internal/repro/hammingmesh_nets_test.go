@@ -119,61 +119,22 @@ func TestGPT3TorusBusiestLink(t *testing.T) {
 	}
 }
 
-// HammingMesh Table II rebuilt from the presets (ddlest cost --table hammingmesh): the bill
-// (±0.05 M$ small, ±0.5 M$ large; the large 50% tree against its own counts' $418.26 M), every
-// diameter (the small Dragonfly: see its note), the global bandwidth within ±20% for the fat
-// trees and HxMeshes and in the paper's order for Dragonfly, HyperX and torus, every all-reduce
-// at ≥ 90% of the optimum at 32 GiB, and the Hx2Mesh/Hx4Mesh all-reduce savings 4.7×/9.3× (small)
-// and 2.8×/14.5× (large) within ±10%.
-func TestTableII(t *testing.T) {
-	_, rows, err := job.ReproduceTable("hammingmesh")
+// Table II's global bandwidth, in the paper's order: each of Dragonfly, HyperX and torus sits
+// where the paper ranks it among its cluster's eight (ties with the fat tree allowed: both at the
+// injection). A shape check beside the rows (hammingmesh/table2-*, which hold every cell's
+// number): the Dragonfly's and the torus's shares are documented deviations, their rank is not.
+func TestTableIIGlobalOrder(t *testing.T) {
+	rows, err := Table2()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 16 {
-		t.Fatalf("%d rows", len(rows))
-	}
 	byCluster := map[string][]job.TableRow{}
 	for _, r := range rows {
-		p, o := r.Paper, r.Ours
-		byCluster[p.Cluster] = append(byCluster[p.Cluster], r)
-		tol, want := 0.05, p.CostMUSD
-		if p.Cluster == "large" {
-			tol = 0.5
-		}
-		if p.Preset == "ft50-large" {
-			want = 418.26 // reference/hammingmesh.md §3.3 [AMB]
-		}
-		if got := o.CostUSD / 1e6; math.Abs(got-want) > tol {
-			t.Errorf("%s: $%.2f M, Table II %.1f", p.Preset, got, want)
-		}
-		switch {
-		case p.Preset == "df-small":
-			// Table II's 3 is the canonical Dragonfly's router-to-router diameter; every cable of
-			// this network's longest minimal path is 4 (its routers reach all 7 other groups).
-			if o.Structure.Diameter != 4 {
-				t.Errorf("df-small: diameter %d, want 4 cables", o.Structure.Diameter)
-			}
-		case o.Structure.Diameter != p.Diameter:
-			t.Errorf("%s: diameter %d, Table II %d", p.Preset, o.Structure.Diameter, p.Diameter)
-		}
-		fam := strings.TrimSuffix(strings.TrimSuffix(p.Preset, "-small"), "-large")
-		if strings.HasPrefix(fam, "ft") || fam == "hx2" || fam == "hx4" {
-			if got := 100 * o.Shares.Global; math.Abs(got/p.GlobalPct-1) > 0.2 {
-				t.Errorf("%s: global bandwidth %.1f%%, Table II %.1f%% (±20%%)", p.Preset, got, p.GlobalPct)
-			}
-		}
-		if o.Shares.AllReduceAt < 0.9 {
-			t.Errorf("%s: all-reduce at 32 GiB %.1f%% of the optimum, want ≥ 90%%", p.Preset, 100*o.Shares.AllReduceAt)
-		}
-		if fam == "hx2" || fam == "hx4" {
-			if math.Abs(r.AllReduce.Saving/p.AllReduceSaving-1) > 0.1 {
-				t.Errorf("%s: all-reduce saving %.2f×, Table II %.1f× (±10%%)", p.Preset, r.AllReduce.Saving, p.AllReduceSaving)
-			}
-		}
+		byCluster[r.Paper.Cluster] = append(byCluster[r.Paper.Cluster], r)
 	}
-	// Order of the global bandwidth: each of Dragonfly, HyperX and torus sits where the paper
-	// ranks it among the cluster's eight (ties with the fat tree allowed: both at the injection).
+	if len(rows) != 16 || len(byCluster) != 2 {
+		t.Fatalf("%d rows in %d clusters, want 16 in 2", len(rows), len(byCluster))
+	}
 	for cluster, rs := range byCluster {
 		rank := func(share func(job.TableRow) float64, name string) int {
 			sorted := append([]job.TableRow(nil), rs...)

@@ -62,19 +62,19 @@ func parallel(n int, f func(i int) error) error {
 // collective algorithm").
 var SiPACPatterns = []string{"one-to-all", "all-to-one", "all-to-all"}
 
-// Fig11Nets are Fig. 11's networks, SiPAC first, and their presets (p = 512, 2,048 Gb/s per CU,
+// SiPACFig11Nets are Fig. 11's networks, SiPAC first, and their presets (p = 512, 2,048 Gb/s per CU,
 // 1 µs per hop, §VI-A-1 and §VI-B-1).
 var (
-	Fig11Nets    = []string{"sipac", "superpod", "torus", "bcube"}
-	Fig11Presets = map[string]string{"sipac": "sipac-512", "superpod": "sipac-superpod", "torus": "sipac-torus-512", "bcube": "bcube-512"}
+	SiPACFig11Nets    = []string{"sipac", "superpod", "torus", "bcube"}
+	SiPACFig11Presets = map[string]string{"sipac": "sipac-512", "superpod": "sipac-superpod", "torus": "sipac-torus-512", "bcube": "bcube-512"}
 )
 
-// Fig11Result is each network's time (seconds) per pattern (SiPACPatterns' order) at 1 MB per
+// SiPACFig11Result is each network's time (seconds) per pattern (SiPACPatterns' order) at 1 MB per
 // flow on 512 CUs (Fig. 11, §VI-B-1).
-type Fig11Result struct{ Times map[string][]float64 }
+type SiPACFig11Result struct{ Times map[string][]float64 }
 
 // Speedups is SiPAC's speed-up over net per pattern.
-func (r Fig11Result) Speedups(net string) []float64 {
+func (r SiPACFig11Result) Speedups(net string) []float64 {
 	var out []float64
 	for i, t := range r.Times[net] {
 		out = append(out, t/r.Times["sipac"][i])
@@ -82,12 +82,12 @@ func (r Fig11Result) Speedups(net string) []float64 {
 	return out
 }
 
-// Fig11 computes it once.
-var Fig11 = memo(func() (Fig11Result, error) {
-	out := Fig11Result{Times: map[string][]float64{}}
-	for _, net := range Fig11Nets {
+// SiPACFig11 computes it once.
+var SiPACFig11 = memo(func() (SiPACFig11Result, error) {
+	out := SiPACFig11Result{Times: map[string][]float64{}}
+	for _, net := range SiPACFig11Nets {
 		for _, pt := range SiPACPatterns {
-			t, err := sipacPattern(Fig11Presets[net], pt, units.MB)
+			t, err := sipacPattern(SiPACFig11Presets[net], pt, units.MB)
 			if err != nil {
 				return out, err
 			}
@@ -97,23 +97,23 @@ var Fig11 = memo(func() (Fig11Result, error) {
 	return out, nil
 })
 
-// Fig13Nets are Fig. 13's networks, SiPAC first.
-var Fig13Nets = []string{"sipac", "bcube", "superpod", "torus"}
+// SiPACFig13Nets are Fig. 13's networks, SiPAC first.
+var SiPACFig13Nets = []string{"sipac", "bcube", "superpod", "torus"}
 
-// Fig13Bandwidths are Fig. 13's per-CU bandwidths, "from 128 Gb/s to 4096 Gb/s" (§VI-B-2; the
+// SiPACFig13Bandwidths are Fig. 13's per-CU bandwidths, "from 128 Gb/s to 4096 Gb/s" (§VI-B-2; the
 // points between are not given: [D] the powers of 2), in Gb/s.
-var Fig13Bandwidths = []float64{128, 256, 512, 1024, 2048, 4096}
+var SiPACFig13Bandwidths = []float64{128, 256, 512, 1024, 2048, 4096}
 
-// Fig13Case is one hybrid-parallel configuration: p CUs in d data-parallel groups of m
-// model-parallel CUs, and each network's iteration time (seconds) per Fig13Bandwidths.
-type Fig13Case struct {
+// SiPACFig13Case is one hybrid-parallel configuration: p CUs in d data-parallel groups of m
+// model-parallel CUs, and each network's iteration time (seconds) per SiPACFig13Bandwidths.
+type SiPACFig13Case struct {
 	P, M, D int
 	Times   map[string][]float64
 }
 
-// Fig13Cases are p = 64 (m = 8, d = 8) and both readings of p = 512: the caption's m = 64,
+// SiPACFig13Cases are p = 64 (m = 8, d = 8) and both readings of p = 512: the caption's m = 64,
 // d = 8 and the text's m = 8, d = 64 (reference/sipac.md §4.3: they contradict each other).
-var Fig13Cases = [][3]int{{64, 8, 8}, {512, 64, 8}, {512, 8, 64}}
+var SiPACFig13Cases = [][3]int{{64, 8, 8}, {512, 64, 8}, {512, 8, 64}}
 
 // hybrid is Fig. 13's iteration (§VI-A-3): d groups of m CUs each run an all-to-all among
 // themselves, then the d groups all-reduce across (group m, then group d at stride m), 100 MB
@@ -138,50 +138,50 @@ func hybrid(net string, gbit float64, p, m, d int) (float64, error) {
 	return a2a + ar, err
 }
 
-// Fig13 computes every case once, every (case, network, bandwidth) at once (SuperPod's
+// SiPACFig13 computes every case once, every (case, network, bandwidth) at once (SuperPod's
 // pairwise all-to-all among 64 GPUs, routed flow by flow, is most of the time).
-var Fig13 = memo(func() ([]Fig13Case, error) {
-	nc, nn, nb := len(Fig13Cases), len(Fig13Nets), len(Fig13Bandwidths)
+var SiPACFig13 = memo(func() ([]SiPACFig13Case, error) {
+	nc, nn, nb := len(SiPACFig13Cases), len(SiPACFig13Nets), len(SiPACFig13Bandwidths)
 	times := make([]float64, nc*nn*nb)
 	err := parallel(len(times), func(i int) error {
-		c, net, bw := Fig13Cases[i/(nn*nb)], Fig13Nets[i/nb%nn], Fig13Bandwidths[i%nb]
+		c, net, bw := SiPACFig13Cases[i/(nn*nb)], SiPACFig13Nets[i/nb%nn], SiPACFig13Bandwidths[i%nb]
 		var err error
 		times[i], err = hybrid(net, bw, c[0], c[1], c[2])
 		return err
 	})
-	out := make([]Fig13Case, nc)
-	for k, c := range Fig13Cases {
-		out[k] = Fig13Case{P: c[0], M: c[1], D: c[2], Times: map[string][]float64{}}
-		for j, net := range Fig13Nets {
+	out := make([]SiPACFig13Case, nc)
+	for k, c := range SiPACFig13Cases {
+		out[k] = SiPACFig13Case{P: c[0], M: c[1], D: c[2], Times: map[string][]float64{}}
+		for j, net := range SiPACFig13Nets {
 			out[k].Times[net] = times[(k*nn+j)*nb : (k*nn+j+1)*nb]
 		}
 	}
 	return out, err
 })
 
-// Fig7Algs are Table II's all-reduces in Fig. 7, as ddlest strategies.
-var Fig7Algs = []string{"ring", "mesh", "hring", "sipco"}
+// SiPACFig7Algs are Table II's all-reduces in Fig. 7, as ddlest strategies.
+var SiPACFig7Algs = []string{"ring", "mesh", "hring", "sipco"}
 
-// Fig7Size is one network size of Fig. 7 with SiPAC's radix r and levels L and H-Ring's group k.
-type Fig7Size struct{ P, R, L, K int }
+// SiPACFig7Size is one network size of Fig. 7 with SiPAC's radix r and levels L and H-Ring's group k.
+type SiPACFig7Size struct{ P, R, L, K int }
 
-// Fig7Sizes are Fig. 7's network sizes — the paper says only "representative parameters": [D]
+// SiPACFig7Sizes are Fig. 7's network sizes — the paper says only "representative parameters": [D]
 // r = k = √p and L = 2 up to 1,024 CUs, 4,096 as SiPAC r = 16, L = 3 (r ≤ 32, §VI-A-1) and
 // k = 64 (reference/sipac.md §2.6 takes k = r = 16 there, whose values network/sipac's
 // TestTableII checks; k = √p keeps H-Ring's curve one family).
-var Fig7Sizes = []Fig7Size{{16, 4, 2, 4}, {64, 8, 2, 8}, {256, 16, 2, 16}, {1024, 32, 2, 32}, {4096, 16, 3, 64}}
+var SiPACFig7Sizes = []SiPACFig7Size{{16, 4, 2, 4}, {64, 8, 2, 8}, {256, 16, 2, 16}, {1024, 32, 2, 32}, {4096, 16, 3, 64}}
 
-// Fig7Messages are the message sweep's sizes at p = 1,024 (r = k = 32, L = 2), 100 B to 1 GB
+// SiPACFig7Messages are the message sweep's sizes at p = 1,024 (r = k = 32, L = 2), 100 B to 1 GB
 // ([D] the range of Fig. 10's sweep; Fig. 7's is not given).
-var Fig7Messages = []float64{1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+var SiPACFig7Messages = []float64{1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
-// Fig7Result is each algorithm's all-reduce time (seconds) per Fig7Sizes at 100 MB (BySize) and
-// per Fig7Messages at 1,024 CUs (ByMessage), at α = 1 µs and 512 Gb/s per link (§V-A).
-type Fig7Result struct{ BySize, ByMessage map[string][]float64 }
+// SiPACFig7Result is each algorithm's all-reduce time (seconds) per SiPACFig7Sizes at 100 MB (BySize) and
+// per SiPACFig7Messages at 1,024 CUs (ByMessage), at α = 1 µs and 512 Gb/s per link (§V-A).
+type SiPACFig7Result struct{ BySize, ByMessage map[string][]float64 }
 
 // fig7Model is Table II's topology for alg: the logical one-port crossbar at 512 Gb/s for ring,
 // mesh and H-Ring (groups of k), SiPAC itself for SiPCO with 512 Gb/s per link (per CU L × 512).
-func fig7Model(alg string, s Fig7Size) (network.Model, error) {
+func fig7Model(alg string, s SiPACFig7Size) (network.Model, error) {
 	if alg != "sipco" {
 		return sipac.Logical(s.P, s.K, 512, 1, alg)
 	}
@@ -190,11 +190,11 @@ func fig7Model(alg string, s Fig7Size) (network.Model, error) {
 	return sipac.Spec().New(c, network.Env{GPUs: s.P})
 }
 
-// Fig7 computes it once.
-var Fig7 = memo(func() (Fig7Result, error) {
-	out := Fig7Result{BySize: map[string][]float64{}, ByMessage: map[string][]float64{}}
-	for _, alg := range Fig7Algs {
-		for _, s := range Fig7Sizes {
+// SiPACFig7 computes it once.
+var SiPACFig7 = memo(func() (SiPACFig7Result, error) {
+	out := SiPACFig7Result{BySize: map[string][]float64{}, ByMessage: map[string][]float64{}}
+	for _, alg := range SiPACFig7Algs {
+		for _, s := range SiPACFig7Sizes {
 			m, err := fig7Model(alg, s)
 			if err != nil {
 				return out, err
@@ -205,11 +205,11 @@ var Fig7 = memo(func() (Fig7Result, error) {
 			}
 			out.BySize[alg] = append(out.BySize[alg], t)
 		}
-		m, err := fig7Model(alg, Fig7Size{P: 1024, R: 32, L: 2, K: 32})
+		m, err := fig7Model(alg, SiPACFig7Size{P: 1024, R: 32, L: 2, K: 32})
 		if err != nil {
 			return out, err
 		}
-		for _, n := range Fig7Messages {
+		for _, n := range SiPACFig7Messages {
 			t, err := PriceAll(m, network.AllReduce, units.Bytes(n), 1024)
 			if err != nil {
 				return out, err
@@ -242,7 +242,7 @@ func sipacRows() []Row {
 	// model of the same networks: ±25%, as RAMP's figure-read ratios.
 	const ratioTol = 0.25
 	ends := func(net string, hi bool) func() (float64, error) {
-		return pick(Fig11, func(r Fig11Result) float64 {
+		return pick(SiPACFig11, func(r SiPACFig11Result) float64 {
 			if hi {
 				return slices.Max(r.Speedups(net))
 			}
@@ -286,25 +286,25 @@ func sipacRows() []Row {
 	}
 }
 
-// Fig9Radices are the WSS radices of Fig. 9's SiPACs and BCubes, up to §VI-A-1's r ≤ 32 ([D]
+// SiPACFig9Radices are the WSS radices of Fig. 9's SiPACs and BCubes, up to §VI-A-1's r ≤ 32 ([D]
 // the paper gives no sizes: 16 to 1,024 CUs at L = 2, 64 to 32,768 at L = 3).
-var Fig9Radices = []int{4, 8, 16, 32}
+var SiPACFig9Radices = []int{4, 8, 16, 32}
 
-// Fig9Count is one network's counts (Fig. 9: links, transceivers, switches) per Fig9Radices.
-type Fig9Count struct {
+// SiPACFig9Count is one network's counts (Fig. 9: links, transceivers, switches) per SiPACFig9Radices.
+type SiPACFig9Count struct {
 	Fabric                         string // sipac or bcube
 	L                              int
 	CUs, Links, Transceivers, WSSs []float64
 }
 
-// Fig9 is SiPAC's and the electronic BCube's equipment at L = 2 and 3 (network/sipac's
+// SiPACFig9 is SiPAC's and the electronic BCube's equipment at L = 2 and 3 (network/sipac's
 // Inventory: L·r^(L−1) switches, L·p links, L·p transceivers on SiPAC, 2L·p on BCube).
-var Fig9 = memo(func() ([]Fig9Count, error) {
-	var out []Fig9Count
+var SiPACFig9 = memo(func() ([]SiPACFig9Count, error) {
+	var out []SiPACFig9Count
 	for _, fab := range []string{sipac.FabricSiPAC, sipac.FabricBCube} {
 		for _, l := range []int{2, 3} {
-			fc := Fig9Count{Fabric: fab, L: l}
-			for _, r := range Fig9Radices {
+			fc := SiPACFig9Count{Fabric: fab, L: l}
+			for _, r := range SiPACFig9Radices {
 				c := sipac.DefaultConfig()
 				c.Fabric, c.Radix, c.Levels = fab, r, l
 				inv, err := c.Inventory(0)

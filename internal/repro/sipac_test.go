@@ -18,11 +18,11 @@ import (
 // gains < 10%), at p = 512 SiPAC is slower than SuperPod at 128 Gb/s ("lower per-CU bandwidth
 // as compared to SuperPod when L = 3") and the fastest of the four at 4,096.
 func TestSiPACFig13(t *testing.T) {
-	cases, err := Fig13()
+	cases, err := SiPACFig13()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bws := Fig13Bandwidths
+	bws := SiPACFig13Bandwidths
 	for _, c := range cases {
 		times := c.Times
 		s, sp := times["sipac"], times["superpod"]
@@ -78,7 +78,7 @@ func ms(xs []float64) []float64 {
 // at 1 MB the two are bandwidth-bound alike, b = B/r capping a root at its links), and faster
 // than SuperPod on every pattern at 1 MB.
 func TestSiPACFig11(t *testing.T) {
-	r, err := Fig11()
+	r, err := SiPACFig11()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func msMap(m map[string]float64) map[string]float64 {
 // fastest from 1 MB up, where the bandwidth term rules ("better scaling … with increasing
 // message sizes"), and the mesh below 100 kB (2α against SiPCO's 3α).
 func TestSiPACFig7(t *testing.T) {
-	r, err := Fig7()
+	r, err := SiPACFig7()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,13 +230,13 @@ func TestSiPACFig7(t *testing.T) {
 	if ring := r.BySize["ring"]; ring[len(ring)-1]/ring[0] < 3 {
 		t.Errorf("the ring grows only %.2f× from 16 to 4,096 CUs", ring[len(ring)-1]/ring[0])
 	}
-	for _, alg := range Fig7Algs[:3] {
+	for _, alg := range SiPACFig7Algs[:3] {
 		for i, v := range r.BySize[alg] {
 			if s[i] >= v {
-				t.Errorf("p = %d: SiPCO %.4g ms, %s %.4g ms", Fig7Sizes[i].P, s[i]*1e3, alg, v*1e3)
+				t.Errorf("p = %d: SiPCO %.4g ms, %s %.4g ms", SiPACFig7Sizes[i].P, s[i]*1e3, alg, v*1e3)
 			}
 		}
-		for i, n := range Fig7Messages {
+		for i, n := range SiPACFig7Messages {
 			v, sp := r.ByMessage[alg][i], r.ByMessage["sipco"][i]
 			if n >= 1e6 && sp >= v {
 				t.Errorf("%g B: SiPCO %.4g ms, %s %.4g ms", n, sp*1e3, alg, v*1e3)

@@ -1,7 +1,6 @@
 package dragonfly
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -9,17 +8,18 @@ import (
 	"github.com/ddlest/ddlest/network/fabric"
 )
 
-// HammingMesh Table II and App. A-C: the small Dragonfly (a = 16, p = 8, h = 8, 8 groups, two
-// virtual routers per 64-port switch) and the large one (a = 32, p = 17, h = 16, 30 groups).
-func TestTableII(t *testing.T) {
+// HammingMesh App. A-C: the small Dragonfly (a = 16, p = 8, h = 8, 8 groups, two virtual
+// routers per 64-port switch) and the large one (a = 32, p = 17, h = 16, 30 groups): endpoints,
+// switches and cables per plane (the appendix's counts). Table II's cost is a row of the
+// reproduction table (internal/repro, hammingmesh/table2-cost-df-*).
+func TestBill(t *testing.T) {
 	for _, c := range []struct {
 		name                          string
 		a, p, h, g                    int
 		endpoints, switches, dac, aoc int
-		costM, tol                    float64
 	}{
-		{"small", 16, 8, 8, 8, 1024, 64, 1920, 512, 27.9, 0.05},
-		{"large", 32, 17, 16, 30, 16320, 960, 31200, 7680, 429, 0.5},
+		{"small", 16, 8, 8, 8, 1024, 64, 1920, 512},
+		{"large", 32, 17, 16, 30, 16320, 960, 31200, 7680},
 	} {
 		cfg := DefaultConfig()
 		cfg.A, cfg.P, cfg.H, cfg.Groups = c.a, c.p, c.h, c.g
@@ -30,9 +30,6 @@ func TestTableII(t *testing.T) {
 		if s.Endpoints != c.endpoints || s.Bill.Switches != c.switches || s.Bill.DAC != c.dac || s.Bill.AoC != c.aoc {
 			t.Errorf("%s: %d endpoints, %d switches, %d DAC, %d AoC; App. A-C %d, %d, %d, %d", c.name, s.Endpoints,
 				s.Bill.Switches, s.Bill.DAC, s.Bill.AoC, c.endpoints, c.switches, c.dac, c.aoc)
-		}
-		if got := s.Bill.CostUSD() / 1e6; math.Abs(got-c.costM) > c.tol {
-			t.Errorf("%s: $%.2f M, Table II %.1f", c.name, got, c.costM)
 		}
 	}
 }

@@ -18,27 +18,23 @@ func config(endpoints int, taper float64) *Config {
 	return c
 }
 
-// HammingMesh Table II and App. A-C: the fat trees' switches, cables and cost over 16 planes.
-// Costs within ±0.05 M$ (small) and ±0.5 M$ (large) of the table; the large 50% tapered tree
-// prices at $418.26 M against the table's 419 (reference/hammingmesh.md §3.3: the paper's own
-// counts — 794 switches, 16,380 DAC, 17,160 AoC — give 418.26; a 0.2% gap of unknown origin),
-// so that row is checked against the counts' cost.
-func TestTableII(t *testing.T) {
+// HammingMesh App. A-C: the fat trees' switches and cables per plane (the appendix's counts).
+// Table II's cost and diameter of these trees are rows of the reproduction table
+// (internal/repro, hammingmesh/table2-*; the large 50% tapered tree's $418.26 M against the
+// table's 419 is its documented deviation).
+func TestBill(t *testing.T) {
 	for _, c := range []struct {
 		name               string
 		endpoints          int
 		taper              float64
 		switches, dac, aoc int // per plane, App. A-C
-		costM              float64
-		tol                float64
-		diameter           int
 	}{
-		{"small non-blocking", 1024, 1, 48, 1024, 1024, 25.3, 0.05, 4},
-		{"small 50%", 1050, 0.5, 34, 1050, 550, 17.6, 0.05, 4},
-		{"small 75%", 1071, 0.25, 26, 1071, 273, 13.2, 0.05, 4},
-		{"large non-blocking", 16384, 1, 1280, 16384, 32768, 680, 0.5, 6},
-		{"large 50%", 16380, 0.5, 794, 16380, 17160, 418.26, 0.5, 6},
-		{"large 75%", 16422, 0.25, 519, 16422, 8372, 271, 0.5, 6},
+		{"small non-blocking", 1024, 1, 48, 1024, 1024},
+		{"small 50%", 1050, 0.5, 34, 1050, 550},
+		{"small 75%", 1071, 0.25, 26, 1071, 273},
+		{"large non-blocking", 16384, 1, 1280, 16384, 32768},
+		{"large 50%", 16380, 0.5, 794, 16380, 17160},
+		{"large 75%", 16422, 0.25, 519, 16422, 8372},
 	} {
 		s, err := config(c.endpoints, c.taper).Structure()
 		if err != nil {
@@ -47,12 +43,6 @@ func TestTableII(t *testing.T) {
 		b := s.Bill
 		if b.Switches != c.switches || b.DAC != c.dac || b.AoC != c.aoc {
 			t.Errorf("%s: %d switches, %d DAC, %d AoC per plane; App. A-C %d, %d, %d", c.name, b.Switches, b.DAC, b.AoC, c.switches, c.dac, c.aoc)
-		}
-		if got := b.CostUSD() / 1e6; math.Abs(got-c.costM) > c.tol {
-			t.Errorf("%s: $%.2f M, Table II %.1f", c.name, got, c.costM)
-		}
-		if s.Diameter != c.diameter {
-			t.Errorf("%s: diameter %d, Table II %d", c.name, s.Diameter, c.diameter)
 		}
 	}
 }

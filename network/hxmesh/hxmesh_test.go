@@ -17,28 +17,27 @@ func mesh(a, x int, global string) *Config {
 	return c
 }
 
-// HammingMesh Table II and App. A-C (reference/hammingmesh.md §3.3): switches, DAC and AoC per
-// plane, the cost over 4 planes within ±0.05 M$ (small) and ±0.5 M$ (large), the diameter and
-// the relative bisection 1/(2a). The large HyperX's switch count is the cost's 3,072 per plane
-// (the text's "24,576 switches" would price at $623.7 M, §3.3 [AMB]); the torus prices its
-// cables as AoC (Table II; the text's DAC gives $1.1 M small, §3.2 [AMB]).
-func TestTableII(t *testing.T) {
+// HammingMesh App. A-C (reference/hammingmesh.md §3.3): switches, DAC and AoC per plane, hand
+// counts from the appendix's formulas, and the relative bisection 1/(2a) (§III-A). Table II's
+// cost and diameter of these networks are rows of the reproduction table (internal/repro,
+// hammingmesh/table2-*). The large HyperX's switch count is the cost's 3,072 per plane (the
+// text's "24,576 switches" would price at $623.7 M, §3.3 [AMB]); the torus prices its cables as
+// AoC (Table II; the text's DAC gives $1.1 M small, §3.2 [AMB]).
+func TestBill(t *testing.T) {
 	for _, c := range []struct {
 		name               string
 		cfg                *Config
 		switches, dac, aoc int
-		costM, tol         float64
-		diameter           int
 		bisection          float64
 	}{
-		{"small HyperX", mesh(1, 32, "trees"), 64, 2048, 2048, 10.8, 0.05, 4, 0.5},
-		{"small Hx2Mesh", mesh(2, 16, "trees"), 32, 1024, 1024, 5.4, 0.05, 4, 0.25},
-		{"small Hx4Mesh", mesh(4, 8, "trees"), 16, 512, 512, 2.7, 0.05, 8, 0.125},
-		{"small torus", mesh(2, 16, "torus"), 0, 0, 1024, 2.5, 0.05, 32, 1.0 / 32},
-		{"large HyperX", mesh(1, 128, "trees"), 3072, 32768, 98304, 448, 0.5, 8, 0.5},
-		{"large Hx2Mesh", mesh(2, 64, "trees"), 1536, 16384, 49152, 224, 0.5, 8, 0.25},
-		{"large Hx4Mesh", mesh(4, 32, "trees"), 256, 8192, 8192, 43.3, 0.5, 8, 0.125},
-		{"large torus", mesh(2, 64, "torus"), 0, 0, 16384, 39.5, 0.5, 128, 1.0 / 128},
+		{"small HyperX", mesh(1, 32, "trees"), 64, 2048, 2048, 0.5},
+		{"small Hx2Mesh", mesh(2, 16, "trees"), 32, 1024, 1024, 0.25},
+		{"small Hx4Mesh", mesh(4, 8, "trees"), 16, 512, 512, 0.125},
+		{"small torus", mesh(2, 16, "torus"), 0, 0, 1024, 1.0 / 32},
+		{"large HyperX", mesh(1, 128, "trees"), 3072, 32768, 98304, 0.5},
+		{"large Hx2Mesh", mesh(2, 64, "trees"), 1536, 16384, 49152, 0.25},
+		{"large Hx4Mesh", mesh(4, 32, "trees"), 256, 8192, 8192, 0.125},
+		{"large torus", mesh(2, 64, "torus"), 0, 0, 16384, 1.0 / 128},
 	} {
 		s, err := c.cfg.Structure()
 		if err != nil {
@@ -47,12 +46,6 @@ func TestTableII(t *testing.T) {
 		b := s.Bill
 		if b.Switches != c.switches || b.DAC != c.dac || b.AoC != c.aoc {
 			t.Errorf("%s: %d switches, %d DAC, %d AoC per plane; App. A-C %d, %d, %d", c.name, b.Switches, b.DAC, b.AoC, c.switches, c.dac, c.aoc)
-		}
-		if got := b.CostUSD() / 1e6; math.Abs(got-c.costM) > c.tol {
-			t.Errorf("%s: $%.2f M, Table II %.1f", c.name, got, c.costM)
-		}
-		if s.Diameter != c.diameter {
-			t.Errorf("%s: diameter %d, Table II %d", c.name, s.Diameter, c.diameter)
 		}
 		if math.Abs(s.Bisection-c.bisection) > 1e-12 || s.Endpoints != c.cfg.Endpoints() || s.InjectionBps != 200e9 {
 			t.Errorf("%s: bisection %g (want %g), %d endpoints, injection %g B/s", c.name, s.Bisection, c.bisection, s.Endpoints, s.InjectionBps)
