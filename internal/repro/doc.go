@@ -12,5 +12,6 @@
 // knees) stay as tests beside the rows, on the same shared computations (Fig17, Section81, …).
 //
 // Seeds so far: RAMP (Figs. 16–18, 20, 21; Table 4) and HammingMesh (§V-B compute and runtimes).
+// WRHT: Table 1's and Fig. 2's step counts and the averages of Figs. 4–7 (§5.3–5.6), both step rules.
 // The other seeds' reproductions are still tests of their packages (issue 16: to be moved here).
 package repro
