@@ -174,3 +174,19 @@ func TestLinesRefusesUndrawable(t *testing.T) {
 		}
 	}
 }
+
+// Ticks mark an axis where asked: the x axis at the values, a time y axis at its seconds shown
+// in the axis' unit (2 ms and 5 ms on an axis in ms).
+func TestLinesTicks(t *testing.T) {
+	s := Series{Name: "a", X: []float64{1, 4}, Y: []float64{1e-3, 6e-3}}
+	f, err := Lines(Panel{X: Axis{Ticks: []float64{1, 4}}, Y: Axis{Time: true, Log: true, Ticks: []float64{2e-3, 5e-3}}, Series: []Series{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Panels[0]
+	xs := p.X.Tick.Marker.Ticks(1, 4)
+	ys := p.Y.Tick.Marker.Ticks(1, 6)
+	if len(xs) != 2 || xs[1].Value != 4 || xs[1].Label != "4" || len(ys) != 2 || ys[0].Value != 2 || ys[1].Label != "5" {
+		t.Errorf("x ticks %v, y ticks %v; want 1, 4 and 2, 5 (ms)", xs, ys)
+	}
+}

@@ -26,7 +26,8 @@ type Axis struct {
 	Log   bool
 	// Format, when set, writes the major tick labels (e.g. byte sizes as "1 MB").
 	Format func(float64) string
-	// Ticks, when set, are the major ticks (e.g. the swept values 1, 2, 4, 8 on a log axis).
+	// Ticks, when set, are the major ticks (e.g. the swept values 1, 2, 4, 8 on a log axis; on a
+	// time axis, in seconds).
 	Ticks []float64
 	// Categories, on an x axis, names the points x = 0, 1, …: a nominal axis (networks).
 	Categories []string
@@ -105,11 +106,10 @@ func Lines(panels ...Panel) (Figure, error) {
 			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		}
 		if len(pn.X.Ticks) > 0 {
-			ts := make(plot.ConstantTicks, len(pn.X.Ticks))
-			for i, v := range pn.X.Ticks {
-				ts[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
-			}
-			p.X.Tick.Marker = ts
+			p.X.Tick.Marker = constantTicks(pn.X.Ticks, 1)
+		}
+		if len(pn.Y.Ticks) > 0 {
+			p.Y.Tick.Marker = constantTicks(pn.Y.Ticks, scale)
 		}
 		if pn.X.Format != nil {
 			p.X.Tick.Marker = labelled{p.X.Tick.Marker, pn.X.Format}
@@ -156,6 +156,15 @@ func Lines(panels ...Panel) (Figure, error) {
 		f.Panels = append(f.Panels, p)
 	}
 	return f, nil
+}
+
+// constantTicks are major ticks at vs (in the data's unit; labelled in it divided by scale).
+func constantTicks(vs []float64, scale float64) plot.ConstantTicks {
+	ts := make(plot.ConstantTicks, len(vs))
+	for i, v := range vs {
+		ts[i] = plot.Tick{Value: v / scale, Label: strconv.FormatFloat(v/scale, 'g', -1, 64)}
+	}
+	return ts
 }
 
 // shapes tell the series apart in grey-scale print too.
