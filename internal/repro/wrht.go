@@ -106,6 +106,10 @@ var WRHTSteps = memo(func() (WRHTStepsResult, error) {
 type WRHTSweep struct {
 	X     []float64
 	Times map[string][][]float64 // series → [DNN][X]
+	// RefX is the X index of the paper's normalisation: WRHT (exact rule) of ResNet-50 there
+	// (Figs. 5–7), or of each DNN itself (PerDNN, Fig. 4).
+	RefX   int
+	PerDNN bool
 }
 
 // The sweeps' series: WRHT under each rule, the optical baselines O-Ring, H-Ring (h = 5,
@@ -125,10 +129,14 @@ const (
 // WRHTSeries is a rule's WRHT series.
 func WRHTSeries(rule string) string { return "wrht " + rule }
 
-// Norm is series s's time for DNN i at X index j divided by the reference's (the paper's
-// normalisation).
-func (s WRHTSweep) Norm(series string, i, j int, ref float64) float64 {
-	return s.Times[series][i][j] / ref
+// Norm is series' time for DNN i at X index j in the paper's normalisation: divided by WRHT's
+// (exact rule, the network's default) at X index RefX, of ResNet-50 or (PerDNN) of DNN i.
+func (s WRHTSweep) Norm(series string, i, j int) float64 {
+	ref := len(WRHTDNNs) - 1 // ResNet-50
+	if s.PerDNN {
+		ref = i
+	}
+	return s.Times[series][i][j] / s.Times[SeriesWRHTExact][ref][s.RefX]
 }
 
 // Reduction is the mean over every DNN and X of the per-point reductions 1 − T_a/T_b, in percent
@@ -204,13 +212,20 @@ var (
 )
 
 // WRHTFig5 and WRHTFig6 are Figs. 5 and 6 with Table 2's a = 25 µs.
+// Fig. 5 is normalised by WRHT in ResNet-50 with 256 wavelengths, Fig. 6 by its first result
+// (N = 1,024).
 var (
-	WRHTFig5 = memo(func() (WRHTSweep, error) { return WRHTOptical(WRHTFig5W, true, WRHTTable2A) })
+	WRHTFig5 = memo(func() (WRHTSweep, error) {
+		s, err := WRHTOptical(WRHTFig5W, true, WRHTTable2A)
+		s.RefX = len(WRHTFig5W) - 1
+		return s, err
+	})
 	WRHTFig6 = memo(func() (WRHTSweep, error) { return WRHTOptical(WRHTFig6N, false, WRHTTable2A) })
 )
 
 // WRHTFig7 is Fig. 7: WRHT (both rules) and O-Ring on the optical ring (w = 64), E-Ring and E-RD
-// on the electrical fat tree, N = 128 … 1,024.
+// on the electrical fat tree, N = 128 … 1,024; normalised by WRHT in ResNet-50 at N = 128 (the
+// paper does not say which N, reference/wrht.md §4.3).
 var WRHTFig7 = memo(func() (WRHTSweep, error) {
 	opt := func(st string, params ...string) func(int) (job.NetworkChoice, int) {
 		return func(n int) (job.NetworkChoice, int) { return Optical(st, params...), n }
@@ -225,16 +240,19 @@ var WRHTFig7 = memo(func() (WRHTSweep, error) {
 })
 
 // WRHTFig4 is Fig. 4: WRHT at N = 1,024, w = 64 with the group capped at m′ = 17 … 129 (the
-// optical constraints' limit, Sec. 5.3), both rules.
+// optical constraints' limit, Sec. 5.3), both rules; normalised by WRHT_3 (exact rule) in each
+// DNN.
 var WRHTFig4 = memo(func() (WRHTSweep, error) {
 	at := func(rule string) func(int) (job.NetworkChoice, int) {
 		return func(m int) (job.NetworkChoice, int) {
 			return Optical("wrht", "step_rule="+rule, fmt.Sprintf("max_group=%d", m)), 1024
 		}
 	}
-	return sweep(WRHTFig4M, map[string]func(int) (job.NetworkChoice, int){
+	s, err := sweep(WRHTFig4M, map[string]func(int) (job.NetworkChoice, int){
 		SeriesWRHTExact: at(RuleExact), SeriesWRHTLemma: at(RuleLemma),
 	})
+	s.RefX, s.PerDNN = len(WRHTFig4M)-1, true
+	return s, err
 })
 
 func init() { register(wrhtRows) }
