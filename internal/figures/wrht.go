@@ -14,11 +14,13 @@ func init() {
 		Figure{Name: "wrht-fig4", Title: "WRHT Fig. 4: WRHT_0 … WRHT_3 (group limited to m′ = 17, 33, 65, 129) on 1,024 nodes, w = 64, normalised by WRHT_3 in each DNN, both step rules",
 			Panels: wrhtFig4},
 		Figure{Name: "wrht-fig5", Title: "WRHT Fig. 5: WRHT, Ring, H-Ring and BT on 1,024 nodes over w = 4 … 256 wavelengths, normalised by WRHT in ResNet-50 at w = 256",
-			Panels: wrhtFig5},
+			Panels: wrhtFigure(repro.WRHTFig5, wrhtOpt, plots.Axis{Label: "wavelengths per fibre w (N = 1,024; H-Ring h = 5)", Log: true},
+				"ResNet-50 at w = 256")},
 		Figure{Name: "wrht-fig6", Title: "WRHT Fig. 6: WRHT, Ring, H-Ring and BT on 1,024 … 4,096 nodes, w = 64, normalised by WRHT in ResNet-50 at N = 1,024",
-			Panels: wrhtFig6},
+			Panels: wrhtFigure(repro.WRHTFig6, wrhtOpt, plots.Axis{Label: "nodes N (w = 64; H-Ring h = 5)"}, "ResNet-50 at N = 1,024")},
 		Figure{Name: "wrht-fig7", Title: "WRHT Fig. 7: E-Ring and E-RD on the electrical fat tree against O-Ring and WRHT on the optical ring, 128 … 1,024 nodes, normalised by WRHT in ResNet-50 at N = 128",
-			Panels: wrhtFig7},
+			Panels: wrhtFigure(repro.WRHTFig7, wrhtElec, plots.Axis{Label: "nodes N (optical ring: w = 64; fat tree: 32-port routers)", Log: true},
+				"ResNet-50 at N = 128")},
 	)
 }
 
@@ -99,28 +101,13 @@ func wrhtFig4() ([]plots.Panel, error) {
 	return []plots.Panel{pn}, nil
 }
 
-func wrhtFig5() ([]plots.Panel, error) {
-	s, err := repro.WRHTFig5()
-	if err != nil {
-		return nil, err
+// wrhtFigure is a figure of Figs. 5–7: the sweep's panels, per DNN.
+func wrhtFigure(sweep func() (repro.WRHTSweep, error), series []wrhtSeries, x plots.Axis, norm string) func() ([]plots.Panel, error) {
+	return func() ([]plots.Panel, error) {
+		s, err := sweep()
+		if err != nil {
+			return nil, err
+		}
+		return wrhtPanels(s, series, x, norm), nil
 	}
-	return wrhtPanels(s, wrhtOpt, plots.Axis{Label: "wavelengths per fibre w (N = 1,024; H-Ring h = 5)", Log: true},
-		"ResNet-50 at w = 256"), nil
-}
-
-func wrhtFig6() ([]plots.Panel, error) {
-	s, err := repro.WRHTFig6()
-	if err != nil {
-		return nil, err
-	}
-	return wrhtPanels(s, wrhtOpt, plots.Axis{Label: "nodes N (w = 64; H-Ring h = 5)"}, "ResNet-50 at N = 1,024"), nil
-}
-
-func wrhtFig7() ([]plots.Panel, error) {
-	s, err := repro.WRHTFig7()
-	if err != nil {
-		return nil, err
-	}
-	return wrhtPanels(s, wrhtElec, plots.Axis{Label: "nodes N (optical ring: w = 64; fat tree: 32-port routers)", Log: true},
-		"ResNet-50 at N = 128"), nil
 }

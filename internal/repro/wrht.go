@@ -273,27 +273,39 @@ func wrhtRows() []Row {
 	// cancel): ±0.2 pp (reference/wrht.md §5.4). The others are means over 16 points of a model
 	// that is not the paper's simulator: ±5 pp.
 	const btPP, avgPP = 0.2, 5
-	rows := []Row{
-		{ID: "wrht/table1-ring-steps", Seed: "wrht", Cite: "Table 1", What: "Ring all-reduce steps, 2(N−1), N = 1,024",
-			Paper: 2046, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.Ring })},
-		{ID: "wrht/table1-hring-steps", Seed: "wrht", Cite: "Table 1", What: "H-Ring all-reduce steps, N = 1,024, w = 64, m = 5 (416.6 rounded up)",
-			Paper: 417, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.HRing })},
-		{ID: "wrht/table1-bt-steps", Seed: "wrht", Cite: "Table 1", What: "binary-tree all-reduce steps, 2⌈log2 N⌉, N = 1,024",
-			Paper: 20, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.BT })},
-		{ID: "wrht/table1-wrht-steps-exact", Seed: "wrht", Cite: "Table 1", What: "WRHT all-reduce steps, N = 1,024, w = 64, m = 129, exact rule (2k−1: the last all-to-all of 8 fits in 8 ≤ 64 wavelengths)",
-			Paper: 3, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.WRHT[RuleExact] })},
-		{ID: "wrht/table1-wrht-steps-lemma", Seed: "wrht", Cite: "Table 1", What: "WRHT all-reduce steps, N = 1,024, w = 64, m = 129, lemma rule (always 2k)",
-			Paper: 3, Unit: "steps", Tol: exact,
-			Deviation: "the lemma rule (Lemma 1, Theorem 1: 2⌈log_m N⌉) never takes the final all-to-all, 2k = 4 steps; Table 1 prints the exact rule's 2k−1 (reference/wrht.md A3)",
-			Known:     [2]float64{3.5, 4.5}, Value: steps(func(r WRHTStepsResult) int { return r.WRHT[RuleLemma] })},
-		{ID: "wrht/fig2-bt-steps", Seed: "wrht", Cite: "Fig. 2a, §3.3", What: "binary-tree all-reduce steps, N = 15, w = 2",
-			Paper: 8, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.Fig2BT })},
-		{ID: "wrht/fig2-wrht-steps-exact", Seed: "wrht", Cite: "Fig. 2b, §3.3", What: "WRHT all-reduce steps, N = 15, w = 2 (3 groups of 5, an all-to-all of 3, the broadcast), exact rule",
-			Paper: 3, Unit: "steps", Tol: exact, Value: steps(func(r WRHTStepsResult) int { return r.Fig2WRHT[RuleExact] })},
-		{ID: "wrht/fig2-wrht-steps-lemma", Seed: "wrht", Cite: "Fig. 2b, §3.3", What: "WRHT all-reduce steps, N = 15, w = 2, lemma rule",
-			Paper: 3, Unit: "steps", Tol: exact,
-			Deviation: "the lemma rule gathers to one representative instead of the all-to-all of three, 2k = 4 steps (reference/wrht.md A3)",
-			Known:     [2]float64{3.5, 4.5}, Value: steps(func(r WRHTStepsResult) int { return r.Fig2WRHT[RuleLemma] })},
+	var rows []Row
+	for _, c := range []struct {
+		id, cite, what string
+		paper          float64
+		get            func(WRHTStepsResult) int
+	}{
+		{"table1-ring-steps", "Table 1", "Ring all-reduce steps, 2(N−1), N = 1,024", 2046, func(r WRHTStepsResult) int { return r.Ring }},
+		{"table1-hring-steps", "Table 1", "H-Ring all-reduce steps, N = 1,024, w = 64, m = 5 (416.6 rounded up)", 417, func(r WRHTStepsResult) int { return r.HRing }},
+		{"table1-bt-steps", "Table 1", "binary-tree all-reduce steps, 2⌈log2 N⌉, N = 1,024", 20, func(r WRHTStepsResult) int { return r.BT }},
+		{"fig2-bt-steps", "Fig. 2a, §3.3", "binary-tree all-reduce steps, N = 15, w = 2", 8, func(r WRHTStepsResult) int { return r.Fig2BT }},
+	} {
+		rows = append(rows, Row{ID: "wrht/" + c.id, Seed: "wrht", Cite: c.cite, What: c.what, Paper: c.paper, Unit: "steps", Tol: exact, Value: steps(c.get)})
+	}
+	// WRHT's steps under both rules: Table 1 and Fig. 2 follow the exact rule.
+	for _, c := range []struct {
+		id, cite, what, why string
+		get                 func(WRHTStepsResult) map[string]int
+	}{
+		{"table1-wrht-steps", "Table 1", "WRHT all-reduce steps, N = 1,024, w = 64, m = 129 (k = 2 levels; the all-to-all of m* = 8 needs ⌈8²/8⌉ = 8 ≤ 64 wavelengths)",
+			"the lemma rule (Lemma 1, Theorem 1: 2⌈log_m N⌉) never takes the final all-to-all, 2k = 4 steps; Table 1 prints the exact rule's 2k−1 (reference/wrht.md A3)",
+			func(r WRHTStepsResult) map[string]int { return r.WRHT }},
+		{"fig2-wrht-steps", "Fig. 2b, §3.3", "WRHT all-reduce steps, N = 15, w = 2 (3 groups of 5, an all-to-all of 3, the broadcast)",
+			"the lemma rule gathers to one representative instead of the all-to-all of three, 2k = 4 steps (reference/wrht.md A3)",
+			func(r WRHTStepsResult) map[string]int { return r.Fig2WRHT }},
+	} {
+		for _, rule := range WRHTRules {
+			r := Row{ID: "wrht/" + c.id + "-" + rule, Seed: "wrht", Cite: c.cite, What: c.what + ", " + rule + " rule", Paper: 3, Unit: "steps", Tol: exact,
+				Value: steps(func(r WRHTStepsResult) int { return c.get(r)[rule] })}
+			if rule == RuleLemma {
+				r.Deviation, r.Known = c.why, [2]float64{3.5, 4.5}
+			}
+			rows = append(rows, r)
+		}
 	}
 	// The averages (§5.4–5.6), each under both rules; only the rule the reference finds
 	// reproducing a number passes, the other is its documented deviation.
