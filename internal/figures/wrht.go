@@ -14,12 +14,12 @@ func init() {
 		Figure{Name: "wrht-fig4", Title: "WRHT Fig. 4: WRHT_0 … WRHT_3 (group limited to m′ = 17, 33, 65, 129) on 1,024 nodes, w = 64, normalised by WRHT_3 in each DNN, both step rules",
 			Panels: wrhtFig4},
 		Figure{Name: "wrht-fig5", Title: "WRHT Fig. 5: WRHT, Ring, H-Ring and BT on 1,024 nodes over w = 4 … 256 wavelengths, normalised by WRHT in ResNet-50 at w = 256",
-			Panels: wrhtFigure(repro.WRHTFig5, wrhtOpt, plots.Axis{Label: "wavelengths per fibre w (N = 1,024; H-Ring h = 5)", Log: true},
+			Panels: wrhtFigure(repro.WRHTFig5, wrhtOpt, plots.Axis{Label: "wavelengths w", Log: true},
 				"ResNet-50 at w = 256")},
 		Figure{Name: "wrht-fig6", Title: "WRHT Fig. 6: WRHT, Ring, H-Ring and BT on 1,024 … 4,096 nodes, w = 64, normalised by WRHT in ResNet-50 at N = 1,024",
 			Panels: wrhtFigure(repro.WRHTFig6, wrhtOpt, plots.Axis{Label: "nodes N (w = 64; H-Ring h = 5)"}, "ResNet-50 at N = 1,024")},
 		Figure{Name: "wrht-fig7", Title: "WRHT Fig. 7: E-Ring and E-RD on the electrical fat tree against O-Ring and WRHT on the optical ring, 128 … 1,024 nodes, normalised by WRHT in ResNet-50 at N = 128",
-			Panels: wrhtFigure(repro.WRHTFig7, wrhtElec, plots.Axis{Label: "nodes N (optical ring: w = 64; fat tree: 32-port routers)", Log: true},
+			Panels: wrhtFigure(repro.WRHTFig7, wrhtElec, plots.Axis{Label: "nodes N (ring: w = 64)", Log: true},
 				"ResNet-50 at N = 128")},
 	)
 }
