@@ -546,7 +546,6 @@ func TestValidateMeasured(t *testing.T) {
 	}{
 		{[]string{"validate", "--seed", "nope"}, `--seed "nope" is not a seed paper; valid: ramp, hammingmesh, wrht, oddl, sipac`},
 		{[]string{"validate", "--seed", "ramp", "--measured"}, "give --seed or --measured, not both"},
-		{[]string{"validate", "--seed", "wrht"}, "--seed wrht: no row of the reproduction table yet"},
 		{[]string{"validate", "--measured", "--format", "xml"}, `--format "xml" is not valid; valid: table, json, csv, markdown`},
 		{[]string{"collective", "--cluster", "dgx-a100", "--net-param", "nccl=blackwell"}, `nccl "blackwell" is not valid; valid: off, volta, ampere, hopper`},
 		{[]string{"collective", "--net-preset", "sipac-superpod", "--net-param", "nccl=ampere"}, "it needs routed=false"},

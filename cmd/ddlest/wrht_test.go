@@ -7,20 +7,19 @@ import (
 )
 
 // The WRHT commands of issue 10 end to end: the collective on the WDM ring meets Eq. 6
-// (θ(d/B + a) for BEiT-L's 1,228 MB at 40 Gb/s and 25 µs: WRHT 3 steps 736.9 ms, O-Ring 2,046
-// steps 541.9 ms, BT 20 steps 4,912.7 ms, H-Ring Table 1's 417 steps) with --no-reduce-compute,
-// and the reductions add time without it.
+// (θ(d/B + a) for BEiT-L's 1,228 MB at 40 Gb/s and 25 µs: WRHT 736.9 ms, O-Ring 541.9 ms, BT
+// 4,912.7 ms; reference/wrht.md §5.4) with --no-reduce-compute, and the reductions add time
+// without it. (Table 1's step counts are rows of the reproduction table, internal/repro/wrht.go.)
 func TestWDMRingCollectiveCLI(t *testing.T) {
 	for _, tc := range []struct {
 		strategy string
-		steps    int
 		ms       float64
-	}{{"wrht", 3, 736.9}, {"ring", 2046, 541.9}, {"tree", 20, 4912.7}, {"hring", 417, 0}} {
+	}{{"wrht", 736.9}, {"ring", 541.9}, {"tree", 4912.7}, {"hring", 0}} {
 		args := []string{"collective", "--net", "wdmring", "--strategy", tc.strategy, "--op", "all-reduce", "--size", "1228MB",
 			"--gpus", "1024", "--net-param", "wavelengths=64"}
 		r := runJSON(t, append(args, "--no-reduce-compute")...).([]any)[0].(map[string]any)
-		if int(r["steps"].(float64)) != tc.steps || r["compute_s"].(float64) != 0 {
-			t.Errorf("%s: %v steps, compute %v s; want %d steps, no compute", tc.strategy, r["steps"], r["compute_s"], tc.steps)
+		if r["compute_s"].(float64) != 0 {
+			t.Errorf("%s: compute %v s; want no compute", tc.strategy, r["compute_s"])
 		}
 		if got := 1e3 * r["total_s"].(float64); tc.ms > 0 && math.Abs(got-tc.ms) > 1e-3*tc.ms {
 			t.Errorf("%s: %.1f ms, Eq. 6 gives %.1f", tc.strategy, got, tc.ms)

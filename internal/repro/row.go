@@ -98,21 +98,6 @@ func Rows(seeds ...string) ([]Row, error) {
 	return out, nil
 }
 
-// SeedsWithRows are the seeds the table has rows for, in Seeds' order.
-func SeedsWithRows() []string {
-	rows, _ := Rows()
-	var out []string
-	for _, s := range Seeds {
-		for _, r := range rows {
-			if r.Seed == s {
-				out = append(out, s)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // Check computes every row (rows sharing a computation share it) and judges it.
 func Check(rows []Row) []Result {
 	out := make([]Result, len(rows))

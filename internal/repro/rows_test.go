@@ -27,8 +27,9 @@ func TestRows(t *testing.T) {
 // for an integer held exactly) or a deviation with its reason and range.
 func TestRowsWellFormed(t *testing.T) {
 	rows, _ := Rows()
-	seen := map[string]bool{}
+	seen, bySeed := map[string]bool{}, map[string]int{}
 	for _, r := range rows {
+		bySeed[r.Seed]++
 		if seen[r.ID] || !strings.HasPrefix(r.ID, r.Seed+"/") || r.Cite == "" || r.Unit == "" || r.What == "" || r.Value == nil {
 			t.Errorf("row %+v is malformed or repeated", r)
 		}
@@ -43,6 +44,11 @@ func TestRowsWellFormed(t *testing.T) {
 	}
 	if _, err := Rows("nope"); err == nil {
 		t.Error("unknown seed accepted")
+	}
+	for _, seed := range Seeds { // every seed paper's reproductions are rows of the table
+		if bySeed[seed] == 0 {
+			t.Errorf("seed %s has no row", seed)
+		}
 	}
 }
 

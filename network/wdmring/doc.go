@@ -45,7 +45,7 @@
 // against Ring and H-Ring (V1 65.23%, V2 43.81%, V7 13.74%, V8 9.29%) cannot follow from a = 25 µs:
 // with Table 2's constants WRHT saves 6.25% against O-Ring on Fig. 6's grid (exact rule), because
 // O-Ring moves 2S/B in all and WRHT 3–4 S/B. Each needs its own per-step a (V1 164/213 µs, V7
-// 113/153 µs, exact/lemma) and no single a meets all four; the tests find them (V2 348 µs and V8
+// 113/153 µs, exact/lemma) and no single a meets all four; internal/repro's tests find them (V2 348 µs and V8
 // 335 µs with H-Ring reading ii: ddlest's H-Ring times are those of reference/wrht.md §2's formula,
 // e.g. 550.4 ms for BEiT-L at N = 1,024, while its §5.4 table prints 569.9 ms). At a = 200 µs
 // (lemma rule) the qualitative claims of Figs. 5 and 6 hold.

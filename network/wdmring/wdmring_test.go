@@ -45,35 +45,6 @@ func allReduce(t testing.TB, n int, b units.Bytes, st string, set func(*Config))
 	return c
 }
 
-// Table 1 (N = 1,024, w = 64): Ring 2046, H-Ring 417 (416.6 rounded up, m = 5), BT 20, WRHT 3 with
-// m = 129 (exact rule; the lemma rule gives 4); Fig. 2 (N = 15, w = 2): BT 8, WRHT 3.
-func TestTable1Steps(t *testing.T) {
-	for _, tc := range []struct {
-		n, w  int
-		st    string
-		lemma bool
-		want  int
-	}{
-		{1024, 64, "ring", false, 2046},
-		{1024, 64, "hring", false, 417},
-		{1024, 64, "tree", false, 20},
-		{1024, 64, "wrht", false, 3},
-		{1024, 64, "wrht", true, 4},
-		{15, 2, "tree", false, 8},
-		{15, 2, "wrht", false, 3},
-	} {
-		c := allReduce(t, tc.n, 100e6, tc.st, func(c *Config) {
-			c.Wavelengths = tc.w
-			if tc.lemma {
-				c.StepRule = ruleLemma
-			}
-		})
-		if c.Steps != tc.want {
-			t.Errorf("N=%d w=%d %s (lemma %v): %d steps, Table 1 / Fig. 2 say %d", tc.n, tc.w, tc.st, tc.lemma, c.Steps, tc.want)
-		}
-	}
-}
-
 // reference/wrht.md §2.8's step tables (exact integer arithmetic): Fig. 4 (N = 1,024, w = 64, m
 // varied), Fig. 5 (N = 1,024, m = 2w+1), Fig. 6 (w = 64, m = 129) and Fig. 7's optical side; the
 // model's all-reduce takes θ steps under both rules.
