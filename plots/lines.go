@@ -153,9 +153,37 @@ func Lines(panels ...Panel) (Figure, error) {
 				f.Legend.Add(s.Name, thumbs...)
 			}
 		}
+		if len(pn.X.Categories) == 0 {
+			pad(&p.X, pn.X.Log)
+		}
+		pad(&p.Y, pn.Y.Log)
 		f.Panels = append(f.Panels, p)
 	}
 	return f, nil
+}
+
+// pad widens an axis by 4% of its span on each side (of its decades on a log axis), so that no
+// marker sits on a panel's edge, half drawn over the axis line.
+func pad(a *plot.Axis, log bool) {
+	lo, hi := a.Min, a.Max
+	if !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) { // no data
+		return
+	}
+	if log {
+		lo, hi = math.Log10(lo), math.Log10(hi)
+	}
+	d := 0.04 * (hi - lo)
+	if d == 0 { // one value: a band around it
+		d = 0.1
+		if !log {
+			d = max(0.1*math.Abs(hi), 1e-12)
+		}
+	}
+	lo, hi = lo-d, hi+d
+	if log {
+		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
+	}
+	a.Min, a.Max = lo, hi
 }
 
 // constantTicks are ticks at vs (divided by scale), each labelled with its value.

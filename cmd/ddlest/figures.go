@@ -15,8 +15,12 @@ func newFiguresCommand() *cobra.Command {
 	var out string
 	var only []string
 	var list strings.Builder
+	width := 0
 	for _, f := range figures.All() {
-		fmt.Fprintf(&list, "  %-12s %s\n", f.Name, f.Title)
+		width = max(width, len(f.Name))
+	}
+	for _, f := range figures.All() {
+		fmt.Fprintf(&list, "  %-*s  %s\n", width, f.Name, f.Title)
 	}
 	cmd := &cobra.Command{
 		Use:   "figures --out DIR",
