@@ -519,8 +519,8 @@ func TestValidateSeeds(t *testing.T) {
 		if code != 0 || strings.Contains(out, "NaN") || strings.Contains(out, "Inf") || strings.Contains(out, "hammingmesh/") {
 			t.Errorf("%s: exit %d %s\n%s", f, code, errOut, out)
 		}
-		for _, want := range []string{"fig16-max-speedup", "fig17-speedup-topoopt", "fig17-ft-overhead-256", "fig20-compute-share",
-			"fig21-hier-10gb", "table4-superpod-power", "compute-bound"} {
+		for _, want := range []string{"fig16-max-speedup", "fig16-dp-speedup", "fig17-speedup-topoopt", "fig17-ft-overhead-256", "fig20-compute-share",
+			"fig19-superpod-broadcast-growth", "fig19-alltoall-max", "fig21-hier-10gb", "table4-superpod-power", "compute-bound"} {
 			if f != "markdown" && !strings.Contains(out, want) {
 				t.Errorf("%s: no %s", f, want)
 			}
