@@ -21,7 +21,10 @@
 // the GPU's measured maximum achievable matmul FLOPS (stas00/ml-engineering; its best shapes
 // are whole 256×128 tiles in whole waves, where the model gives the measurement) times tile
 // and wave quantisation (NVIDIA "Matrix Multiplication Background" guide). Short-K GEMMs are
-// bounded by the roofline's memory term; no further K penalty is modelled.
+// bounded by the roofline's memory term; no further K penalty is modelled. Backward-pass FP8
+// GEMMs keep fp8_split_accumulate of that rate (H100/H200: 1/1.15): Transformer Engine runs
+// dgrad and wgrad with the full-precision split accumulator (module/base.py _2X_ACC_DGRAD,
+// _2X_ACC_WGRAD), 1.1–1.2× slower than fast accumulation on H100 (pytorch/ao issue #2377).
 //
 // FlashAttention (ops of kind partition.FusedAttention): the kernel executes FlashWork of the
 // op's convention FLOP (½ forward under the causal mask, 5/8 backward) at the GPU's measured

@@ -52,7 +52,13 @@ type GEMMShapeEntry struct {
 	// FlashAttention is the GPU's measured FlashAttention efficiency in fp16/bf16 (nil: none
 	// measured, and --attention flash is refused on it).
 	FlashAttention *FlashEfficiency `json:"flash_attention"`
-	// Sources cites sms, tile and mamf_flop_per_s (and flash_attention when given).
+	// FP8SplitAccumulate is the fraction of its FP8 rate a GEMM keeps when it accumulates at full
+	// precision (cuBLASLt without CUBLASLT_MATMUL_DESC_FAST_ACCUM: partial sums promoted to fp32),
+	// as Transformer Engine runs the backward pass's data- and weight-gradient GEMMs (0: not
+	// measured, no penalty).
+	FP8SplitAccumulate float64 `json:"fp8_split_accumulate,omitempty"`
+	// Sources cites sms, tile and mamf_flop_per_s (and flash_attention, fp8_split_accumulate
+	// when given).
 	Sources map[string]string `json:"sources"`
 }
 
@@ -114,6 +120,12 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 				}
 			}
 		}
+		if f := e.FP8SplitAccumulate; f != 0 {
+			cited = append(cited, "fp8_split_accumulate")
+			if !(f > 0 && f <= 1) {
+				p.Addf("%s.fp8_split_accumulate %g must be in (0, 1]", e.GPU, f)
+			}
+		}
 		for _, k := range cited {
 			if strings.TrimSpace(e.Sources[k]) == "" {
 				p.Addf("%s.sources.%s: missing; every number names where it comes from", e.GPU, k)
@@ -131,6 +143,9 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 type gemmShape struct {
 	sms, tm, tn int
 	ceiling     float64
+	// bwd is the share of the rate backward-pass GEMMs keep: the FP8 split accumulation of
+	// Transformer Engine's dgrad and wgrad GEMMs (1 for other dtypes or when not measured).
+	bwd float64
 }
 
 // newGEMMShape looks the GPU and dtype up in the table (a usage error names what is missing);
@@ -156,7 +171,11 @@ func newGEMMShape(g GPU, dt dtype.DType) (gemmShape, error) {
 	if mamf > float64(peak) {
 		return gemmShape{}, errs.Usage("GEMM table: %s %s measured %g FLOP/s above the dense peak %g", gpu, dt, mamf, float64(peak))
 	}
-	return gemmShape{sms: e.SMs, tm: e.TileM, tn: e.TileN, ceiling: mamf / float64(peak)}, nil
+	bwd := 1.0
+	if dt == dtype.FP8 && e.FP8SplitAccumulate > 0 {
+		bwd = e.FP8SplitAccumulate
+	}
+	return gemmShape{sms: e.SMs, tm: e.TileM, tn: e.TileN, ceiling: mamf / float64(peak), bwd: bwd}, nil
 }
 
 // efficiency is the fraction of the tensor peak a batch of b GEMMs with M × N outputs reaches:

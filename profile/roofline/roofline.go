@@ -161,7 +161,11 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	case op.Kind == partition.Convolution:
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.Conv)
 	case r.shaped[op.DType] && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
-		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.gemmEfficiency(op))
+		e := r.gemmEfficiency(op)
+		if op.Phase == partition.Backward {
+			e *= r.gemm[op.DType].bwd
+		}
+		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(e)
 	case op.Kind.IsMatMul():
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.MatMul)
 	default:
