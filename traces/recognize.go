@@ -16,8 +16,13 @@ type commKernel struct {
 }
 
 // commKernels is the recognition table, from each library's own kernel names:
-//   - NCCL and RCCL: ncclKernel_<Coll>_<Algo>_<Proto>…, ncclDevKernel_… (nccl src/device,
-//     RCCL the same names); the collective from the name (ncclKernelCollective) or the args.
+//   - NCCL and RCCL: ncclKernel_<Coll>_<Algo>_<Proto>…, ncclDevKernel_… (nccl src/device;
+//     RCCL keeps NCCL's names: ROCm/rccl src/include/collectives.h and src/device/generate.py at
+//     857cc6a9 name its kernels and device functions ncclKernel_…, ncclDevKernel_…,
+//     ncclDevFunc_<Coll>_<Algo>_<Proto>…); the collective from the name (ncclKernelCollective)
+//     or the args. RCCL's MSCCL kernels, mscclKernel_<RedOp>_<Type>_<Proto>
+//     (ROCm/rccl src/include/msccl/msccl_kernel.h at 7245ad8c), run whichever collective the
+//     launching c10d op names.
 //   - DeepEP (deepseek-ai/DeepEP csrc/kernels intranode.cu, internode.cu, internode_ll.cu): the
 //     expert-parallel dispatch and combine, their notify and cached-notify steps, in the
 //     deep_ep::intranode, internode and internode_ll namespaces: an all-to-all over NVLink and
@@ -29,6 +34,7 @@ type commKernel struct {
 //     (vllm csrc/custom_all_reduce.cuh).
 var commKernels = []commKernel{
 	{"nccl", "nccl", regexp.MustCompile(`(^|[ :])nccl`), ""},
+	{"rccl_msccl", "msccl", regexp.MustCompile(`(^|[ :])mscclKernel_`), "other"},
 	{"deepep", "deep_ep::", regexp.MustCompile(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
 	{"nvshmem", "nvshmem", regexp.MustCompile(`(^|[ :])nvshmem[ix]?_`), "other"},
 	{"symmetric_memory", "_all_reduce_kernel", regexp.MustCompile(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
@@ -58,4 +64,32 @@ func kernelCollective(name string) string {
 		return r.collective
 	}
 	return ncclKernelCollective(name)
+}
+
+// hostSyncCalls are the runtime calls that block the host thread until the device (a stream, an
+// event) has finished: sync, neither host work nor a launch. CUDA runtime and driver
+// (docs.nvidia.com/cuda/cuda-runtime-api, group__CUDART__DEVICE / __STREAM / __EVENT;
+// cuda-driver-api group__CUDA__CTX / __STREAM / __EVENT) and HIP (rocm.docs.amd.com HIP runtime
+// API, Device / Stream / Event management: hipDeviceSynchronize "the host thread gets blocked",
+// hipStreamSynchronize "host-synchronous"). Kineto records AMD's HIP calls in the cuda_runtime
+// category under their HIP names (pytorch/kineto libkineto/src/RoctracerActivity.h at c22a8255:
+// RuntimeActivity is CUDA_RUNTIME, named by roctracer_op_string). Per-thread-stream variants
+// carry a suffix (_spt, _ptsz, _v2).
+var hostSyncCalls = []string{
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+	"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+	"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
+}
+
+// isHostSync reports whether a runtime call is one of hostSyncCalls.
+func isHostSync(name string) bool {
+	if !strings.Contains(name, "Synchronize") {
+		return false
+	}
+	for _, c := range hostSyncCalls {
+		if rest, ok := strings.CutPrefix(name, c); ok && (rest == "" || rest[0] == '_') {
+			return true
+		}
+	}
+	return false
 }
