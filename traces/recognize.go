@@ -93,3 +93,60 @@ func isHostSync(name string) bool {
 	}
 	return false
 }
+
+// Kernel classes: what a computation kernel's name says it computes (KernelClass).
+const (
+	ClassConvolution = "convolution"
+	ClassGEMM        = "gemm"
+	ClassAttention   = "attention"
+)
+
+// kernelClasses is the table KernelClass reads, tried in order: fused attention first (its
+// kernels are GEMMs too), then convolutions (implicit-GEMM convolutions name a GEMM), then GEMMs.
+// Substrings of the lower-cased name, from the libraries' own kernel names:
+//   - attention: FlashAttention's flash_fwd_kernel, flash_fwd_splitkv_kernel,
+//     flash_bwd_dq_dk_dv_loop_kernel (Dao-AILab/flash-attention csrc/flash_attn/src; PyTorch
+//     vendors them as pytorch_flash::flash_fwd_kernel); PyTorch's memory-efficient attention,
+//     fmha_cutlassF_…/fmha_cutlassB_… (aten/src/ATen/native/transformers/cuda/mem_eff_attention),
+//     and composable_kernel's fmha_fwd/fmha_bwd; Triton's fused attention, _attn_fwd/_attn_bwd
+//     (triton-lang/triton python/tutorials/06-fused-attention.py; AMD's FlashAttention on ROCm:
+//     attn_fwd in TraceLens's MI300 traces); cuDNN's SDPA (cudnn_generated_fort_native_sdpa_…).
+//   - convolution: cuDNN's (closed source; the names as its kernels appear in the HTA and Kineto
+//     traces of ../shared/traces) scudnn/hcudnn engines (volta_scudnn_128x64_relu_…,
+//     cudnn_ampere_scudnn_…), implicit_convolve_sgemm, cudnn::detail::dgrad_engine,
+//     cudnn::cnn::wgrad_alg0_engine, sm80_xmma_fprop/dgrad/wgrad_implicit_gemm_…, winograd and
+//     FFT (fft2d_r2c_…) convolutions; CUTLASS's ImplicitGemmConvolution (NVIDIA/cutlass
+//     include/cutlass/conv/kernel/implicit_gemm_convolution.h); MIOpen's implicit-GEMM
+//     convolutions igemm_fwd_gtc…, igemm_bwd_gtc…, igemm_wrw_gtc… (ROCm/iGEMMgen), its
+//     naive_conv_… and gridwise_convolution_… kernels and MIOpenConv… / …Sp3AsmConv….
+//   - GEMM: cuBLAS / cuBLASLt (ampere_sgemm_…, sm90_xmma_gemm_…, gemv2T_kernel…), CUTLASS
+//     (cutlass_80_tensorop_s1688gemm_…), Tensile / hipBLASLt on ROCm (Cijk_Ailk_Bljk_…:
+//     ROCm/Tensile's kernel names index C, A, B). FBGEMM's name (fbgemm_gpu::…, embedding
+//     kernels) is not a GEMM.
+var kernelClasses = []struct {
+	class string
+	subs  []string
+}{
+	{ClassAttention, []string{"flash_fwd", "flash_bwd", "fmha", "attn_fwd", "attn_bwd", "_sdpa"}},
+	{ClassConvolution, []string{"scudnn", "hcudnn", "convolve", "dgrad_engine", "wgrad_alg", "implicit_gemm", "implicitgemmconvolution",
+		"winograd", "fft2d_", "igemm_fwd", "igemm_bwd", "igemm_wrw", "naive_conv", "gridwise_convolution", "miopenconv", "sp3asmconv"}},
+	{ClassGEMM, []string{"gemm", "gemv", "cijk_"}},
+}
+
+// KernelClass is the class of computation a kernel's name names (ClassConvolution, ClassGEMM,
+// ClassAttention), or "" for the rest (elementwise, normalisation, reductions, copies,
+// communication).
+func KernelClass(name string) string {
+	if CommLibrary(name) != "" {
+		return ""
+	}
+	n := strings.ReplaceAll(strings.ToLower(name), "fbgemm", "")
+	for _, c := range kernelClasses {
+		for _, s := range c.subs {
+			if strings.Contains(n, s) {
+				return c.class
+			}
+		}
+	}
+	return ""
+}

@@ -115,3 +115,39 @@ func TestHostSyncCalls(t *testing.T) {
 		}
 	}
 }
+
+// Kernel names from the libraries (recognize.go's sources; the cuDNN, cuBLAS, CUTLASS, MIOpen
+// and Tensile ones as they appear in ../shared/traces) and their class.
+func TestKernelClass(t *testing.T) {
+	for name, want := range map[string]string{
+		"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>(pytorch_flash::Flash_fwd_params)": ClassAttention,
+		"void flash_bwd_dq_dk_dv_loop_kernel<Flash_bwd_kernel_traits<128>>(Flash_bwd_params)":                                            ClassAttention,
+		"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t>::Params)":                      ClassAttention,
+		"attn_fwd": ClassAttention,
+		"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x128x128":                                                          ClassAttention,
+		"cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1":                                                                                      ClassConvolution,
+		"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw":                                                                ClassConvolution,
+		"void implicit_convolve_sgemm<float, float, 1024, 6, 7, 3, 3, 5, 1, false, true, true>(int, int, int)":                                   ClassConvolution,
+		"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int, float const*)":                                        ClassConvolution,
+		"void cudnn::cnn::wgrad_alg0_engine<float, 128, 6, 7, 3, 3, 5, false, 512>(int, int, int)":                                               ClassConvolution,
+		"volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1":                                                                            ClassConvolution,
+		"void fft2d_r2c_32x32<float, false, 5u, true>(float2*, float const*, int, int)":                                                          ClassConvolution,
+		"_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock":                                             ClassConvolution,
+		"igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt32x128x32_wt16x64x4_ws1x1_wr1x1":                                                                    ClassConvolution,
+		"igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8":                                                                               ClassConvolution,
+		"ampere_sgemm_32x32_sliced1x4_tn":                                                                                                        ClassGEMM,
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>(cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4::Params)": ClassGEMM,
+		"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1":                                                           ClassGEMM,
+		"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1":                                                           ClassGEMM,
+		// Neither.
+		"void split_embedding_codegen_forward_unweighted_kernel<float>(fbgemm_gpu::TensorAccessor<long>)": "",
+		"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float)":             "",
+		"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)":      "",
+		"batched_transpose_16x64_pack_1x4_ediv_1x2_half":                                                  "",
+		"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)":                  "",
+	} {
+		if got := KernelClass(name); got != want {
+			t.Errorf("%s: class %q, want %q", name, got, want)
+		}
+	}
+}
