@@ -16,12 +16,14 @@ type TrainingRun struct {
 	Profile    string  `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some jobs) or a trace FILE.parquet"`
 	TraceBatch int     `json:"trace_batch" help:"samples per micro-batch in the profiled run, when not the plan's"`
 	TraceTP    int     `json:"trace_tp" help:"model-parallel degree of the profiled run, when not the plan's"`
+	// ForceProfile: see RunOptions.
+	ForceProfile bool `json:"force_profile,omitempty" flag:"force" help:"use a --profile trace that fails its checks (layer count, kernel mix, device), with a warning in the report; a trace faster than the GPU's peak is refused still"`
 }
 
 // run is the cluster and the training run as the pipeline's options.
 func (t TrainingRun) run(c *Cluster) RunOptions {
 	return RunOptions{GPU: c.GPU, Efficiency: c.Efficiency, Cluster: c, Profile: t.Profile, TraceBatch: t.TraceBatch,
-		TraceTP: t.TraceTP, Epochs: t.Epochs, Samples: t.Samples}
+		TraceTP: t.TraceTP, ForceProfile: t.ForceProfile, Epochs: t.Epochs, Samples: t.Samples}
 }
 
 // ZooModel is a network of the model zoo (partition/zoo).

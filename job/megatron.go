@@ -58,6 +58,8 @@ type MegatronOptions struct {
 	// micro-batch and TP degree in TraceBatch and TraceTP (0: the plan's).
 	Profile             string
 	TraceBatch, TraceTP int
+	// ForceProfile: see RunOptions.
+	ForceProfile bool
 	// IgnoreMemory estimates a plan that does not fit in GPU memory (the HammingMesh SST motifs
 	// simulate one pipeline step without recomputation and ignore memory); the report says so.
 	IgnoreMemory bool
@@ -221,7 +223,7 @@ type transformerEnv struct {
 }
 
 func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
-	env := &transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP}}
+	env := &transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
 	if o.Published != nil {
 		env.run.Profile = "published"
 	}

@@ -128,6 +128,7 @@ type TransformerExecution struct {
 	Profile         string               `json:"profile" help:"compute profile: roofline, published (measured compute shipped with some presets) or a trace FILE.parquet"`
 	TraceBatch      int                  `json:"trace_batch" help:"sequences per micro-batch in the profiled run, when not the plan's"`
 	TraceTP         int                  `json:"trace_tp" help:"tensor-parallel degree of the profiled run, when not the plan's"`
+	ForceProfile    bool                 `json:"force_profile,omitempty" flag:"force" help:"use a --profile trace that fails its checks (layer count, kernel mix, device), with a warning in the report; a trace faster than the GPU's peak is refused still"`
 }
 
 // zeroStage is the ZeRO stage: fsdp is stage 3; a conflicting zero stays as given and
@@ -276,7 +277,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		}
 	}
 	o.GPU, o.Efficiency, o.IgnoreMemory = j.Cluster.GPU, j.Cluster.Efficiency, e.IgnoreMemory
-	o.Profile, o.TraceBatch, o.TraceTP = e.Profile, e.TraceBatch, e.TraceTP
+	o.Profile, o.TraceBatch, o.TraceTP, o.ForceProfile = e.Profile, e.TraceBatch, e.TraceTP, e.ForceProfile
 	o.Cluster, o.placements = &j.Cluster, j.placements
 	if e.Profile == "published" {
 		pub, err := publishedFor(m.Preset, o.Config)

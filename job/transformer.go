@@ -59,7 +59,7 @@ func TransformerPreset(o TransformerOptions) (*Report, error) {
 	}
 	mo := MegatronOptions{Mode: ModeExplicit, Config: o.Config, Steps: o.Steps, Tokens: o.Tokens,
 		GPU: o.GPU, Efficiency: o.Efficiency, Network: o.Network, Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP,
-		IgnoreMemory: o.IgnoreMemory}
+		ForceProfile: o.ForceProfile, IgnoreMemory: o.IgnoreMemory}
 	if o.Steps == 0 && o.Tokens == 0 {
 		mo.Tokens = tokens
 	}

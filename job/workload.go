@@ -25,7 +25,10 @@ type RunOptions struct {
 	// TraceBatch and TraceTP describe the traced configuration when it differs from the plan's
 	// (samples or sequences per micro-batch; tensor-parallel degree); 0 keeps the plan's.
 	TraceBatch, TraceTP int
-	Network             NetworkChoice
+	// ForceProfile uses a trace that fails the checks of profile/trace (Measured.Check), the
+	// report naming them; never one faster than the GPU's peak.
+	ForceProfile bool
+	Network      NetworkChoice
 	// Cluster, when set, supplies the network instead of Network and bounds the job's size.
 	Cluster *Cluster
 	// Epochs × Samples / global batch gives the steps (0: the workload's defaults).
@@ -108,10 +111,15 @@ func (r RunOptions) computeProfile(roof *roofline.Roofline, plan *partition.Plan
 				return nil, "", err
 			}
 		}
+		overridden, err := m.Checked(traced, roof.GPU, r.ForceProfile)
+		if err != nil {
+			return nil, "", err
+		}
 		p, cal, err := m.Calibrate(traced, roof)
 		if err != nil {
 			return nil, "", err
 		}
+		cal.Overridden = overridden
 		return p, "compute measured: " + m.Describe(cal) + "; communication modelled", nil
 	}
 	return nil, "", errs.Usage("--profile %q is not valid; valid: roofline, published, or a ddlest trace file (.parquet, from `ddlest trace import`)", r.Profile)

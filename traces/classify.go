@@ -27,10 +27,18 @@ func Category(cat, name, format string) string {
 		return "kernel"
 	case "cpu_op", "operator", "Operator", "python_function":
 		return "cpu_op"
-	case "cuda_runtime", "cuda_driver", "cuda_sync", "Runtime", "runtime", "mtia_runtime", "xpu_runtime", "glow_runtime":
+	case "cuda_runtime", "cuda_driver", "Runtime", "runtime", "mtia_runtime", "xpu_runtime", "glow_runtime":
 		// The other accelerators' host runtimes (ActivityType.h: MTIA_RUNTIME, XPU_RUNTIME and
-		// GLOW_RUNTIME are aliases of RUNTIME).
+		// GLOW_RUNTIME are aliases of RUNTIME); AMD's HIP calls come as cuda_runtime.
+		if isHostSync(name) { // the host waits for the device (recognize.go)
+			return "sync"
+		}
 		return "runtime"
+	case "cuda_sync":
+		// CUPTI's synchronisation records (Kineto's CUDA_SYNC: Stream Sync, Event Sync, Context
+		// Sync, Stream Wait Event), drawn on the GPU's track: waiting, not kernels (HTA leaves
+		// them out of its kernel and idle breakdowns: HolisticTraceAnalysis pull 149).
+		return "sync"
 	case "gpu_memcpy", "Memcpy", "memcpy":
 		return "memcpy"
 	case "gpu_memset", "Memset", "memset":

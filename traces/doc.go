@@ -21,11 +21,17 @@
 //
 //	kineto cat                                 category
 //	kernel, mtia_ccp_events (MTIA's kernels)   kernel, or collective for communication kernels:
-//	                                           NCCL/RCCL, DeepEP, NVSHMEM, SymmetricMemory (recognize.go)
+//	                                           NCCL/RCCL (and RCCL's MSCCL), DeepEP, NVSHMEM,
+//	                                           SymmetricMemory (recognize.go)
 //	cpu_op, python_function                    cpu_op
-//	cuda_runtime, cuda_driver, cuda_sync,      runtime
-//	mtia_runtime, xpu_runtime, glow_runtime
-//	gpu_memcpy / gpu_memset                    memcpy / memset
+//	cuda_runtime (CUDA's and HIP's calls),     runtime, or sync for the calls that block the host
+//	cuda_driver, mtia_runtime, xpu_runtime,    until the device is done: cuda/hip Device-,
+//	glow_runtime                               Stream-, EventSynchronize, cuCtx/cuStream/
+//	                                           cuEventSynchronize (recognize.go)
+//	cuda_sync (CUPTI's Stream/Event/Context    sync, on the device's track: waiting, counted
+//	Sync records)                              as neither compute nor busy time (as in HTA)
+//	gpu_memcpy / gpu_memset (ROCm's copies     memcpy / memset
+//	and fills too)
 //	user_annotation, gpu_user_annotation       annotation
 //	Trace (the session's span)                 ignored
 //	anything else (cuda_profiler_range,        not modelled: counted by category and reported

@@ -86,8 +86,15 @@ func expectedCategory(e map[string]any, legacy bool) string {
 		return "kernel"
 	case "cpu_op", "python_function":
 		return "cpu_op"
-	case "cuda_runtime", "cuda_driver", "cuda_sync":
+	case "cuda_runtime", "cuda_driver":
+		switch strings.TrimSuffix(name, "_spt") {
+		case "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
+			"cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize":
+			return "sync"
+		}
 		return "runtime"
+	case "cuda_sync":
+		return "sync"
 	case "gpu_memcpy":
 		return "memcpy"
 	case "gpu_memset":

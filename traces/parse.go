@@ -390,8 +390,8 @@ func (p *parser) event() error {
 		if e.Device < 0 && pidNumeric {
 			e.Device = int32(pid) // Kineto puts GPU events in the device's "process"
 		}
-	case cat == "gpu_user_annotation" && pidNumeric:
-		e.Device = int32(pid)
+	case (cat == "gpu_user_annotation" || cat == "cuda_sync") && pidNumeric:
+		e.Device = int32(pid) // GPU-side ranges and CUPTI's sync records sit on the device's track
 	default:
 		e.Device = -1
 	}

@@ -16,8 +16,13 @@ type commKernel struct {
 }
 
 // commKernels is the recognition table, from each library's own kernel names:
-//   - NCCL and RCCL: ncclKernel_<Coll>_<Algo>_<Proto>…, ncclDevKernel_… (nccl src/device,
-//     RCCL the same names); the collective from the name (ncclKernelCollective) or the args.
+//   - NCCL and RCCL: ncclKernel_<Coll>_<Algo>_<Proto>…, ncclDevKernel_… (nccl src/device;
+//     RCCL keeps NCCL's names: ROCm/rccl src/include/collectives.h and src/device/generate.py at
+//     857cc6a9 name its kernels and device functions ncclKernel_…, ncclDevKernel_…,
+//     ncclDevFunc_<Coll>_<Algo>_<Proto>…); the collective from the name (ncclKernelCollective)
+//     or the args. RCCL's MSCCL kernels, mscclKernel_<RedOp>_<Type>_<Proto>
+//     (ROCm/rccl src/include/msccl/msccl_kernel.h at 7245ad8c), run whichever collective the
+//     launching c10d op names.
 //   - DeepEP (deepseek-ai/DeepEP csrc/kernels intranode.cu, internode.cu, internode_ll.cu): the
 //     expert-parallel dispatch and combine, their notify and cached-notify steps, in the
 //     deep_ep::intranode, internode and internode_ll namespaces: an all-to-all over NVLink and
@@ -29,6 +34,7 @@ type commKernel struct {
 //     (vllm csrc/custom_all_reduce.cuh).
 var commKernels = []commKernel{
 	{"nccl", "nccl", regexp.MustCompile(`(^|[ :])nccl`), ""},
+	{"rccl_msccl", "msccl", regexp.MustCompile(`(^|[ :])mscclKernel_`), "other"},
 	{"deepep", "deep_ep::", regexp.MustCompile(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
 	{"nvshmem", "nvshmem", regexp.MustCompile(`(^|[ :])nvshmem[ix]?_`), "other"},
 	{"symmetric_memory", "_all_reduce_kernel", regexp.MustCompile(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
@@ -58,4 +64,89 @@ func kernelCollective(name string) string {
 		return r.collective
 	}
 	return ncclKernelCollective(name)
+}
+
+// hostSyncCalls are the runtime calls that block the host thread until the device (a stream, an
+// event) has finished: sync, neither host work nor a launch. CUDA runtime and driver
+// (docs.nvidia.com/cuda/cuda-runtime-api, group__CUDART__DEVICE / __STREAM / __EVENT;
+// cuda-driver-api group__CUDA__CTX / __STREAM / __EVENT) and HIP (rocm.docs.amd.com HIP runtime
+// API, Device / Stream / Event management: hipDeviceSynchronize "the host thread gets blocked",
+// hipStreamSynchronize "host-synchronous"). Kineto records AMD's HIP calls in the cuda_runtime
+// category under their HIP names (pytorch/kineto libkineto/src/RoctracerActivity.h at c22a8255:
+// RuntimeActivity is CUDA_RUNTIME, named by roctracer_op_string). Per-thread-stream variants
+// carry a suffix (_spt, _ptsz, _v2).
+var hostSyncCalls = []string{
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+	"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+	"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
+}
+
+// isHostSync reports whether a runtime call is one of hostSyncCalls.
+func isHostSync(name string) bool {
+	if !strings.Contains(name, "Synchronize") {
+		return false
+	}
+	for _, c := range hostSyncCalls {
+		if rest, ok := strings.CutPrefix(name, c); ok && (rest == "" || rest[0] == '_') {
+			return true
+		}
+	}
+	return false
+}
+
+// Kernel classes: what a computation kernel's name says it computes (KernelClass).
+const (
+	ClassConvolution = "convolution"
+	ClassGEMM        = "gemm"
+	ClassAttention   = "attention"
+)
+
+// kernelClasses is the table KernelClass reads, tried in order: fused attention first (its
+// kernels are GEMMs too), then convolutions (implicit-GEMM convolutions name a GEMM), then GEMMs.
+// Substrings of the lower-cased name, from the libraries' own kernel names:
+//   - attention: FlashAttention's flash_fwd_kernel, flash_fwd_splitkv_kernel,
+//     flash_bwd_dq_dk_dv_loop_kernel (Dao-AILab/flash-attention csrc/flash_attn/src; PyTorch
+//     vendors them as pytorch_flash::flash_fwd_kernel); PyTorch's memory-efficient attention,
+//     fmha_cutlassF_…/fmha_cutlassB_… (aten/src/ATen/native/transformers/cuda/mem_eff_attention),
+//     and composable_kernel's fmha_fwd/fmha_bwd; Triton's fused attention, _attn_fwd/_attn_bwd
+//     (triton-lang/triton python/tutorials/06-fused-attention.py; AMD's FlashAttention on ROCm:
+//     attn_fwd in TraceLens's MI300 traces); cuDNN's SDPA (cudnn_generated_fort_native_sdpa_…).
+//   - convolution: cuDNN's (closed source; the names as its kernels appear in the HTA and Kineto
+//     traces of ../shared/traces) scudnn/hcudnn engines (volta_scudnn_128x64_relu_…,
+//     cudnn_ampere_scudnn_…), implicit_convolve_sgemm, cudnn::detail::dgrad_engine,
+//     cudnn::cnn::wgrad_alg0_engine, sm80_xmma_fprop/dgrad/wgrad_implicit_gemm_…, winograd and
+//     FFT (fft2d_r2c_…) convolutions; CUTLASS's ImplicitGemmConvolution (NVIDIA/cutlass
+//     include/cutlass/conv/kernel/implicit_gemm_convolution.h); MIOpen's implicit-GEMM
+//     convolutions igemm_fwd_gtc…, igemm_bwd_gtc…, igemm_wrw_gtc… (ROCm/iGEMMgen), its
+//     naive_conv_… and gridwise_convolution_… kernels and MIOpenConv… / …Sp3AsmConv….
+//   - GEMM: cuBLAS / cuBLASLt (ampere_sgemm_…, sm90_xmma_gemm_…, gemv2T_kernel…), CUTLASS
+//     (cutlass_80_tensorop_s1688gemm_…), Tensile / hipBLASLt on ROCm (Cijk_Ailk_Bljk_…:
+//     ROCm/Tensile's kernel names index C, A, B). FBGEMM's name (fbgemm_gpu::…, embedding
+//     kernels) is not a GEMM.
+var kernelClasses = []struct {
+	class string
+	subs  []string
+}{
+	{ClassAttention, []string{"flash_fwd", "flash_bwd", "fmha", "attn_fwd", "attn_bwd", "_sdpa"}},
+	{ClassConvolution, []string{"scudnn", "hcudnn", "convolve", "dgrad_engine", "wgrad_alg", "implicit_gemm", "implicitgemmconvolution",
+		"winograd", "fft2d_", "igemm_fwd", "igemm_bwd", "igemm_wrw", "naive_conv", "gridwise_convolution", "miopenconv", "sp3asmconv"}},
+	{ClassGEMM, []string{"gemm", "gemv", "cijk_"}},
+}
+
+// KernelClass is the class of computation a kernel's name names (ClassConvolution, ClassGEMM,
+// ClassAttention), or "" for the rest (elementwise, normalisation, reductions, copies,
+// communication).
+func KernelClass(name string) string {
+	if CommLibrary(name) != "" {
+		return ""
+	}
+	n := strings.ReplaceAll(strings.ToLower(name), "fbgemm", "")
+	for _, c := range kernelClasses {
+		for _, s := range c.subs {
+			if strings.Contains(n, s) {
+				return c.class
+			}
+		}
+	}
+	return ""
 }

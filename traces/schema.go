@@ -37,7 +37,7 @@ type Event struct {
 
 // Values of the enumerated columns.
 var (
-	Categories  = []string{"kernel", "cpu_op", "runtime", "memcpy", "memset", "annotation", "collective"}
+	Categories  = []string{"kernel", "cpu_op", "runtime", "memcpy", "memset", "annotation", "collective", "sync"}
 	Phases      = []string{"fwd", "bwd", "optimizer", "unknown"}
 	Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv",
 		"reduce", "gather", "scatter", "barrier", "other"}

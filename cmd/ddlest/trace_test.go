@@ -28,7 +28,10 @@ func importFixture(t *testing.T) string {
 
 // gpuTrace writes a small synthetic GPU trace (an A100, 2 steps of 3 ms forward, 5 ms backward,
 // 1 ms optimizer kernels and a 1 MiB all-reduce over 2 ranks taking 100 µs).
-func gpuTrace(t *testing.T) string {
+func gpuTrace(t *testing.T) string { return gpuTraceOf(t, "k_", "NVIDIA A100-SXM4-80GB") }
+
+// gpuTraceOf is gpuTrace with its kernels named prefix+phase, on the named device.
+func gpuTraceOf(t *testing.T, prefix, device string) string {
 	t.Helper()
 	var ev []traces.Event
 	var now int64
@@ -38,7 +41,7 @@ func gpuTrace(t *testing.T) string {
 			phase string
 			dur   int64
 		}{{"fwd", 3e6}, {"bwd", 5e6}, {"optimizer", 1e6}} {
-			ev = append(ev, traces.Event{Device: 0, Stream: 7, Name: "k_" + k.phase, Category: "kernel", StartNs: now, DurNs: k.dur, Phase: k.phase, Layer: -1})
+			ev = append(ev, traces.Event{Device: 0, Stream: 7, Name: prefix + k.phase, Category: "kernel", StartNs: now, DurNs: k.dur, Phase: k.phase, Layer: -1})
 			now += k.dur
 		}
 		ev = append(ev, traces.Event{Device: 0, Stream: 9, Name: "ncclKernel_AllReduce", Category: "collective", StartNs: now, DurNs: 1e5,
@@ -48,7 +51,7 @@ func gpuTrace(t *testing.T) string {
 			StartNs: start, DurNs: now - start, Phase: "unknown", Layer: -1})
 	}
 	path := filepath.Join(t.TempDir(), "gpu.parquet")
-	if err := traces.WriteFile(path, traces.Metadata{traces.MetaDeviceName: "NVIDIA A100-SXM4-80GB", traces.MetaSourceFormat: "kineto"}, ev); err != nil {
+	if err := traces.WriteFile(path, traces.Metadata{traces.MetaDeviceName: device, traces.MetaSourceFormat: "kineto"}, ev); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -133,6 +136,39 @@ func TestProfileFromTrace(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "it is not a trace of this model") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("a 9 ms trace for GPT-3 13B: exit %d, %q", code, errOut)
 	}
+}
+
+// --profile refuses a trace that does not match the plan (issue 15), one line, exit 2, nothing on
+// stdout: the synthetic trace's kernels renamed as cuDNN's convolutions (all of its classified
+// time convolution) for a transformer; the same trace with hipBLASLt's GEMMs on an unknown
+// device (an MI300X) for DLRM. --force estimates anyway, the report's profile line (table and JSON) leading with the
+// warning and the checks it overrode; it never overrides the peak bound (the 9 ms trace for
+// GPT-3 13B).
+func TestProfileChecks(t *testing.T) {
+	small := []string{"megatron", "--layers", "2", "--hidden", "512", "--heads", "8", "--seq", "128", "--global-batch", "8",
+		"--steps", "1", "--gpus", "1", "--gpu", "a100-80gb"}
+	conv := gpuTraceOf(t, "cudnn_ampere_scudnn_128x64_relu_", "NVIDIA A100-SXM4-80GB")
+	mi300 := gpuTraceOf(t, "Cijk_Alik_Bljk_BBS_BH_", "AMD Instinct MI300X") // hipBLASLt's GEMMs
+	checkBadInput(t, append(small, "--profile", conv), 2, []string{"gpu.parquet does not match the plan", "kernel mix: convolution kernels take 100.0%", "--force"})
+	checkBadInput(t, []string{"dlrm", "--model", "hammingmesh", "--profile", mi300}, 2, []string{`device: the trace's "AMD Instinct MI300X" is not in the GPU table`, "--force"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(small, "--profile", conv), "kernel mix"},
+		{[]string{"dlrm", "--model", "hammingmesh", "--profile", mi300}, "device"},
+	} {
+		table, errOut, code := execute(append(c.args, "--force")...)
+		if code != 0 || !strings.Contains(table, "WARNING: the trace failed 1 check(s), overridden by --force: "+c.want) {
+			t.Errorf("%v --force: exit %d %s\n%s", c.args, code, errOut, table)
+		}
+		js, _, _ := execute(append(c.args, "--force", "--format", "json")...)
+		if !strings.Contains(js, "overridden by --force: "+c.want) {
+			t.Errorf("%v --force: the JSON report lacks the warning", c.args)
+		}
+	}
+	checkBadInput(t, []string{"megatron", "--model", "gpt3-13b", "--gpus", "64", "--tp", "8", "--steps", "1", "--profile", gpuTrace(t), "--force"},
+		2, []string{"it is not a trace of this model"})
 }
 
 func TestTraceCollectives(t *testing.T) {

@@ -20,4 +20,20 @@
 // calibrates those ops on its own, f_layer = M_layer / R_layer, and the rest of the phase
 // (embedding, head, loss) takes (M − M_layer) / (R − R_layer). Phases without layer annotations
 // (autograd usually runs the backward pass outside the forward's layer ranges) keep one factor.
+//
+// Checks (Measured.Check), run before calibrating: a trace must be of the model and GPU the plan
+// describes, or the factors carry another model's time into this one (issue 15: a CNN's trace
+// scaled a transformer's compute ×0.004). Refused, unless --force (then the report leads with a
+// warning naming the checks overridden):
+//   - layer count: the distinct layers a rank's kernels are annotated with must be the layer
+//     count of one of the traced configuration's pipeline stages;
+//   - kernel mix: kernels classed by name (traces.KernelClass: convolution, GEMM, attention; the
+//     libraries' names cited there) — with C the convolution kernels' share of the classified
+//     time, a plan whose matrix FLOPs are mostly convolutions needs C ≥ 20%, any other C ≤ 20%
+//     (the threshold's source is convThreshold's comment);
+//   - device: the trace must name a GPU of the table (the traced roofline M_p is divided by). A
+//     different known GPU is the scaling rule above, not a mismatch.
+//
+// Never overridden: compute faster than the traced GPU's peak for the traced configuration's
+// FLOPs (every op at the best tensor or vector peak for its dtype is a lower bound).
 package trace

@@ -27,6 +27,11 @@ type Measured struct {
 	Device                      string // as the trace names it
 	GPU                         roofline.GPU
 	KnownGPU                    bool
+	// Layers is each rank's number of distinct layers its kernels are annotated with (0: none).
+	Layers []int
+	// Mix is the trace's computation kernel time by class (traces.KernelClass), seconds summed
+	// over ranks and steps.
+	Mix map[string]float64
 }
 
 // Load reads a trace file's measured compute.
@@ -40,9 +45,15 @@ func Load(path string) (*Measured, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Measured{Path: path, Device: f.Meta[traces.MetaDeviceName], Ranks: len(ranks)}
+	m := &Measured{Path: path, Device: f.Meta[traces.MetaDeviceName], Ranks: len(ranks), Mix: map[string]float64{}}
 	var fwd, bwd, opt, unk, lf, lb float64
 	for _, r := range ranks {
+		m.Layers = append(m.Layers, len(r.ByLayer))
+		for _, k := range r.Kernels {
+			if c := traces.KernelClass(k.Name); c != "" {
+				m.Mix[c] += float64(units.Ns(float64(k.TotalNs)))
+			}
+		}
 		steps := float64(max(1, r.Steps))
 		m.Steps = max(m.Steps, r.Steps)
 		fwd += float64(units.Ns(float64(r.ByPhase["fwd"]))) / steps
@@ -93,6 +104,8 @@ type Calibration struct {
 	// Layered: the model's layers took their own factors from layer-annotated time.
 	Layered bool
 	Notes   []string
+	// Overridden are the checks (Check) the trace failed and --force overrode.
+	Overridden []string
 }
 
 // Calibrate builds the plan's compute profile from the trace: traced is the configuration the
@@ -191,6 +204,9 @@ func (m *Measured) Describe(c Calibration) string {
 	}
 	if len(c.Notes) > 0 {
 		s += "; " + strings.Join(c.Notes, "; ")
+	}
+	if len(c.Overridden) > 0 {
+		s = fmt.Sprintf("WARNING: the trace failed %d check(s), overridden by --force: %s. ", len(c.Overridden), strings.Join(c.Overridden, "; ")) + s
 	}
 	return s
 }
