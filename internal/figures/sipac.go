@@ -2,6 +2,7 @@ package figures
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ddlest/ddlest/internal/repro"
 	"github.com/ddlest/ddlest/plots"
@@ -11,7 +12,7 @@ func init() {
 	register(
 		Figure{Name: "sipac-fig7", Title: "SiPAC Fig. 7: Table II's all-reduces against network size (100 MB) and message size (1,024 CUs), α = 1 µs, 512 Gb/s",
 			Panels: sipacFig7},
-		Figure{Name: "sipac-fig9", Title: "SiPAC Fig. 9: links, transceivers and switches against network size, SiPAC and the electronic BCube at L = 2 and 3",
+		Figure{Name: "sipac-fig9", Title: "SiPAC Fig. 9: links, transceivers and switches against network size (one plane; a transceiver at both ends of every link but SiPAC's WSS side)",
 			Panels: sipacFig9},
 		Figure{Name: "sipac-fig11", Title: "SiPAC Fig. 11: raw one-to-all, all-to-one and all-to-all of 1 MB per flow on 512 CUs per network",
 			Panels: sipacFig11},
@@ -46,7 +47,10 @@ func sipacFig7() ([]plots.Panel, error) {
 	return []plots.Panel{bp, mp}, nil
 }
 
-// sipacFig9 is SiPACFig9's counts against the network size, one panel per kind of equipment.
+// sipacFig9 is SiPACFig9's counts against the network size, one panel per kind of equipment:
+// SiPAC and BCube at L = 2 and 3 (r = 4 … 32), the three-level fat tree, the canonical Dragonfly
+// and the 2D torus on repro.SiPACFig9's convention (the torus has no switch: it is left out of
+// the switches panel, whose log axis cannot show 0).
 func sipacFig9() ([]plots.Panel, error) {
 	counts, err := repro.SiPACFig9()
 	if err != nil {
@@ -54,18 +58,28 @@ func sipacFig9() ([]plots.Panel, error) {
 	}
 	x := plots.Axis{Label: "network size p (CUs)", Log: true}
 	var out []plots.Panel
-	for _, kind := range []string{"links", "transceivers", "switches (WSS or packet switch)"} {
-		pn := plots.Panel{Title: kind + " (r = 4, 8, 16, 32)", X: x, Y: plots.Axis{Label: "count", Log: true}}
+	for _, kind := range []string{"links", "transceivers", "switches (WSS or packet switch; the torus has none)"} {
+		pn := plots.Panel{Title: kind, X: x, Y: plots.Axis{Label: "count", Log: true}}
 		for _, c := range counts {
 			y := map[string][]float64{"links": c.Links, "transceivers": c.Transceivers}[kind]
 			if y == nil {
-				y = c.WSSs
+				if y = c.Switches; slices.Max(y) == 0 {
+					continue
+				}
 			}
-			pn.Series = append(pn.Series, plots.Series{Name: fmt.Sprintf("%s (L = %d)", c.Fabric, c.L), X: c.CUs, Y: y})
+			pn.Series = append(pn.Series, plots.Series{Name: Fig9Name(c), X: c.CUs, Y: y})
 		}
 		out = append(out, pn)
 	}
 	return out, nil
+}
+
+// Fig9Name is a Fig. 9 network's series name: the registry name, with SiPAC's and BCube's levels.
+func Fig9Name(c repro.SiPACFig9Count) string {
+	if c.L == 0 {
+		return c.Fabric
+	}
+	return fmt.Sprintf("%s (L = %d)", c.Fabric, c.L)
 }
 
 // msTicks label a log time axis between its decades (1, 2, 5 × 10^k ms).

@@ -2,13 +2,17 @@ package repro
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/job"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/dragonfly"
+	"github.com/ddlest/ddlest/network/fattree"
 	"github.com/ddlest/ddlest/network/sipac"
+	"github.com/ddlest/ddlest/network/torus"
 )
 
 // sipacCollective prices one collective on a preset at a per-CU bandwidth (Tb/s), with the
@@ -259,6 +263,9 @@ func sipacRows() []Row {
 		{ID: "sipac/size-r16-l3", Seed: "sipac", Cite: "§III-A",
 			What:  "CUs of SiPAC with radix-16 WSSs, L = 3",
 			Paper: 4096, Unit: "CUs", Tol: 1e-4, Value: size(3)},
+		{ID: "sipac/fig9-links-torus", Seed: "sipac", Cite: "Fig. 9, §VI-C (\"the same number of physical links as ... nD-Torus\")",
+			What:  "links of SiPAC(r = 16, L = 2) over the 16 × 16 2D torus's, 256 CUs (one plane, a link a cable)",
+			Paper: 1, Unit: "×", Value: fig9LinksOverTorus},
 		{ID: "sipac/fig11-superpod-low", Seed: "sipac", Cite: "Fig. 11, §VI-B-1 (\"3.6× to 5.3×\")",
 			What:  "1 MB raw patterns on 512 CUs: SiPAC's smallest speed-up over SuperPod (all-to-all)",
 			Paper: 3.6, Unit: "×", Tol: ratioTol, Value: ends("superpod", false)},
@@ -290,15 +297,37 @@ func sipacRows() []Row {
 // the paper gives no sizes: 16 to 1,024 CUs at L = 2, 64 to 32,768 at L = 3).
 var SiPACFig9Radices = []int{4, 8, 16, 32}
 
-// SiPACFig9Count is one network's counts (Fig. 9: links, transceivers, switches) per SiPACFig9Radices.
+// SiPACFig9Sizes are the baselines' sizes: every size of SiPACFig9Radices at L = 2 and 3.
+var SiPACFig9Sizes = []int{16, 64, 256, 512, 1024, 4096, 32768}
+
+// SiPACFig9Baselines are Fig. 9's other topologies ddlest counts (§VI-C: "canonical Dragonflies
+// (with one inter-group link per EPS) and three-level fat trees", and the 2D torus whose links
+// the text compares), by registry name.
+var SiPACFig9Baselines = []string{"fattree", "dragonfly", "torus"}
+
+// SiPACFig9Count is one network's counts (Fig. 9: links, transceivers, switches) per size.
 type SiPACFig9Count struct {
-	Fabric                         string // sipac or bcube
-	L                              int
-	CUs, Links, Transceivers, WSSs []float64
+	Fabric string // sipac, bcube, or a SiPACFig9Baselines name
+	L      int    // SiPAC's and BCube's levels; 0 for a baseline
+	// CUs are the endpoints as built (a Dragonfly rounds up to whole groups); Switches are WSSs on
+	// SiPAC, packet switches elsewhere (none on the torus).
+	CUs, Links, Transceivers, Switches []float64
 }
 
-// SiPACFig9 is SiPAC's and the electronic BCube's equipment at L = 2 and 3 (network/sipac's
-// Inventory: L·r^(L−1) switches, L·p links, L·p transceivers on SiPAC, 2L·p on BCube).
+// SiPACFig9 counts Fig. 9's equipment on one convention: one plane; a link is one cable (a
+// CU–switch fibre, a switch–switch or a CU–CU cable); the packet-switched and direct networks
+// have a transceiver at both ends of every link, SiPAC only on the CUs (its WSSs are
+// transparent, network/sipac's Inventory: L·r^(L−1) switches, L·p links, L·p transceivers,
+// BCube 2L·p). The baselines reuse their packages' counts: network/fattree's and
+// network/dragonfly's Structure (HammingMesh App. A-C's bills, DAC and AoC both links) and the
+// torus's routed graph; the switch radix follows the size, as §VI-C sets it "approximately the
+// same across different topologies at similar topology sizes": the fat tree is three levels of
+// the smallest even radix reaching p (k³/4 ≥ p: 14 ports at 512 CUs), the Dragonfly the
+// canonical a = 2p' routers per group of p' CUs each with one global link (h = 1, radix 1.5a), of
+// the smallest a whose a + 1 groups reach p, with as many groups as p needs; the torus is the 2D
+// torus of §VI-A-1's most square dimensions. SuperPod is left out: ddlest's superpod counts its
+// InfiniBand switches and switch-port transceivers by whole pods of 16 scalable units (RAMP
+// Table 3), not cables, another convention.
 var SiPACFig9 = memo(func() ([]SiPACFig9Count, error) {
 	var out []SiPACFig9Count
 	for _, fab := range []string{sipac.FabricSiPAC, sipac.FabricBCube} {
@@ -311,13 +340,73 @@ var SiPACFig9 = memo(func() ([]SiPACFig9Count, error) {
 				if err != nil {
 					return nil, err
 				}
-				fc.CUs = append(fc.CUs, float64(inv.Nodes))
-				fc.WSSs = append(fc.WSSs, float64(inv.Items[0].Count))
-				fc.Links = append(fc.Links, float64(inv.Items[1].Count))
-				fc.Transceivers = append(fc.Transceivers, float64(inv.Items[2].Count))
+				fc.add(float64(inv.Nodes), float64(inv.Items[1].Count), float64(inv.Items[2].Count), float64(inv.Items[0].Count))
 			}
 			out = append(out, fc)
 		}
 	}
+	for _, b := range SiPACFig9Baselines {
+		fc := SiPACFig9Count{Fabric: b}
+		for _, p := range SiPACFig9Sizes {
+			cus, links, switches, err := fig9Baseline(b, p)
+			if err != nil {
+				return nil, fmt.Errorf("%s of %d CUs: %w", b, p, err)
+			}
+			fc.add(float64(cus), float64(links), float64(2*links), float64(switches))
+		}
+		out = append(out, fc)
+	}
 	return out, nil
 })
+
+func (c *SiPACFig9Count) add(cus, links, trx, switches float64) {
+	c.CUs, c.Links = append(c.CUs, cus), append(c.Links, links)
+	c.Transceivers, c.Switches = append(c.Transceivers, trx), append(c.Switches, switches)
+}
+
+// fig9LinksOverTorus is SiPAC(16, 2)'s links over the 256-CU 2D torus's (SiPACFig9's convention).
+func fig9LinksOverTorus() (float64, error) {
+	c := sipac.DefaultConfig()
+	c.Radix, c.Levels = 16, 2
+	inv, err := c.Inventory(0)
+	if err != nil {
+		return 0, err
+	}
+	_, links, _, err := fig9Baseline("torus", 256)
+	return float64(inv.Items[1].Count) / float64(links), err
+}
+
+// fig9Baseline counts one baseline of p CUs (SiPACFig9's convention): endpoints, links, switches.
+func fig9Baseline(name string, p int) (cus, links, switches int, err error) {
+	switch name {
+	case "fattree":
+		c := fattree.DefaultConfig()
+		c.Endpoints, c.Levels, c.CostPlanes = p, 3, 1
+		for c.Radix = 4; c.Radix*c.Radix*c.Radix/4 < p; c.Radix += 2 {
+		}
+		s, err := c.Structure()
+		return s.Endpoints, s.Bill.DAC + s.Bill.AoC, s.Bill.Switches, err
+	case "dragonfly":
+		c := dragonfly.DefaultConfig()
+		c.H, c.CostPlanes = 1, 1
+		for c.A = 2; (c.A+1)*c.A*c.A/2 < p; c.A += 2 {
+		}
+		c.P, c.Radix = c.A/2, c.A/2+c.A
+		c.Groups = (p + c.A*c.P - 1) / (c.A * c.P)
+		s, err := c.Structure()
+		return s.Endpoints, s.Bill.DAC + s.Bill.AoC, s.Bill.Switches, err
+	case "torus":
+		c := torus.DefaultConfig()
+		c.DimX = int(math.Sqrt(float64(p)))
+		for p%c.DimX != 0 {
+			c.DimX--
+		}
+		c.DimY = p / c.DimX
+		g, err := c.Fabric(p)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		return p, len(g.Links()) / 2, 0, nil // a cable is a link each way
+	}
+	return 0, 0, 0, fmt.Errorf("no Fig. 9 baseline %q", name)
+}

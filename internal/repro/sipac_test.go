@@ -247,3 +247,77 @@ func TestSiPACFig7(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 9's baselines (§VI-C), by hand at 512 CUs on SiPACFig9's convention: the three-level fat
+// tree of 14-port switches (k³/4 = 686 ≥ 512, 12 ports reach 432) has ⌈512/7⌉ = 74 leaves of 7
+// down and 7 up ports, 518 leaf uplinks over 74 second-level and 37 top switches: 185 switches,
+// 518 endpoint cables + 2·518 between switches = 1,554 links; the Dragonfly has a = 10 (11 groups
+// of 50 CUs reach 550; a = 8 reaches 288), p' = 5, h = 1: 11 groups, 110 routers, 550 endpoint
+// cables + 11·45 local + 55 global = 1,100 links; the 16 × 32 torus 2·512 = 1,024. Each has a
+// transceiver at both ends of every link. And the text's findings: "SiPAC(L = 3) requires a
+// similar number of switches as a 3-level fat tree" (within ±25% at each L = 3 size), "SiPAC(L =
+// 2) would require much fewer switches" (at most half), "SiPAC also requires fewer
+// transceivers" (per CU, than every baseline at every size), and SiPAC(L = 2)'s links equal the
+// 2D torus's (also a row, sipac/fig9-links-torus).
+func TestSiPACFig9Baselines(t *testing.T) {
+	r, err := SiPACFig9()
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]SiPACFig9Count{}
+	for _, c := range r {
+		by[fmt.Sprint(c.Fabric, c.L)] = c
+	}
+	at := func(c SiPACFig9Count, cus float64) int { return slices.Index(c.CUs, cus) }
+	ft, df, tor := by["fattree0"], by["dragonfly0"], by["torus0"]
+	i := slices.Index(SiPACFig9Sizes, 512)
+	for _, c := range []struct {
+		name                 string
+		got                  SiPACFig9Count
+		cus, links, switches float64
+	}{{"fattree", ft, 512, 1554, 185}, {"dragonfly", df, 550, 1100, 110}, {"torus", tor, 512, 1024, 0}} {
+		if c.got.CUs[i] != c.cus || c.got.Links[i] != c.links || c.got.Transceivers[i] != 2*c.links || c.got.Switches[i] != c.switches {
+			t.Errorf("%s at 512: %v CUs, %v links, %v transceivers, %v switches; by hand %v, %v, %v, %v", c.name,
+				c.got.CUs[i], c.got.Links[i], c.got.Transceivers[i], c.got.Switches[i], c.cus, c.links, 2*c.links, c.switches)
+		}
+	}
+	for l, s := range map[int]SiPACFig9Count{2: by["sipac2"], 3: by["sipac3"]} {
+		for k, p := range s.CUs {
+			j := at(ft, p)
+			if j < 0 {
+				t.Fatalf("no fat tree of %v CUs", p)
+			}
+			if q := s.Switches[k] / ft.Switches[j]; l == 3 && (q < 0.8 || q > 1.25) || l == 2 && q > 0.5 {
+				t.Errorf("SiPAC(L = %d) of %v CUs: %v switches, the fat tree %v", l, p, s.Switches[k], ft.Switches[j])
+			}
+			for _, b := range []SiPACFig9Count{ft, df, tor} {
+				if mine, theirs := s.Transceivers[k]/p, b.Transceivers[j]/b.CUs[j]; mine >= theirs {
+					t.Errorf("SiPAC(L = %d) of %v CUs: %v transceivers per CU, %s %v", l, p, mine, b.Fabric, theirs)
+				}
+			}
+			if l == 2 && s.Links[k] != tor.Links[at(tor, p)] {
+				t.Errorf("SiPAC(L = 2) of %v CUs: %v links, the 2D torus %v", p, s.Links[k], tor.Links[at(tor, p)])
+			}
+		}
+	}
+}
+
+// The testbed rows' cause, by hand: MobileNetV2's 3,504,872 FP32 gradients (torchvision's count)
+// are S = 14,019,488 B; a ring all-reduce over 4 GPUs moves 2·3/4·S per GPU, one 10 Gb/s port
+// at a time on SiPAC(2, 2) and at 20 Gb/s through the leaf-spine's NIC, so SiPAC's iteration is
+// longer by 1.5·S·(1/1.25 − 1/2.5) ns = 8.41 ms (within 2%: the steps' latencies); the binary
+// tree sends to both children at once, over both ports or through the one NIC alike: within 0.1%.
+func TestSiPACTestbedCause(t *testing.T) {
+	r, err := SiPACTestbed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s = 14019488.0
+	want := 1.5 * s * (1/1.25e9 - 1/2.5e9)
+	if d := r["sipac-testbed"]["ring"] - r["sipac-testbed-leafspine"]["ring"]; d < 0.98*want || d > 1.02*want {
+		t.Errorf("ring: SiPAC − leaf-spine = %.3g s, by hand %.3g", d, want)
+	}
+	if q := r["sipac-testbed"]["tree"] / r["sipac-testbed-leafspine"]["tree"]; q < 0.999 || q > 1.001 {
+		t.Errorf("tree: SiPAC / leaf-spine = %.4f, want 1", q)
+	}
+}

@@ -80,7 +80,9 @@ func withCapacity(c Config) Config {
 }
 
 // HammingMesh DLRM (reference/hammingmesh.md §6.3): 262,144 floats = 1 MiB per rank per
-// all-to-all, bottom MLP 49,536 and top 728,064 floats (the architecture is ddlest's, 0.2% off).
+// all-to-all, bottom MLP 49,536 and top 728,064 floats (the architecture is ddlest's, 0.2% off);
+// the paper's own "1 MB per alltoall and 2.96 MB per allreduce" are internal/repro's rows
+// hammingmesh/dlrm-alltoall and hammingmesh/dlrm-allreduce.
 func TestHammingMeshPreset(t *testing.T) {
 	p, _ := Presets().Lookup("hammingmesh")
 	lay, err := p.Shard()

@@ -17,7 +17,9 @@ import (
 
 // HammingMesh GPT-3 MoE (reference/hammingmesh.md §6.5): 16 experts, one per GPU, k = 1, each
 // GPU routes one 2,048-token sequence of h = 12,288: the all-to-all buffer is the layer's
-// input/output, 2048 · 12288 floats = 100,663,296 B, sent as 16 blocks of 6.29 MB.
+// input/output, 2048 · 12288 floats = 100,663,296 B, sent as 16 blocks of 6.29 MB (the paper's
+// "≈100MB" and "113M" per expert are internal/repro's rows hammingmesh/moe-alltoall and
+// hammingmesh/moe-expert-params).
 func TestHammingMeshSizes(t *testing.T) {
 	s := Spec{Experts: 16, TopK: 1, CapacityFactor: 1, ExpertHidden: 4 * 12288 / 16, EP: 16}
 	if b := s.A2ABytes(2048, 12288, dtype.FP32); b != 100663296 {

@@ -12,8 +12,10 @@ import (
 	"github.com/ddlest/ddlest/partition/resnet"
 )
 
-// HammingMesh §V-B2: ResNet-152's 60.2M parameters in 10 equal gradient groups, all-reduced
-// over all 1,024 GPUs during the backward pass. 60,192,808 × 4 B (FP32) / 10 = 24.08 MB each.
+// HammingMesh §V-B2: ResNet-152's parameters in 10 equal gradient groups, all-reduced over all
+// 1,024 GPUs during the backward pass: the SST motif's ten buckets sum to 60,192,808 floats
+// (reference/hammingmesh.md §6.1; the paper's "60.2M" is the row hammingmesh/params-resnet152),
+// × 4 B (FP32) / 10 = 24.08 MB each.
 // Model FLOP: 3 × 2 × 11.5G MACs per image (forward, data and weight gradients) × 32,768 images.
 func TestResNet152DataParallel(t *testing.T) {
 	net, err := resnet.Net(152)

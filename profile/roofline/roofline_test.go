@@ -20,7 +20,7 @@ func TestBuiltInTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"v100", "a100-40gb", "a100-80gb", "h100", "h200", "b200", "ramp-a100", "rtx2080ti", "ascend910"}
+	want := []string{"v100", "a100-40gb", "a100-80gb", "h100", "h200", "b200", "ramp-a100", "rtx2080ti", "ascend910", "m40"}
 	if got := strings.Join(tbl.Names(), ","); got != strings.Join(want, ",") {
 		t.Errorf("GPUs = %s", got)
 	}
