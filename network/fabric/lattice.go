@@ -180,7 +180,8 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	if !ok {
 		return nil
 	}
-	h := &lattice{sym: s, cosets: 1}
+	h := &r.subLat // the router's: a round's lattice lives until finish
+	*h = lattice{sym: s, cosets: 1}
 	trivial, stride := true, int32(1)
 	for f, mf := range s.Factors {
 		h.step[f] = mf

@@ -69,6 +69,7 @@ type router struct {
 	// each endpoint's flows per part and a group map (invariance checks), and the loads summed
 	// per H-orbit of links (ksum, a link of each in klink, the orbits in use in keys).
 	sub    *lattice
+	subLat lattice
 	folded bool
 	inv    []int32
 	gmap   []int32
