@@ -36,7 +36,10 @@
 // become a collective.Step with the round's bytes, repeat, reduction and reconfiguration; Price
 // sums the steps. A uniform all-to-all is loaded from the aggregated traffic matrix (all sources
 // routed towards each destination together, per switch on indirect fabrics, towards one orbit
-// representative each under the fabric's symmetry), never flow by flow. Routed rounds are
+// representative each under the fabric's symmetry), never flow by flow. Any round whose flows a
+// subgroup H of the symmetry maps onto themselves (a ring in board order, all-to-alls of whole
+// board rows) is routed towards one destination per H-orbit, each link carrying its H-orbit's
+// sum (lattice.go: the same shares summed in another order). Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

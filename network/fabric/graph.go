@@ -73,6 +73,19 @@ type Symmetry struct {
 	// Radix (x ↦ x + a, each digit mod Radix: BCube, SiPAC), so that a round of Peers parts
 	// along those digits over the whole job is also routed towards Reps only.
 	Radix int
+	// Factors, when the family sets them, name Γ's elements: Γ = Z_Factors[0] × Z_Factors[1] × …
+	// (at most maxFactors; an element is numbered mixed-radix, the first factor's digit
+	// fastest), endpoint e = EndElem[e]·Reps[EndRep[e]] and link l = LinkElem[l]·LinkOrbit[l].
+	// Where Γ then acts freely on the links, a round whose flows some subgroup H of Γ maps onto
+	// themselves is routed towards one destination per H-orbit only (lattice.go).
+	Factors                   []int32
+	EndRep, EndElem, LinkElem []int32
+
+	// Derived by SetSymmetry from Factors.
+	endAt   []int32 // [rep·Order + g]: the endpoint g·Reps[rep]
+	orbitIx []int32 // per link: the index of its orbit among the orbits
+	orbits  int
+	free    bool // Factors set, Γ acts freely on the links and keeps their rate and class
 }
 
 // Nodes is the number of nodes.
@@ -321,6 +334,11 @@ func (g *Graph) SetSymmetry(s *Symmetry) error {
 	}
 	if int(total) != len(g.links) {
 		return fmt.Errorf("fabric: link orbits hold %d links, the fabric has %d", total, len(g.links))
+	}
+	if s.Factors != nil {
+		if err := s.elements(g); err != nil {
+			return err
+		}
 	}
 	g.sym = s
 	return nil

@@ -257,6 +257,12 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		lost = !m.peersSymmetric(r, pt)
 		n = 0
 	}
+	var h *lattice // the round's flows are H-invariant: route those into H's representatives
+	if n > 0 && !m.wholeUniform(pt, g, n) {
+		if h = m.sublattice(r, pt, g, n); h != nil {
+			sym, r.sub = m.g.sym, h
+		}
+	}
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
@@ -266,7 +272,12 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			part := pt.Parts[i]
 			if part.Kind != collective.Uniform {
 				part.Each(p, func(s, d int, w float64) {
-					if !r.flow(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), w) {
+					se, de := m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride)
+					if h != nil && !h.rep(de) {
+						r.nic(se, de, w) // an image of a routed flow: only its NIC share is its own
+						return
+					}
+					if !r.flow(se, de, w) {
 						lost = true
 					}
 				})
@@ -278,13 +289,13 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 				r.extra = max(r.extra, (m.portMessages(r, base, g)-1)*float64(m.g.Gap))
 			}
 			switch {
-			case m.g.sym != nil && m.opt.Routing == Split && pt.N == 1 && n == 1 && p == m.g.Endpoints:
+			case m.wholeUniform(pt, g, n):
 				sym = m.g.sym
 				lost = lost || !m.uniformSymmetric(r, part.W())
-			case m.g.home != nil && m.opt.Routing == Split:
+			case h == nil && m.g.home != nil && m.opt.Routing == Split:
 				lost = lost || !m.uniformBySwitch(r, base, g, part.W())
 			default:
-				lost = lost || !m.uniform(r, base, g, part.W())
+				lost = lost || !m.uniform(r, base, g, part.W(), h)
 			}
 		}
 	}
@@ -292,6 +303,13 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	return sym, nil
+}
+
+// wholeUniform reports whether pt is a uniform all-to-all of one group over every endpoint,
+// routed towards the symmetry's representatives only (uniformSymmetric).
+func (m *Model) wholeUniform(pt collective.Pattern, g network.Group, n int) bool {
+	return m.g.sym != nil && m.opt.Routing == Split && pt.N == 1 && pt.Parts[0].Kind == collective.Uniform && n == 1 &&
+		g.Size == m.g.Endpoints
 }
 
 // digitSymmetric reports whether one round of pt is invariant under the fabric's digit-wise
@@ -356,10 +374,18 @@ func (m *Model) peersSymmetric(r *router, pt collective.Pattern) bool {
 
 // uniform routes a uniform all-to-all of one group destination by destination: every other
 // member's weight w heads for t together (per-hop splitting depends only on the node and t).
-func (m *Model) uniform(r *router, base int, g network.Group, w float64) bool {
+// With a sub-lattice h, only towards h's representatives (each member sends and receives
+// (p−1)·w through its NIC).
+func (m *Model) uniform(r *router, base int, g network.Group, w float64, h *lattice) bool {
 	ok := true
+	if h != nil {
+		r.nicMax = max(r.nicMax, float64(g.Size-1)*w)
+	}
 	for t := 0; t < g.Size; t++ {
 		te := m.endpoint(base + t*g.Stride)
+		if h != nil && !h.rep(te) {
+			continue
+		}
 		for s := 0; s < g.Size; s++ {
 			if s == t {
 				continue
@@ -371,7 +397,9 @@ func (m *Model) uniform(r *router, base int, g network.Group, w float64) bool {
 				continue
 			}
 			r.source(se, d, w, 0)
-			r.nic(se, te, w)
+			if h == nil {
+				r.nic(se, te, w)
+			}
 		}
 		r.note(r.toward(te, -1))
 	}

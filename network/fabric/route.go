@@ -64,6 +64,18 @@ type router struct {
 	inj, ej []float64
 	swCount []int32
 	perPort []float64
+
+	// Sub-lattice routing (lattice.go): the subgroup H the round was routed under (nil: none),
+	// each endpoint's flows per part and a group map (invariance checks), and the loads summed
+	// per H-orbit of links (ksum, a link of each in klink, the orbits in use in keys).
+	sub    *lattice
+	subLat lattice
+	folded bool
+	inv    []int32
+	gmap   []int32
+	ksum   []float64
+	klink  []int32
+	keys   []int32
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
@@ -320,6 +332,9 @@ func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 // spill appends each loaded link slot's load, times scale, to vols (before finish clears the
 // loads); with a symmetry, every link of an orbit gets its share of the orbit's load.
 func (r *router) spill(vols []slotVolume, sym *Symmetry, scale float64) []slotVolume {
+	if r.sub != nil {
+		return r.spillSub(vols, scale)
+	}
 	if sym == nil {
 		for _, k := range r.usedIdx {
 			vols = append(vols, slotVolume{k, r.load[k] * scale})
@@ -379,6 +394,9 @@ func (r *router) finish(sym *Symmetry) Load {
 		if pb := busiest / float64(r.g.NIC); pb > out.PerByte {
 			out.PerByte, out.Class = pb, nicClass
 		}
+	}
+	if r.sub != nil {
+		return r.finishSub(out)
 	}
 	if sym != nil {
 		orbit := r.orbits(sym)

@@ -341,11 +341,26 @@ func (c *Config) symmetry(l layout, g *fabric.Graph) *fabric.Symmetry {
 	if l.row.block() == 0 || l.col.block() == 0 || c.GridX*c.GridY <= 1 {
 		return nil
 	}
-	s := &fabric.Symmetry{Order: c.GridX * c.GridY, LinkOrbit: make([]int32, len(g.Links())), OrbitSize: make([]int32, len(g.Links()))}
+	s := &fabric.Symmetry{Order: c.GridX * c.GridY, LinkOrbit: make([]int32, len(g.Links())), OrbitSize: make([]int32, len(g.Links())),
+		Factors:  []int32{int32(l.row.block()), int32(c.GridX / l.row.block()), int32(l.col.block()), int32(c.GridY / l.col.block())},
+		EndRep:   make([]int32, l.endpoints),
+		EndElem:  make([]int32, l.endpoints),
+		LinkElem: make([]int32, len(g.Links()))}
 	for r := 0; r < c.BoardB; r++ {
 		for col := 0; col < c.BoardA; col++ {
 			s.Reps = append(s.Reps, c.Endpoint(col, r))
 		}
+	}
+	// The element that takes board (0, 0) to a node's board is the inverse of its home move;
+	// Reps are board (0, 0)'s accelerators in endpoint order.
+	number := func(e elem) int32 {
+		f := s.Factors
+		mod := func(a int, m int32) int32 { return int32(((a % int(m)) + int(m)) % int(m)) }
+		return mod(-e.wx, f[0]) + f[0]*(mod(-e.lx, f[1])+f[1]*(mod(-e.wy, f[2])+f[2]*mod(-e.ly, f[3])))
+	}
+	for e := int32(0); int(e) < l.endpoints; e++ {
+		h, _ := l.home(e)
+		s.EndRep[e], s.EndElem[e] = e%int32(c.BoardA*c.BoardB), number(h)
 	}
 	for i, lk := range g.Links() {
 		// Anchor on an accelerator end, else on a leaf, and move it home: an accelerator has a
@@ -360,7 +375,7 @@ func (c *Config) symmetry(l layout, g *fabric.Graph) *fabric.Symmetry {
 		if img < 0 {
 			return nil // not an automorphism: no symmetry to use
 		}
-		s.LinkOrbit[i] = img
+		s.LinkOrbit[i], s.LinkElem[i] = img, number(e)
 		s.OrbitSize[img]++
 	}
 	return s

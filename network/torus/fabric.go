@@ -81,13 +81,19 @@ func ring(a, b, n int32) int32 {
 // symmetry is the torus's translations: one orbit per link direction, node 0 the representative.
 func (d dist) symmetry(g *fabric.Graph) *fabric.Symmetry {
 	links := g.Links()
-	s := &fabric.Symmetry{Reps: []int32{0}, LinkOrbit: make([]int32, len(links)), OrbitSize: make([]int32, len(links)), Order: int(d.n)}
+	// Γ = Z_x × Z_y: node v is the translation v·0 (its element is its number), and a link the
+	// translation by its tail of its orbit's link out of node 0.
+	s := &fabric.Symmetry{Reps: []int32{0}, LinkOrbit: make([]int32, len(links)), OrbitSize: make([]int32, len(links)), Order: int(d.n),
+		Factors: []int32{d.x, d.y}, EndRep: make([]int32, d.n), EndElem: make([]int32, d.n), LinkElem: make([]int32, len(links))}
+	for v := range s.EndElem {
+		s.EndElem[v] = int32(v)
+	}
 	for i, ln := range links {
 		// Translate the link so that its tail is node 0.
 		dx, dy := ln.From%d.x, ln.From/d.x
 		to := (ln.To%d.x-dx+d.x)%d.x + (ln.To/d.x-dy+d.y)%d.y*d.x
 		img := g.Link(0, to)
-		s.LinkOrbit[i] = img
+		s.LinkOrbit[i], s.LinkElem[i] = img, ln.From
 		s.OrbitSize[img]++
 	}
 	return s

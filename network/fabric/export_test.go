@@ -1,0 +1,18 @@
+package fabric
+
+import (
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Sublattice is the steps of the subgroup H that one round of pt over the concurrent groups of
+// shape g is routed under (nil: every flow routed).
+func (m *Model) Sublattice(pt collective.Pattern, g network.Group) []int32 {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	h := m.sublattice(r, pt, g, g.Groups(m.env.GPUs))
+	if h == nil {
+		return nil
+	}
+	return h.step[:len(m.g.sym.Factors)]
+}

@@ -1,0 +1,290 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Sub-lattice routing. A fabric whose symmetry names its elements (Symmetry.Factors: Γ = Z_m0 ×
+// Z_m1 × …, the translations of a torus or of a HammingMesh's boards) and acts freely on its
+// links lets a round be routed towards a few destinations only when its flows are invariant
+// under a subgroup
+//
+//	H = s_0·Z_m0 × s_1·Z_m1 × …   (s_i | m_i: the multiples of s_i along factor i)
+//
+// (every flow's image under H a flow of the same part with the same weight; a uniform part's
+// groups mapped onto groups). Split routing is equivariant, c_{hf}(h·l) = c_f(l) for the share
+// c_f(l) flow f puts on link l, so with R_H one destination per H-orbit of endpoints (the
+// elements whose digits are below s_i),
+//
+//	load(l) = Σ_f c_f(l) = Σ_{l' ∈ H·l} Σ_{f : dst(f) ∈ R_H} c_f(l')
+//
+// (H acts freely on links, so k ↦ k⁻¹·l runs over the orbit H·l once): every link of an H-orbit
+// carries the sum of what the flows into R_H put on the orbit, and the slowest path is among
+// theirs. The work drops by |H|: a uniform all-to-all among 1,024 ranks of a 16,384-accelerator
+// torus (16 concurrent groups, each four board rows) routes 16 destinations instead of 16,384;
+// a ring over every accelerator of a HammingMesh in board order is invariant under the column
+// translations. The sums are the same shares added in another order (per orbit, instead of
+// flow by flow), so a price may differ from routing every flow in its last bits; the tests
+// compare both on small and large fabrics (relative 1e-12). A round H does not map onto itself
+// (the boundary of a job that does not fill the fabric, row ends that a rank order wraps over)
+// is routed flow by flow as before.
+
+// maxFactors bounds the cyclic factors of a symmetry group.
+const maxFactors = 4
+
+// elements checks the family's naming of Γ's elements and derives the tables sub-lattice
+// routing reads.
+func (s *Symmetry) elements(g *Graph) error {
+	order := int32(1)
+	for _, f := range s.Factors {
+		if f < 1 {
+			return fmt.Errorf("fabric: symmetry factor %d", f)
+		}
+		order *= f
+	}
+	if len(s.Factors) > maxFactors || int(order) != s.Order || len(s.EndRep) != g.Endpoints || len(s.EndElem) != g.Endpoints ||
+		len(s.LinkElem) != len(g.links) {
+		return fmt.Errorf("fabric: symmetry factors %v (order %d) do not name the elements of %d endpoints and %d links",
+			s.Factors, s.Order, g.Endpoints, len(g.links))
+	}
+	s.endAt = make([]int32, len(s.Reps)*s.Order)
+	for i := range s.endAt {
+		s.endAt[i] = -1
+	}
+	for e := 0; e < g.Endpoints; e++ {
+		rep, el := s.EndRep[e], s.EndElem[e]
+		if rep < 0 || int(rep) >= len(s.Reps) || el < 0 || el >= order || s.endAt[int(rep)*s.Order+int(el)] >= 0 {
+			return fmt.Errorf("fabric: symmetry names endpoint %d element %d of representative %d: not one to one", e, el, rep)
+		}
+		s.endAt[int(rep)*s.Order+int(el)] = int32(e)
+	}
+	idx := make([]int32, len(g.links))
+	for i := range idx {
+		idx[i] = -1
+	}
+	s.orbitIx, s.orbits, s.free = make([]int32, len(g.links)), 0, true
+	for l := range g.links {
+		o := s.LinkOrbit[l]
+		if idx[o] < 0 {
+			idx[o] = int32(s.orbits)
+			s.orbits++
+		}
+		s.orbitIx[l] = idx[o]
+		a, b := &g.links[l], &g.links[o]
+		if int(s.OrbitSize[o]) != s.Order || a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class ||
+			s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
+			s.free = false
+		}
+	}
+	return nil
+}
+
+// act is endpoint e moved by d along factor f (whose digits are stride apart in an element's
+// number).
+func (s *Symmetry) act(e int32, f int, stride, d int32) int32 {
+	x := s.EndElem[e]
+	m := s.Factors[f]
+	dig := x / stride % m
+	nd := dig + d
+	if nd >= m {
+		nd -= m
+	}
+	return s.endAt[int(s.EndRep[e])*s.Order+int(x+(nd-dig)*stride)]
+}
+
+// lattice is a subgroup H of a symmetry Γ: the multiples of step[f] along each factor f, of
+// cosets = Π step[f] cosets.
+type lattice struct {
+	sym    *Symmetry
+	step   [maxFactors]int32
+	cosets int32
+}
+
+// rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
+func (h *lattice) rep(e int32) bool {
+	x := h.sym.EndElem[e]
+	for f, m := range h.sym.Factors {
+		if x%m >= h.step[f] {
+			return false
+		}
+		x /= m
+	}
+	return true
+}
+
+// key numbers link l's H-orbit: its Γ-orbit and the coset of its element.
+func (h *lattice) key(l int32) int32 {
+	x, c, w := h.sym.LinkElem[l], int32(0), int32(1)
+	for f, m := range h.sym.Factors {
+		c += x % m % h.step[f] * w
+		w *= h.step[f]
+		x /= m
+	}
+	return h.sym.orbitIx[l]*h.cosets + c
+}
+
+// sublattice is the largest H of the fabric's symmetry that maps one round of pattern pt over
+// the n concurrent groups of shape g onto itself, or nil: no such H but the identity, a fabric
+// without named elements, hash routing, or a part in which a member sends to several others
+// (besides a lone uniform part).
+func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n int) *lattice {
+	s := m.g.sym
+	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+		return nil
+	}
+	for i := 0; i < pt.N; i++ {
+		switch pt.Parts[i].Kind {
+		case collective.Uniform:
+			if pt.N > 1 {
+				return nil
+			}
+		case collective.RingNext, collective.Shift, collective.Chain, collective.XOR, collective.FoldIn, collective.FoldOut,
+			collective.TreeUp, collective.Table, collective.ToRoot:
+		default:
+			return nil
+		}
+	}
+	// inv[i·E + e]: where endpoint e sends in part i (a uniform part: its group), −1 nowhere.
+	E := m.g.Endpoints
+	if len(r.inv) < pt.N*E {
+		r.inv = make([]int32, pt.N*E)
+	}
+	inv := r.inv[:pt.N*E]
+	for i := range inv {
+		inv[i] = -1
+	}
+	ok := true
+	for gi := 0; gi < n && ok; gi++ {
+		if !g.Runs(gi) {
+			continue
+		}
+		base := g.Base(gi)
+		for i := 0; i < pt.N; i++ {
+			row := inv[i*E : (i+1)*E]
+			if part := pt.Parts[i]; part.Kind != collective.Uniform {
+				part.Each(g.Size, func(src, dst int, _ float64) {
+					e := m.endpoint(base + src*g.Stride)
+					ok = ok && row[e] < 0
+					row[e] = m.endpoint(base + dst*g.Stride)
+				})
+				continue
+			}
+			for k := 0; k < g.Size; k++ {
+				row[m.endpoint(base+k*g.Stride)] = int32(gi)
+			}
+		}
+	}
+	if !ok {
+		return nil
+	}
+	h := &r.subLat // the router's: a round's lattice lives until finish
+	*h = lattice{sym: s, cosets: 1}
+	trivial, stride := true, int32(1)
+	for f, mf := range s.Factors {
+		h.step[f] = mf
+		for d := int32(1); d < mf; d++ {
+			if mf%d == 0 && m.invariantUnder(r, inv, pt, n, f, stride, d) {
+				h.step[f], trivial = d, false
+				break
+			}
+		}
+		h.cosets *= h.step[f]
+		stride *= mf
+	}
+	if trivial {
+		return nil
+	}
+	return h
+}
+
+// invariantUnder reports whether the flows in inv map onto themselves when every endpoint
+// moves by d along factor f.
+func (m *Model) invariantUnder(r *router, inv []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
+	s, E := m.g.sym, m.g.Endpoints
+	for i := 0; i < pt.N; i++ {
+		row := inv[i*E : (i+1)*E]
+		uniform := pt.Parts[i].Kind == collective.Uniform
+		if uniform {
+			if len(r.gmap) < n {
+				r.gmap = make([]int32, n)
+			}
+			for k := range r.gmap[:n] {
+				r.gmap[k] = -1
+			}
+		}
+		for e := int32(0); int(e) < E; e++ {
+			x, y := row[e], row[s.act(e, f, stride, d)]
+			switch {
+			case x < 0:
+				if y >= 0 {
+					return false
+				}
+			case uniform:
+				if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
+					return false
+				}
+				r.gmap[x] = y
+			case y != s.act(x, f, stride, d):
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fold sums the routed loads per H-orbit of links (H = r.sub), once per round.
+func (r *router) fold() {
+	if r.folded {
+		return
+	}
+	r.folded = true
+	h := r.sub
+	if len(r.ksum) < len(r.g.links) {
+		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links))
+		for i := range r.klink {
+			r.klink[i] = -1
+		}
+	}
+	for _, k := range r.usedIdx {
+		key := h.key(k)
+		if r.klink[key] < 0 {
+			r.klink[key] = k
+			r.keys = append(r.keys, key)
+		}
+		r.ksum[key] += r.load[k]
+	}
+}
+
+// finishSub reads a round routed towards H's representatives: every link carries its H-orbit's
+// sum. It clears the loads.
+func (r *router) finishSub(out Load) Load {
+	r.fold()
+	for _, key := range r.keys {
+		rate, class := r.slot(r.klink[key])
+		if pb := r.ksum[key] / rate; pb > out.PerByte {
+			out.PerByte, out.Class = pb, class
+		}
+		r.ksum[key], r.klink[key] = 0, -1
+	}
+	r.keys = r.keys[:0]
+	for _, k := range r.usedIdx {
+		r.load[k], r.used[k] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	r.maxLat, r.flows, r.sub, r.folded = 0, false, nil, false
+	return out
+}
+
+// spillSub appends every link's load (its H-orbit's sum), times scale, to vols.
+func (r *router) spillSub(vols []slotVolume, scale float64) []slotVolume {
+	r.fold()
+	for k := range r.g.links {
+		if x := r.ksum[r.sub.key(int32(k))]; x > 0 {
+			vols = append(vols, slotVolume{int32(k), x * scale})
+		}
+	}
+	return vols
+}

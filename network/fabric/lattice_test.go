@@ -1,0 +1,61 @@
+package fabric_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+	"github.com/ddlest/ddlest/network/fabric"
+	"github.com/ddlest/ddlest/network/hxmesh"
+)
+
+// The subgroup of board translations a round is routed under, counted by hand. A HammingMesh's
+// symmetry factors are (boards a row's translations rotate, leaf blocks of a row, the same for
+// columns): (x, 1, y, 1) with single switches or torus cables.
+func TestSublattice(t *testing.T) {
+	mesh := func(a, x int, global string) *hxmesh.Config {
+		c := hxmesh.DefaultConfig()
+		c.BoardA, c.BoardB, c.GridX, c.GridY, c.Global = a, a, x, x, global
+		return c
+	}
+	ring := func(p int) collective.Pattern {
+		return collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(p), K: 1})
+	}
+	uniform := collective.One(collective.Part{Kind: collective.Uniform})
+	for _, c := range []struct {
+		name string
+		cfg  *hxmesh.Config
+		gpus int
+		pt   collective.Pattern
+		g    network.Group
+		want []int32
+	}{
+		// A ring over all 32×32 boards of 4×4 in board order: board (31, Y)'s last accelerator
+		// sends to board (0, Y+1)'s first, so a translation along the rows moves that flow off
+		// the ring, one along the columns (Y ↦ Y+1, and (31, 31) → (0, 0) wraps) keeps it.
+		{"hx4-large ring", mesh(4, 32, "trees"), 16384, ring(16384), network.Group{Size: 16384, Stride: 1}, []int32{32, 1, 1, 1}},
+		// 16 all-to-alls of 1,024 ranks on 64×64 boards of 2×2: each group is four board rows,
+		// kept by any row translation and by column translations of four boards.
+		{"torus-large a2a1024", mesh(2, 64, "torus"), 16384, uniform, network.Group{Size: 1024, Stride: 1}, []int32{1, 1, 4, 1}},
+		// The same on 16,320 ranks: 15 groups fill rows 0–59, rows 60–63 idle; only the row
+		// translations keep that.
+		{"torus-large a2a1024 on 16320", mesh(2, 64, "torus"), 16320, uniform, network.Group{Size: 1024, Stride: 1}, []int32{1, 1, 64, 1}},
+		// GPT-3's rings of 4 at stride 96 over 16,320 ranks: blocks of 96 boards (1.5 board rows)
+		// repeat every 3 rows, which 64 rows do not divide.
+		{"torus-large tp4@96", mesh(2, 64, "torus"), 16320, ring(4), network.Group{Size: 4, Stride: 96}, nil},
+		// Rings of 4 at stride 64 on 16×16 boards of 2×2: 64 ranks are 16 boards, one board
+		// row, so member i sits at the same column i board rows down, and each block of 256
+		// ranks is 4 whole board rows: kept by every row translation and by column translations
+		// of 4 boards.
+		{"torus ring stride 64", mesh(2, 16, "torus"), 1024, ring(4), network.Group{Size: 4, Stride: 64}, []int32{1, 1, 4, 1}},
+	} {
+		m, err := hxmesh.Spec().New(c.cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*fabric.Model).Sublattice(c.pt, c.g); !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package hxmesh
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/fabric"
+)
+
+// Rounds whose flows a subgroup of the board translations maps onto themselves are routed
+// towards one destination per orbit only (fabric/lattice.go): every algorithm's price equals the
+// one with every flow routed (the fabric's symmetry dropped) up to the order of the float sums
+// (relative 1e-12), on small fabrics and on the benchmarks' large ones, for jobs that fill the
+// fabric (invariant rounds) and jobs that do not (routed flow by flow).
+func TestSublatticeRouting(t *testing.T) {
+	type tc struct {
+		cfg  *Config
+		col  network.Collective
+		gpus int
+	}
+	var cases []tc
+	for _, bc := range benchCases {
+		cases = append(cases, tc{bc.cfg(), bc.col, bc.gpus})
+	}
+	ar := func(size, stride int) network.Collective {
+		return network.Collective{Op: network.AllReduce, Bytes: 1e8, Group: network.Group{Size: size, Stride: stride}, DType: dtype.FP16}
+	}
+	a2a := func(size, stride int) network.Collective {
+		return network.Collective{Op: network.AllToAll, Bytes: 1e8, Group: network.Group{Size: size, Stride: stride}, DType: dtype.FP16}
+	}
+	for _, cfg := range []func() *Config{
+		func() *Config { return small(2, 2, 4, 4, 64, "trees") },
+		func() *Config { return small(2, 2, 8, 8, 8, "trees") },
+		func() *Config { return small(2, 2, 4, 3, 64, "torus") },
+		func() *Config { return mesh(2, 8, "torus") },
+		func() *Config { c := mesh(4, 4, "trees"); c.Placement = "rows"; return c },
+		func() *Config { c := mesh(1, 16, "trees"); c.SimPlanes = 4; return c },
+	} {
+		n := cfg().Endpoints()
+		for _, col := range []network.Collective{ar(n, 1), ar(n/4, 1), ar(4, n/8), ar(16, 1), ar(8, 2), a2a(n/4, 1), a2a(4, n/4), a2a(n/2, 2)} {
+			for _, gpus := range []int{n, n - n/8} {
+				cases = append(cases, tc{cfg(), col, gpus})
+			}
+		}
+	}
+	for _, c := range cases {
+		for _, a := range algorithms {
+			if !a.Implements(c.col.Op) {
+				continue
+			}
+			c.cfg.Strategy = a.Name()
+			sym, err := Spec().New(c.cfg, network.Env{GPUs: c.gpus})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := c.cfg.Fabric()
+			opt := c.cfg.Common.Options(Name, algorithms)
+			opt.Tiers, opt.Grid, opt.Placement = c.cfg.Tiers(), grid{c.cfg}, c.cfg.placement()
+			plain, err := fabric.NewModel(fabric.WithoutSymmetry(g), network.Env{GPUs: c.gpus}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err1 := sym.Price(c.col)
+			y, err2 := plain.Price(c.col)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("%s %s %+v on %d: %v, every flow %v", c.cfg.Describe(), a.Name(), c.col.Group, c.gpus, err1, err2)
+			}
+			if err1 != nil {
+				continue
+			}
+			rel := func(p, q float64) float64 { return math.Abs(p-q) / max(math.Abs(q), 1e-300) }
+			if x.Algorithm != y.Algorithm || rel(float64(x.Total), float64(y.Total)) > 1e-12 || rel(float64(x.H2T), float64(y.H2T)) > 1e-12 ||
+				rel(float64(x.H2H), float64(y.H2H)) > 1e-12 {
+				t.Errorf("%s %s %+v on %d: %+v, every flow routed %+v", c.cfg.Describe(), a.Name(), c.col.Group, c.gpus, x, y)
+			}
+		}
+	}
+}
