@@ -20,8 +20,19 @@
 //
 // the GPU's measured maximum achievable matmul FLOPS (stas00/ml-engineering; its best shapes
 // are whole 256×128 tiles in whole waves, where the model gives the measurement) times tile
-// and wave quantisation (NVIDIA "Matrix Multiplication Background" guide). Short-K GEMMs are
-// bounded by the roofline's memory term; no further K penalty is modelled. Backward-pass FP8
+// and wave quantisation (NVIDIA "Matrix Multiplication Background" guide), times two shares
+// where configs/gemm.json measured them:
+//
+//   - sustained (H100/H200: 0.848): MAMF is a boost-clock burst; a node training flat out sits at
+//     its power limit with the clock below boost. stas00/ml-engineering's MSMF (maximum
+//     sustainable matmul FLOPS) on 8 busy H200s is 698.6 of the MAMF's 823.9 TFLOPS. It scales
+//     the GEMM ceiling and the FlashAttention efficiencies (tensor-core kernels at the same clock).
+//   - short K (FP8 on H100/H200): a per-tile fixed cost of K0 inner steps (pipeline fill,
+//     epilogue) makes a GEMM of inner dimension K = FLOP/(2·B·M·N) run at
+//     (K/(K+K0)) / (K_mamf/(K_mamf+K0)) of the ceiling, at most 1; K0 = 352.5 from tilelang's
+//     H800 FP8 sweep (1343 TFLOP/s at K = 2048, 1541 at 16384).
+//
+// Backward-pass FP8
 // GEMMs keep fp8_split_accumulate of that rate (H100/H200: 1/1.15): Transformer Engine runs
 // dgrad and wgrad with the full-precision split accumulator (module/base.py _2X_ACC_DGRAD,
 // _2X_ACC_WGRAD), 1.1–1.2× slower than fast accumulation on H100 (pytorch/ao issue #2377).

@@ -40,7 +40,7 @@ func TestFlashAttentionTime(t *testing.T) {
 		fwd, bwd float64
 	}{
 		{"a100-80gb", 312e12, 0.73, 0.63},
-		{"h100", 989.4e12, 0.75, 0.61},
+		{"h100", 989.4e12, 0.75 * sustained, 0.61 * sustained}, // saturated node (gemm_test.go)
 	} {
 		g, _ := LookupGPU(c.gpu)
 		r, err := New(g, DefaultEfficiency, dtype.BF16)

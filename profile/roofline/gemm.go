@@ -57,8 +57,19 @@ type GEMMShapeEntry struct {
 	// as Transformer Engine runs the backward pass's data- and weight-gradient GEMMs (0: not
 	// measured, no penalty).
 	FP8SplitAccumulate float64 `json:"fp8_split_accumulate,omitempty"`
-	// Sources cites sms, tile and mamf_flop_per_s (and flash_attention, fp8_split_accumulate
-	// when given).
+	// Sustained is the share of its burst rate (MAMF) a tensor-core kernel keeps when the whole
+	// node runs saturated at its power limit, as training does: the maximum sustainable matmul
+	// FLOPS over the maximum achievable (MSMF / MAMF; 0: not measured, no penalty). It scales
+	// the GEMM ceiling and the FlashAttention efficiencies, both measured in short bursts.
+	Sustained float64 `json:"sustained,omitempty"`
+	// KOverhead is, per dtype name, the per-tile fixed cost of a GEMM (pipeline fill, epilogue)
+	// in units of K: a GEMM of inner dimension K runs at K / (K + K0) of its long-K rate,
+	// relative to the MAMF shape's K (MAMFK). Dtypes without an entry have no short-K penalty.
+	KOverhead map[string]float64 `json:"k_overhead,omitempty"`
+	// MAMFK is, per dtype name in KOverhead, the K of the shape MAMF was measured at.
+	MAMFK map[string]int `json:"mamf_k,omitempty"`
+	// Sources cites sms, tile and mamf_flop_per_s (and flash_attention, fp8_split_accumulate,
+	// sustained and k_overhead when given).
 	Sources map[string]string `json:"sources"`
 }
 
@@ -126,6 +137,23 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 				p.Addf("%s.fp8_split_accumulate %g must be in (0, 1]", e.GPU, f)
 			}
 		}
+		if f := e.Sustained; f != 0 {
+			cited = append(cited, "sustained")
+			if !(f > 0 && f <= 1) {
+				p.Addf("%s.sustained %g must be in (0, 1]", e.GPU, f)
+			}
+		}
+		if len(e.KOverhead) > 0 {
+			cited = append(cited, "k_overhead")
+		}
+		for dt, k0 := range e.KOverhead {
+			if !(k0 > 0) || math.IsInf(k0, 0) {
+				p.Addf("%s.k_overhead.%s %g must be > 0", e.GPU, dt, k0)
+			}
+			if k := e.MAMFK[dt]; k < 1 {
+				p.Addf("%s.mamf_k.%s %d: the K of the MAMF shape must be given (>= 1) with k_overhead.%s", e.GPU, dt, k, dt)
+			}
+		}
 		for _, k := range cited {
 			if strings.TrimSpace(e.Sources[k]) == "" {
 				p.Addf("%s.sources.%s: missing; every number names where it comes from", e.GPU, k)
@@ -146,6 +174,9 @@ type gemmShape struct {
 	// bwd is the share of the rate backward-pass GEMMs keep: the FP8 split accumulation of
 	// Transformer Engine's dgrad and wgrad GEMMs (1 for other dtypes or when not measured).
 	bwd float64
+	// k0 is the per-tile fixed cost in units of K (0: no short-K penalty) and kRef the MAMF
+	// shape's K/(K+k0), which the ceiling already contains.
+	k0, kRef float64
 }
 
 // newGEMMShape looks the GPU and dtype up in the table (a usage error names what is missing);
@@ -175,7 +206,30 @@ func newGEMMShape(g GPU, dt dtype.DType) (gemmShape, error) {
 	if dt == dtype.FP8 && e.FP8SplitAccumulate > 0 {
 		bwd = e.FP8SplitAccumulate
 	}
-	return gemmShape{sms: e.SMs, tm: e.TileM, tn: e.TileN, ceiling: mamf / float64(peak), bwd: bwd}, nil
+	s := gemmShape{sms: e.SMs, tm: e.TileM, tn: e.TileN, ceiling: mamf / float64(peak) * sustainedShare(e), bwd: bwd}
+	if k0 := e.KOverhead[dt.String()]; k0 > 0 {
+		k := float64(e.MAMFK[dt.String()])
+		s.k0, s.kRef = k0, k/(k+k0)
+	}
+	return s, nil
+}
+
+// sustainedShare is the entry's MSMF/MAMF, 1 when not measured.
+func sustainedShare(e GEMMShapeEntry) float64 {
+	if e.Sustained > 0 {
+		return e.Sustained
+	}
+	return 1
+}
+
+// shortK is the share of the shape model's rate a GEMM of inner dimension k keeps: its
+// K/(K+K0) over the MAMF shape's, at most 1 (the ceiling is the measured maximum); 1 without a
+// K0 or a known k.
+func (g gemmShape) shortK(k float64) float64 {
+	if g.k0 == 0 || !(k > 0) {
+		return 1
+	}
+	return min(1, k/(k+g.k0)/g.kRef)
 }
 
 // efficiency is the fraction of the tensor peak a batch of b GEMMs with M × N outputs reaches:
@@ -217,7 +271,10 @@ func flashEfficiency(gpu string, dt dtype.DType) (FlashEfficiency, bool) {
 	if !ok || e.FlashAttention == nil {
 		return FlashEfficiency{}, false
 	}
-	return *e.FlashAttention, true
+	f := *e.FlashAttention
+	f.Forward *= sustainedShare(e)
+	f.Backward *= sustainedShare(e)
+	return f, true
 }
 
 // flashGPUs lists the GPUs with a measured FlashAttention efficiency.

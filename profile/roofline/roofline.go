@@ -185,14 +185,14 @@ func (r *Roofline) FlashAttention() error {
 }
 
 // gemmEfficiency is the shape model's efficiency for a GEMM's output, [M, N] or batched
-// [B, M, N].
+// [B, M, N], with its short-K share (K = FLOP / (2·B·M·N)).
 func (r *Roofline) gemmEfficiency(op partition.Op) float64 {
 	o, g := op.Output, &r.gemm[op.DType]
 	switch len(o) {
 	case 2:
-		return g.efficiency(1, o[0], o[1])
+		return g.efficiency(1, o[0], o[1]) * g.shortK(float64(op.FLOP)/(2*float64(o[0])*float64(o[1])))
 	case 3:
-		return g.efficiency(o[0], o[1], o[2])
+		return g.efficiency(o[0], o[1], o[2]) * g.shortK(float64(op.FLOP)/(2*float64(o[0])*float64(o[1])*float64(o[2])))
 	}
 	return g.ceiling
 }
