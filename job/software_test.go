@@ -1,10 +1,11 @@
 package job
 
 import (
-	"github.com/ddlest/ddlest/internal/dtype"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ddlest/ddlest/internal/dtype"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
