@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/vg"
 
@@ -82,6 +84,42 @@ func Write(f Figure, dir string) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, f.Name+".csv"), func(w io.Writer) error { return WriteCSV(w, pns) })
+}
+
+// WriteAll writes every figure of fs as Write does, on every core (the figures are
+// independent; the computations they share are memoized), and calls done with each figure
+// written, in fs's order, up to the first that fails: its error is returned (the figures after
+// it are still drawn, each file written whole or not at all).
+func WriteAll(fs []Figure, dir string, done func(Figure)) error {
+	errs := make([]chan error, len(fs))
+	next := make(chan int)
+	for i := range fs {
+		errs[i] = make(chan error, 1)
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(fs)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] <- Write(fs[i], dir)
+			}
+		})
+	}
+	go func() {
+		for i := range fs {
+			next <- i
+		}
+		close(next)
+	}()
+	var first error
+	for i, f := range fs {
+		if err := <-errs[i]; err != nil && first == nil {
+			first = err
+		} else if first == nil {
+			done(f)
+		}
+	}
+	wg.Wait()
+	return first
 }
 
 // WriteCSV writes the panels' points, one row per point, numbers in their shortest exact form.
