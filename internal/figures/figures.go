@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,4 +144,23 @@ func WriteCSV(w io.Writer, pns []plots.Panel) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ticks125 are 1-2-5 ticks over the decades the values span, for a log axis that spans too
+// few decades for its powers of ten to label it; none (the axis's own) from three decades up,
+// where they would crowd.
+func ticks125(values ...[]float64) []float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, ys := range values {
+		lo, hi = min(lo, slices.Min(ys)), max(hi, slices.Max(ys))
+	}
+	if hi >= 1000*lo {
+		return nil
+	}
+	var out []float64
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		d := math.Pow(10, e) // exact for every decade, where d *= 10 drifts below 1
+		out = append(out, d, 2*d, 5*d)
+	}
+	return out
 }

@@ -2,7 +2,7 @@ package figures
 
 import (
 	"fmt"
-	"math"
+	"maps"
 	"slices"
 
 	"github.com/ddlest/ddlest/internal/repro"
@@ -57,6 +57,8 @@ func oddlFigure(model string, sweep func() (repro.ODDLScaling, error), nic int) 
 			nodes = append(nodes, float64(n))
 		}
 		x := plots.Axis{Label: "nodes (one GPU each)", Log: true, Ticks: nodes}
+		// Epoch times with 1-2-5 ticks: powers of ten alone leave the 1,024-node end, where the
+		// networks part, unlabelled.
 		var out []plots.Panel
 		for _, f := range repro.ODDLFusions {
 			i := repro.ODDLSettingIndex(nic, f)
@@ -65,7 +67,7 @@ func oddlFigure(model string, sweep func() (repro.ODDLScaling, error), nic int) 
 			}
 			mib := int(f / units.MiB) // Table 2's "16 MB / 32 MB", Horovod's MiB
 			ep := plots.Panel{Title: fmt.Sprintf("%s, %d MiB fusion, %d Gb/s: epoch time", model, mib, nic), X: x,
-				Y: plots.Axis{Label: "epoch time (s)", Log: true, Ticks: epochTicks(r.Epoch[i])}}
+				Y: plots.Axis{Label: "epoch time (s)", Log: true, Ticks: ticks125(slices.Collect(maps.Values(r.Epoch[i]))...)}}
 			ut := plots.Panel{Title: fmt.Sprintf("%s, %d MiB fusion, %d Gb/s: bandwidth utilisation", model, mib, nic), X: x,
 				Y: plots.Axis{Label: "all-reduce bus bandwidth / NIC rate (%)"}}
 			for _, net := range repro.ODDLNets {
@@ -80,19 +82,4 @@ func oddlFigure(model string, sweep func() (repro.ODDLScaling, error), nic int) 
 		}
 		return out, nil
 	}
-}
-
-// epochTicks are 1-2-5 ticks in seconds over the decades the epoch times span (powers of ten
-// alone leave the 1,024-node end, where the networks part, unlabelled).
-func epochTicks(epochs map[string][]float64) []float64 {
-	lo, hi := math.Inf(1), 0.0
-	for _, ys := range epochs {
-		lo, hi = min(lo, slices.Min(ys)), max(hi, slices.Max(ys))
-	}
-	var out []float64
-	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
-		d := math.Pow(10, e) // exact for every decade, where d *= 10 drifts below 1
-		out = append(out, d, 2*d, 5*d)
-	}
-	return out
 }
