@@ -11,6 +11,6 @@
 // again). Of one `ddlest figures` run's CPU, about a third is routing flows on fabrics
 // (network/fabric's router: SiPAC Fig. 13's routed SuperPod all-to-alls, Fig. 7's 4,096-CU
 // logical crossbar, HammingMesh Table II's sixteen fabrics and §V-B's runs), a third the PNG
-// encoding (zlib at best speed; its adaptive per-row filter is about half of it) and a sixth
+// encoding (zlib at best speed; its adaptive per-row filter is over half of it) and a sixth
 // drawing; the rest is the estimates themselves.
 package figures
