@@ -52,13 +52,9 @@ Figures:
 			if err := writableDir(out); err != nil {
 				return err
 			}
-			for _, f := range picked {
-				if err := figures.Write(f, out); err != nil {
-					return err
-				}
+			return figures.WriteAll(picked, out, func(f figures.Figure) {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s/%s.png, %s.csv: %s\n", strings.TrimRight(out, "/"), f.Name, f.Name, f.Title)
-			}
-			return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the figures to (created if missing)")

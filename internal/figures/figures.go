@@ -6,8 +6,11 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/vg"
 
@@ -84,6 +87,42 @@ func Write(f Figure, dir string) error {
 	return atomicfile.Write(filepath.Join(dir, f.Name+".csv"), func(w io.Writer) error { return WriteCSV(w, pns) })
 }
 
+// WriteAll writes every figure of fs as Write does, on every core (the figures are
+// independent; the computations they share are memoized), and calls done with each figure
+// written, in fs's order, up to the first that fails: its error is returned (the figures after
+// it are still drawn, each file written whole or not at all).
+func WriteAll(fs []Figure, dir string, done func(Figure)) error {
+	errs := make([]chan error, len(fs))
+	next := make(chan int)
+	for i := range fs {
+		errs[i] = make(chan error, 1)
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(fs)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] <- Write(fs[i], dir)
+			}
+		})
+	}
+	go func() {
+		for i := range fs {
+			next <- i
+		}
+		close(next)
+	}()
+	var first error
+	for i, f := range fs {
+		if err := <-errs[i]; err != nil && first == nil {
+			first = err
+		} else if first == nil {
+			done(f)
+		}
+	}
+	wg.Wait()
+	return first
+}
+
 // WriteCSV writes the panels' points, one row per point, numbers in their shortest exact form.
 func WriteCSV(w io.Writer, pns []plots.Panel) error {
 	cw := csv.NewWriter(w)
@@ -105,4 +144,23 @@ func WriteCSV(w io.Writer, pns []plots.Panel) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ticks125 are 1-2-5 ticks over the decades the values span, for a log axis that spans too
+// few decades for its powers of ten to label it; none (the axis's own) from three decades up,
+// where they would crowd.
+func ticks125(values ...[]float64) []float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, ys := range values {
+		lo, hi = min(lo, slices.Min(ys)), max(hi, slices.Max(ys))
+	}
+	if hi >= 1000*lo {
+		return nil
+	}
+	var out []float64
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		d := math.Pow(10, e) // exact for every decade, where d *= 10 drifts below 1
+		out = append(out, d, 2*d, 5*d)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/repro"
 	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition/dlrm"
 	"github.com/ddlest/ddlest/plots"
 	"github.com/ddlest/ddlest/scaling"
@@ -191,8 +192,9 @@ func sizes() ([]float64, plots.Axis) {
 	return xs, plots.Axis{Label: "all-reduce size", Log: true, Ticks: xs, Format: plots.ByteTicks}
 }
 
-// fig20 is Fig20's all-reduce times, RAMP's speed-ups and the parts of RAMP's and the fat
-// tree's hierarchical ring's time.
+// fig20 is Fig20's all-reduce times, RAMP's speed-ups and, one panel per part (H2T, H2H,
+// reduction compute), each configuration's share of its time in it: every configuration keeps
+// its colour in all five panels.
 func fig20() ([]plots.Panel, error) {
 	r, err := repro.Fig20()
 	if err != nil {
@@ -215,13 +217,19 @@ func fig20() ([]plots.Panel, error) {
 		}
 	}
 	out := []plots.Panel{tp, sp}
-	for _, cfg := range []string{"ramp", "superpod hierarchical"} {
-		pn := plots.Panel{Title: "share of the completion time: " + cfg, X: x, Y: plots.Axis{Label: "share (%)"}}
-		for _, part := range []string{"H2T", "H2H", "reduction compute"} {
-			s := plots.Series{Name: part, X: xs}
+	for _, part := range []struct {
+		title string
+		of    func(network.Cost) units.Seconds
+	}{
+		{"head-to-tail (H2T) share", func(c network.Cost) units.Seconds { return c.H2T }},
+		{"head-to-head (H2H) share", func(c network.Cost) units.Seconds { return c.H2H }},
+		{"reduction compute share (§8.3: RAMP's 56% at 10 GB)", func(c network.Cost) units.Seconds { return c.Compute }},
+	} {
+		pn := plots.Panel{Title: part.title, X: x, Y: plots.Axis{Label: "share of the completion time (%)"}}
+		for _, cfg := range repro.Fig20Configs {
+			s := plots.Series{Name: cfg, X: xs}
 			for _, c := range r.Costs[cfg] {
-				v := map[string]units.Seconds{"H2T": c.H2T, "H2H": c.H2H, "reduction compute": c.Compute}[part]
-				s.Y = append(s.Y, 100*float64(v/c.Total))
+				s.Y = append(s.Y, 100*float64(part.of(c)/c.Total))
 			}
 			pn.Series = append(pn.Series, s)
 		}
@@ -244,8 +252,8 @@ func byScale(a repro.AlgoResult, i int, strategies []string, get func(s string, 
 	return out
 }
 
-// fig21 is Algo's all-reduce times at the smallest and largest size, and each strategy's time
-// over RAMP's per size.
+// fig21 is Algo's all-reduce times at every size (10 MB to 10 GB), and each strategy's time over
+// RAMP's per size.
 func fig21() ([]plots.Panel, error) {
 	a, err := repro.Algo()
 	if err != nil {
@@ -253,11 +261,18 @@ func fig21() ([]plots.Panel, error) {
 	}
 	xs, x := algoGPUs()
 	var out []plots.Panel
-	for _, i := range []int{0, len(repro.AlgoSizes) - 1} {
+	for i := range repro.AlgoSizes {
+		// Log axes with 1-2-5 ticks: at 1 GB and 10 GB the strategies span one to two decades,
+		// and a linear axis would flatten all but the ring's curve onto its floor.
+		ser := byScale(a, i, repro.AlgoStrategies, func(s string, k int) float64 { return float64(a.AllReduce[s][i][k].Total) })
+		var ys [][]float64
+		for _, s := range ser {
+			ys = append(ys, s.Y)
+		}
 		out = append(out, plots.Panel{Title: fmt.Sprintf("%v all-reduce, 2.4 Tb/s per node (RAMP Fig. 21)", repro.AlgoSizes[i]), X: x,
-			Y:      plots.Axis{Label: "completion time", Log: true, Time: true},
-			Series: byScale(a, i, repro.AlgoStrategies, func(s string, k int) float64 { return float64(a.AllReduce[s][i][k].Total) })})
+			Y: plots.Axis{Label: "completion time", Log: true, Time: true, Ticks: ticks125(ys...)}, Series: ser})
 	}
+	ratios := len(out)
 	quote := map[string]string{"ring": " (§8.4.1: 9–10,000×)", "hierarchical": " (§8.4.1: 1.16–10×)"}
 	for _, s := range repro.AlgoStrategies[:3] {
 		pn := plots.Panel{Title: fmt.Sprintf("%s time over RAMP's%s", s, quote[s]), X: x,
@@ -271,7 +286,7 @@ func fig21() ([]plots.Panel, error) {
 		}
 		out = append(out, pn)
 	}
-	return logIfWide(out), nil
+	return append(out[:ratios], logIfWide(out[ratios:])...), nil
 }
 
 // fig22 is Algo's H2T/H2H per strategy, one panel per size.

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"math"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/repro"
@@ -67,12 +68,14 @@ func TestRAMPFigs15To23AreTheLibrary(t *testing.T) {
 				return float64(a.AllReduce[s][i][k].H2T / a.AllReduce[s][i][k].H2H)
 			}, nodes))
 		}
-		same(t, "fig21 10 GB "+s, series(t, panels(t, "ramp-fig21")[1], s),
-			pick(func(k int) float64 { return float64(a.AllReduce[s][3][k].Total) }, nodes))
+		for i, size := range repro.AlgoSizes {
+			same(t, "fig21 "+size.String()+" "+s, series(t, panels(t, "ramp-fig21")[i], s),
+				pick(func(k int) float64 { return float64(a.AllReduce[s][i][k].Total) }, nodes))
+		}
 	}
 	// Fig. 21's ratio panels: the last point of the hierarchical panel is Fig21().Hier.
 	f21, _ := repro.Fig21()
-	hier := panels(t, "ramp-fig21")[4]
+	hier := panels(t, "ramp-fig21")[len(repro.AlgoSizes)+2]
 	for i, size := range repro.AlgoSizes {
 		if got := series(t, hier, size.String()); got[len(got)-1] != f21.Hier[i] {
 			t.Errorf("fig21 hierarchical %v at 65,536: plotted %v, library %v", size, got[len(got)-1], f21.Hier[i])
@@ -87,8 +90,18 @@ func TestRAMPFigs15To23AreTheLibrary(t *testing.T) {
 		same(t, "fig20 "+cfg, series(t, panels(t, "ramp-fig20")[1], cfg),
 			pick(func(i int) float64 { return f20.Speedup(cfg, i) }, len(repro.AlgoSizes)))
 	}
-	same(t, "fig20 ramp compute share", series(t, panels(t, "ramp-fig20")[2], "reduction compute"),
-		pick(func(i int) float64 { return 100 * float64(f20.Costs["ramp"][i].Compute/f20.Costs["ramp"][i].Total) }, len(repro.AlgoSizes)))
+	// Fig. 20's shares: every configuration in each part's panel, the three summing to 100%.
+	for _, cfg := range repro.Fig20Configs {
+		cs := f20.Costs[cfg]
+		same(t, "fig20 "+cfg+" compute share", series(t, panels(t, "ramp-fig20")[4], cfg),
+			pick(func(i int) float64 { return 100 * float64(cs[i].Compute/cs[i].Total) }, len(repro.AlgoSizes)))
+		h2t, h2h, comp := series(t, panels(t, "ramp-fig20")[2], cfg), series(t, panels(t, "ramp-fig20")[3], cfg), series(t, panels(t, "ramp-fig20")[4], cfg)
+		for i := range repro.AlgoSizes {
+			if sum := h2t[i] + h2h[i] + comp[i]; math.Abs(sum-100) > 1e-9 {
+				t.Errorf("fig20 %s at %v: shares sum to %v%%", cfg, repro.AlgoSizes[i], sum)
+			}
+		}
+	}
 	same(t, "fig17 superpod speed-up", series(t, panels(t, "ramp-fig17")[1], "superpod"),
 		pick(func(i int) float64 { return f17[i].TotalFT / f17[i].TotalRAMP }, len(f17)))
 	same(t, "fig17 ramp overhead", series(t, panels(t, "ramp-fig17")[0], "ramp"),

@@ -14,7 +14,7 @@
 // Every seed has rows: RAMP (Figs. 6, 15–23; Tables 3, 4, 9, 10; §3–5), HammingMesh (§V-B's
 // runtimes and workload sizes, App. A-B, Table II, Fig. 15), WRHT (Table 1's and Fig. 2's step
 // counts, the averages of Figs. 4–7, §5.3–5.6, under both step rules), ODDL (§3A, §3C, §5A:
-// V1–V11, Fig. 12's utilisation; Tables 3 and 4) and SiPAC (§III-A's sizes, §IV-B's testbed, Fig.
+// V1–V11, V13, Fig. 12's utilisation; Tables 3 and 4) and SiPAC (§III-A's sizes, §IV-B's testbed, Fig.
 // 9's links, Fig. 11's speed-ups). RAMP's shared computations are named by figure (Fig16…Fig23,
 // Algo, Section81); the other seeds' carry the seed's name (HMFig13, SiPACFig7, ODDL1024, WRHT…).
 // internal/figures draws the figures from the same computations.

@@ -142,7 +142,7 @@ func Runtime(workload, preset string) (float64, error) {
 		return 0, fmt.Errorf("unknown workload %q", workload)
 	}
 	w := HMWorkloads[i]
-	f, _ := runtimes.LoadOrStore(key, memo(func() (float64, error) {
+	f, _ := runtimes.LoadOrStore(key, sync.OnceValues(func() (float64, error) {
 		if preset == "ideal" {
 			return w.run(HMRun("published", false))
 		}

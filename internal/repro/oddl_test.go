@@ -190,3 +190,95 @@ func TestODDLResNet(t *testing.T) {
 		}
 	}
 }
+
+// V14: "ODDL achieves better bandwidth utilization than other networks in all cases" (§5A; the
+// conclusion: "in all scenarios"). No number is quoted, so the claim is a shape: ddlest meets it
+// — ODDL's utilisation the highest of the five networks — for VGG16 and VGG19 from 128 nodes up
+// in all six Table 2 settings and for ResNet-50 from 128 nodes up at 100 and 200 Gb/s, and
+// contradicts it everywhere else (documented deviation, network/oddl/doc.go): at 16–64 nodes
+// the fat tree + ring (or + HD) is ahead for every model and setting, the fat tree + HD for
+// ResNet-50 at 400 Gb/s at every size and for LeNet-5 everywhere. The test holds the region
+// exactly, so that a change moving its edge fails.
+//
+// The cause is Eq. 1's gap before every HD step (5 + 2·5·H µs: 35 µs with H = 3 up to 64 nodes,
+// 55 µs above) against the fat tree's 1 µs per switch: where a step's bytes take little time
+// (small systems' large ring steps beside ODDL's 2·log2 N gaps, 400 Gb/s, LeNet's 247 kB) the
+// gaps decide. Checked: with no gap (reconfig_us = ctrl_hop_us = 0) ODDL is the highest again at
+// three of the contradicting corners.
+func TestODDLUtilisationAllCases(t *testing.T) {
+	sweeps := map[string]func() (ODDLScaling, error){"resnet50": ODDLFig10, "lenet5": ODDLFig11, "vgg16": ODDLFig12, "vgg19": ODDLFig13}
+	highest := func(r ODDLScaling, si, k int) (bool, string) {
+		for _, net := range ODDLNets[1:] {
+			if r.Util[si][net.Name][k] > r.Util[si]["oddl"][k] {
+				return false, net.Name
+			}
+		}
+		return true, ""
+	}
+	for model, sweep := range sweeps {
+		r, err := sweep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for si, s := range ODDLSettings {
+			for k, n := range ODDLNodes {
+				want := model != "lenet5" && n >= 128 && !(model == "resnet50" && s.NIC == 400)
+				if got, by := highest(r, si, k); got != want {
+					t.Errorf("V14, %s at %d nodes, %d Gb/s, %v: ODDL's utilisation the highest %v (above it: %q), documented %v", model, n, s.NIC, s.Fusion, got, by, want)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		model string
+		n, si int
+	}{{"vgg16", 16, 0}, {"resnet50", 1024, ODDLSettingIndex(400, 16*units.MiB)}, {"lenet5", 1024, 0}} {
+		r, err := sweeps[c.model]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, k := ODDLSettings[c.si], slices.Index(ODDLNodes, c.n)
+		rep, err := ODDLRun(c.model, c.n, s, oddlNet(t, "oddl"), "reconfig_us=0", "ctrl_hop_us=0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := ODDLPointOf(rep, s.NIC).Util
+		for _, net := range ODDLNets[1:] {
+			if o := r.Util[c.si][net.Name][k]; o > u {
+				t.Errorf("V14 cause, %s at %d nodes, %d Gb/s: without the gap ODDL's utilisation %.1f%% is still below %s's %.1f%%", c.model, c.n, s.NIC, 100*u, net.Name, 100*o)
+			}
+		}
+	}
+}
+
+// V13's cause (row oddl/v13-lenet-16mib), by count: LeNet-5's 61,706 FP32 parameters are
+// 247 kB of gradients, under either fusion threshold, so the 16 and 32 MiB runs are the same
+// job (the paper's "outperforms" at 16 MB against "similar" at 32 MB cannot appear); and
+// without Eq. 1's gap ODDL is the fastest network at 1,024 nodes.
+func TestODDLLeNetCause(t *testing.T) {
+	r, err := ODDLFig11()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grads := 61706 * 4.0; grads >= float64(ODDLFusions[0]) {
+		t.Fatalf("LeNet-5's %g B of gradients do not fit one 16 MiB buffer", grads)
+	}
+	for _, nic := range []int{100, 200, 400} {
+		a, b := ODDLSettingIndex(nic, ODDLFusions[0]), ODDLSettingIndex(nic, ODDLFusions[1])
+		for _, net := range ODDLNets {
+			if !slices.Equal(r.Epoch[a][net.Name], r.Epoch[b][net.Name]) {
+				t.Errorf("V13, %s at %d Gb/s: 16 MiB epochs %v differ from 32 MiB's %v (one buffer holds the gradients)", net.Name, nic, r.Epoch[a][net.Name], r.Epoch[b][net.Name])
+			}
+		}
+	}
+	rep, err := ODDLRun("lenet5", 1024, ODDLSettings[0], oddlNet(t, "oddl"), "reconfig_us=0", "ctrl_hop_us=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := slices.Index(ODDLNodes, 1024)
+	for _, net := range ODDLNets[1:] {
+		if e := r.Epoch[0][net.Name][k]; e < ODDLPointOf(rep, 100).Epoch {
+			t.Errorf("V13 cause: without the gap ODDL's epoch %.3g s is still slower than %s's %.3g s", ODDLPointOf(rep, 100).Epoch, net.Name, e)
+		}
+	}
+}

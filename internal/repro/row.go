@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Bound is how a row's value is held against the paper's.
@@ -148,5 +149,32 @@ func Judge(r Row) Result {
 	return res
 }
 
-// memo runs f once and shares its result (rows that read one computation).
-func memo[T any](f func() (T, error)) func() (T, error) { return sync.OnceValues(f) }
+// memo runs f once and shares its result (rows that read one computation); Forget makes the
+// next call run f again.
+func memo[T any](f func() (T, error)) func() (T, error) {
+	var cur atomic.Pointer[func() (T, error)]
+	reset := func() { g := sync.OnceValues(f); cur.Store(&g) }
+	reset()
+	memos.Lock()
+	memos.resets = append(memos.resets, reset)
+	memos.Unlock()
+	return func() (T, error) { return (*cur.Load())() }
+}
+
+// memos are the resets of every memoized computation.
+var memos struct {
+	sync.Mutex
+	resets []func()
+}
+
+// Forget drops every memoized result (the shared computations and the §V-B runs), so that the
+// next call computes it again: for benchmarks, which must time the computations rather than
+// the memo. It must not run while a computation does; a user's process never calls it.
+func Forget() {
+	memos.Lock()
+	defer memos.Unlock()
+	for _, r := range memos.resets {
+		r()
+	}
+	runtimes.Clear()
+}

@@ -49,8 +49,10 @@
 // WSS counts and wavelength rules, Tables 3 and 4 (V3's testbed), V1 (1.6× over fat tree +
 // ring), the ranges V4, V5, V8, V9 over 100/200/400 Gb/s × 16/32 MiB, V15, V6 (VGG16 over fat
 // tree + HD 1.30–3.80×, paper 2.4–7×), V10's lower end (1.14×, paper 2×), V7's level (87–93% at
-// 100 Gb/s), ODDL_10 faster than every baseline (V11), and V12 up to 128 nodes. Figs. 10, 12
-// and 13 are drawn by `ddlest figures` (oddl-fig10, -fig12, -fig13).
+// 100 Gb/s), ODDL_10 faster than every baseline (V11), V12 up to 128 nodes, and V14's "better
+// bandwidth utilisation than other networks in all cases" from 128 nodes up for VGG16 and VGG19
+// (all six settings) and ResNet-50 (100 and 200 Gb/s). Figs. 10–13 are drawn by `ddlest
+// figures` at 100, 200 and 400 Gb/s (oddl-fig10 … oddl-fig13, and -200g, -400g).
 //
 // Documented deviations, each a row or with its cause checked in a test:
 //   - V11: ODDL_10 adds 6.5% (VGG16) and 5.4% (VGG19) at 100 Gb/s with 16 MiB buffers, against
@@ -67,6 +69,17 @@
 //   - V12: beyond 256 nodes the rings fall 1.15–2.34× behind ODDL on ResNet-50 (SiP-Ring the
 //     slowest at 1,024): 2(N−1) steps of α per fused buffer. No single SiP-Ring α gives both V2
 //     (1.7× on VGG19) and "similar" on ResNet-50.
-//   - V13 (LeNet) cannot be reproduced: LeNet-5's 247 kB of gradients fit one buffer at both
-//     thresholds, and the paper's ImageNet LeNet is undefined (A13).
+//   - V13 (LeNet, row oddl/v13-lenet-16mib) cannot be reproduced: LeNet-5's 247 kB of gradients
+//     are latency-bound, so Eq. 1's 35–55 µs gap per HD step against the fat tree's 1 µs per
+//     switch leaves ODDL 4.5–6.5× behind the fat tree + HD at 100 Gb/s and 16 MiB (without the
+//     gap it is the fastest); they fit one buffer at both thresholds, so the paper's 16 MB / 32 MB
+//     contrast cannot appear; and the paper's ImageNet LeNet is undefined (A13). Fig. 11 is drawn
+//     anyway (oddl-fig11), from the same runs as the others.
+//   - V14 (utilisation "in all cases", internal/repro TestODDLUtilisationAllCases): ODDL's is not
+//     the highest at 16–64 nodes for any model or setting (the fat tree + ring, or + HD, is ahead
+//     by up to 21 pp for ResNet-50, under 10 pp for VGG), for ResNet-50 at 400 Gb/s at any size
+//     (a fat tree), nor for LeNet-5 anywhere (the fat tree + HD). The cause is the same gap:
+//     before each of ODDL's 2·log2 N steps 35 µs (H = 3 up to 64 nodes) or 55 µs, against
+//     microseconds of switching on the fat tree, whose ring at ≤ 64 nodes moves large steps;
+//     with no gap ODDL is the highest again (checked).
 package oddl

@@ -184,7 +184,58 @@ func (c *Config) Fabric(gpus int) (*fabric.Graph, error) {
 	for s := 0; s < ceil(gpus, spine); s++ {
 		b.Duplex(spines+int32(s), core, fabric.Spec{Class: "core uplink", Width: spine, Rate: ib, Latency: ns(c.PropCoreNs), Weight: 2})
 	}
-	return b.Build(fabric.Endpoint{Overhead: ns(c.IONs)}, nil)
+	d := treeDist{gpus: int32(gpus), node: int32(node), leaf: int32(leaf), spine: int32(spine), nvs: nvs, leaves: leaves, spines: spines, core: core}
+	return b.Build(fabric.Endpoint{Overhead: ns(c.IONs)}, func(*fabric.Graph) (fabric.Distancer, error) { return d, nil })
+}
+
+// treeDist is Fabric's routing distance in closed form (NVLink hops weigh 1, InfiniBand hops 2),
+// equal to the exact search's (TestTreeDist) and free of its per-destination tables and lock:
+// down from a leaf, spine or the core to a GPU below it 2, 4, 6; up from a switch to the lowest
+// one above both 2 per level; a GPU reaches its DGX's others over the NVSwitch (2) and the rest
+// through its leaf (2 + the leaf's distance); an NVSwitch its own GPUs in 1, the rest through one
+// of them (1 + 2 + their leaf's distance).
+type treeDist struct {
+	gpus, node, leaf, spine   int32 // GPUs, and GPUs per DGX, leaf and spine
+	nvs, leaves, spines, core int32 // first node of each switch level, the core
+}
+
+func (d treeDist) Dist(u, t int32) int32 {
+	switch {
+	case u == t:
+		return 0
+	case u < d.gpus:
+		if u/d.node == t/d.node {
+			return 2
+		}
+		return 2 + d.fromLeaf(u/d.leaf, t)
+	case u < d.leaves: // an NVSwitch
+		n := u - d.nvs
+		if t/d.node == n {
+			return 1
+		}
+		return 3 + d.fromLeaf(n*d.node/d.leaf, t)
+	case u < d.spines:
+		return d.fromLeaf(u-d.leaves, t)
+	case u < d.core:
+		if t/d.spine == u-d.spines {
+			return 4
+		}
+		return 8 // up to the core, down a spine and a leaf
+	default:
+		return 6
+	}
+}
+
+// fromLeaf is leaf l's distance to GPU t: down (2), over its spine (6) or over the core (10).
+func (d treeDist) fromLeaf(l, t int32) int32 {
+	switch {
+	case t/d.leaf == l:
+		return 2
+	case t/d.spine == l*d.leaf/d.spine:
+		return 6
+	default:
+		return 10
+	}
 }
 
 func ceil(a, b int) int { return (a + b - 1) / b }

@@ -10,6 +10,7 @@ import (
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/fabric"
 	"github.com/ddlest/ddlest/profile/roofline"
 )
 
@@ -200,5 +201,31 @@ func TestRouted(t *testing.T) {
 	cfg.Strategy = "mesh"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "routed=true") {
 		t.Errorf("mesh on the tiers: %v, want a pointer to routed=true", err)
+	}
+}
+
+// The closed-form distance equals the exact weighted search on the fat tree's graph from every
+// node to every GPU: whole and partial DGXs, leaves and spines, one spine (no core traffic) and
+// several.
+func TestTreeDist(t *testing.T) {
+	small := DefaultConfig()
+	small.NodesPerLeaf, small.LeavesPerSpine = 2, 2
+	for _, c := range []struct {
+		cfg  *Config
+		gpus int
+	}{{DefaultConfig(), 8}, {DefaultConfig(), 100}, {DefaultConfig(), 512}, {small, 100}, {small, 64}, {small, 5}} {
+		g, err := c.cfg.Fabric(c.gpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := fabric.NewLazyDist(g)
+		for u := range int32(g.Nodes()) {
+			for v := range int32(c.gpus) {
+				if got, want := g.Distance(u, v), exact.Dist(u, v); got != want {
+					t.Fatalf("%d GPUs (%d per leaf, %d leaves per spine): distance %d → %d is %d, exact %d", c.gpus,
+						c.cfg.GPUsPerNode*c.cfg.NodesPerLeaf, c.cfg.LeavesPerSpine, u, v, got, want)
+				}
+			}
+		}
 	}
 }
