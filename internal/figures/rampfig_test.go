@@ -5,48 +5,8 @@ import (
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/repro"
-	"github.com/ddlest/ddlest/plots"
 )
 
-// series finds a panel's series by name.
-func series(t *testing.T, pn plots.Panel, name string) []float64 {
-	t.Helper()
-	for _, s := range pn.Series {
-		if s.Name == name {
-			return s.Y
-		}
-	}
-	t.Fatalf("%s: no series %q", pn.Title, name)
-	return nil
-}
-
-func panels(t *testing.T, name string) []plots.Panel {
-	t.Helper()
-	f, ok := Lookup(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	pns, err := f.Panels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pns
-}
-
-func same(t *testing.T, what string, got, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d points, library %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Errorf("%s point %d: plotted %v, library %v", what, i, got[i], want[i])
-		}
-	}
-}
-
-// RAMP Figs. 15, 17 and 19–23 plot exactly the reproduction library's numbers (the ones its
-// rows check): steps, shares and speed-ups, times, H2T/H2H and compute.
 func TestRAMPFigs15To23AreTheLibrary(t *testing.T) {
 	a, _ := repro.Algo()
 	f19, _ := repro.Fig19()

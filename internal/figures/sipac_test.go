@@ -8,20 +8,6 @@ import (
 	"github.com/ddlest/ddlest/plots"
 )
 
-// sipacPanels draws a SiPAC figure's panels.
-func sipacPanels(t *testing.T, name string) []plots.Panel {
-	t.Helper()
-	f, ok := Lookup(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	pns, err := f.Panels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pns
-}
-
 // checkSeries asserts that a panel plots exactly want[name] (by series name) at xs, every
 // series of want present.
 func checkSeries(t *testing.T, what string, pn plots.Panel, xs []float64, want map[string][]float64) {
@@ -53,7 +39,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pns := sipacPanels(t, "sipac-fig7")
+	pns := panels(t, "sipac-fig7")
 	var ps []float64
 	for _, s := range repro.SiPACFig7Sizes {
 		ps = append(ps, float64(s.P))
@@ -66,7 +52,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pns = sipacPanels(t, "sipac-fig9")
+	pns = panels(t, "sipac-fig9")
 	for i, get := range []func(repro.SiPACFig9Count) []float64{
 		func(c repro.SiPACFig9Count) []float64 { return c.Links },
 		func(c repro.SiPACFig9Count) []float64 { return c.Transceivers },
@@ -97,7 +83,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pns = sipacPanels(t, "sipac-fig11")
+	pns = panels(t, "sipac-fig11")
 	xs := []float64{0, 1, 2} // one-to-all, all-to-one, all-to-all
 	checkSeries(t, "fig11 times", pns[0], xs, f11.Times)
 	speed := map[string][]float64{}
@@ -113,7 +99,7 @@ func TestSiPACFiguresAreTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pns = sipacPanels(t, "sipac-fig13")
+	pns = panels(t, "sipac-fig13")
 	if len(pns) != 3 { // p = 64, and p = 512 by the caption and by the text
 		t.Fatalf("fig13: %d panels, want 3", len(pns))
 	}
