@@ -55,6 +55,12 @@
 // all-reduce between the first and last pipeline stage, and pipeline send/receives of the
 // activation (b·s·h·2 bytes, /t with SP) twice per micro-batch and model chunk.
 //
+// The cross-entropy over the b·s·V/t logits on a GPU runs as Megatron's unfused default
+// (cross_entropy_loss_fusion off): one PyTorch kernel per step, (z + 20) B read and 16 B written
+// per logit forward, 8 B read and 4 + z written backward with z-byte logits (52 B in bf16;
+// crossEntropyTraffic, counted from megatron/core/tensor_parallel/cross_entropy.py @00611e6e and
+// checked against Liger-Kernel's H100 measurement of it).
+//
 // Memory per GPU: weights and gradients at 2 bytes (4 in fp32), optimizer state 12 bytes per
 // parameter for mixed-precision Adam (ZeRO §3.1), activations per Korthikanti et al. 2022
 // (sbh(10 + 24/t + 5as/(ht)) per layer without SP, sbh(34/t + 5as/(ht)) with it, minus the

@@ -78,6 +78,37 @@ func headActivations(g geom) (ln, logits, loss units.Bytes) {
 // logits (Korthikanti et al. 2022 §4.1: "cross entropy … 4sbv/t").
 const crossEntropyLogitBytes = 4
 
+// crossEntropyTraffic is the device-memory traffic per logit element of Megatron's
+// vocabulary-parallel cross-entropy as it runs by default: unfused, one PyTorch kernel per line
+// (cross_entropy_loss_fusion defaults to False in Megatron-Core's ModelParallelConfig; the same
+// passes in Megatron-LM since 2020), counted from NVIDIA/Megatron-LM
+// megatron/core/tensor_parallel/cross_entropy.py @00611e6e, with z the logits' dtype size and
+// f = 4 (fp32):
+//
+//	forward   logits.float()                 read z, write f (no copy when z = f)
+//	          torch.max(dim=-1)              read f
+//	          logits -= max                  read f, write f
+//	          torch.exp(out=)                read f, write f
+//	          exp_logits.sum(dim=-1)         read f
+//	          exp_logits.div_(sum)           read f, write f (the softmax kept for backward)
+//	backward  grad_input.mul_(grad_output)   read f, write f
+//	          the .float() cast's gradient   read f, write z (none when z = f)
+//
+// bf16 logits: 22 B read and 16 written forward, 8 and 6 backward (52 B per element; the
+// per-token gather, mask and reductions' outputs are 1/V of it and left out). Liger-Kernel's
+// H100 measurement of this function (megatron-unfused, bf16 [2048, 4, 131072]) checks it
+// (TestCrossEntropyTraffic).
+func crossEntropyTraffic(z float64) (fwdRead, fwdWritten, bwdRead, bwdWritten float64) {
+	const f = crossEntropyLogitBytes
+	fwdRead, fwdWritten = 5*f, 3*f
+	bwdRead, bwdWritten = f, f
+	if z != f { // the fp32 copy and its gradient's cast back
+		fwdRead, fwdWritten = fwdRead+z, fwdWritten+f
+		bwdRead, bwdWritten = bwdRead+f, bwdWritten+z
+	}
+	return fwdRead, fwdWritten, bwdRead, bwdWritten
+}
+
 // headBlock is the final LayerNorm, the vocabulary-parallel LM head (column-parallel GEMM) and the
 // vocabulary-parallel cross-entropy, whose max, target-logit and sum-of-exponentials reductions
 // are three fp32 all-reduces of one value per token (Megatron-LM _VocabParallelCrossEntropy).
@@ -97,18 +128,19 @@ func headBlock(g geom, ownWeights bool) partition.Block {
 	lm := gr.MatMul("head.logits", partition.Forward, xs, w, dt)
 	var lossSaved units.Bytes
 	ln.Saved, lm.Saved, lossSaved = headActivations(g)
+	fr, fw, br, bw := crossEntropyTraffic(sz)
 	loss := partition.Op{
 		Name: "head.loss", Kind: partition.CrossEntropy, Phase: partition.Forward, DType: dt,
 		Inputs: gr.Inputs(logits), Output: gr.Shape(m, s),
 		FLOP: units.FLOP(partition.FlopSoftmax * nl),
-		Read: units.Bytes(nl * sz), Written: units.Bytes(nl * crossEntropyLogitBytes),
+		Read: units.Bytes(nl * fr), Written: units.Bytes(nl * fw),
 		Saved: lossSaved,
 	}
 	lossBwd := partition.Op{
 		Name: "head.loss.bwd", Kind: partition.CrossEntropy, Phase: partition.Backward, DType: dt,
 		Inputs: gr.Inputs(logits), Output: logits,
 		FLOP: units.FLOP(2 * nl),
-		Read: units.Bytes(nl * crossEntropyLogitBytes), Written: units.Bytes(nl * sz),
+		Read: units.Bytes(nl * br), Written: units.Bytes(nl * bw),
 	}
 	d, wg := gr.LinearBackward("head.logits.dgrad", "head.logits.wgrad", xs, w, dt)
 	lnBwd := gr.Pointwise("head.ln_f.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra)
