@@ -16,8 +16,11 @@
 //
 // PyTorch profiler Chrome traces, plain or gzip (detected by magic number), one file per rank:
 // Kineto's JSON object (traceEvents, deviceProperties, distributedInfo) and the legacy autograd
-// profiler's bare JSON array. The JSON is tokenised as a stream (jsontext); only complete ("X")
-// events become rows:
+// profiler's bare JSON array. The JSON is read as a stream by a validating byte scanner
+// (scan.go) that hands out values as slices of its one buffer, so that parsing allocates nothing
+// per event; numbers take Clinger's exact fast path (a mantissa below 2⁵³ and a power of ten up
+// to 10²², one correctly rounded division: the float strconv.ParseFloat gives, which is the
+// fallback); only complete ("X") events become rows:
 //
 //	kineto cat                                 category
 //	kernel, mtia_ccp_events (MTIA's kernels)   kernel, or collective for communication kernels:

@@ -46,7 +46,7 @@ type fileInfo struct {
 // parser streams one trace file. It holds no events: each complete event goes to emit.
 type parser struct {
 	name   string // for errors
-	dec    *jsontext.Decoder
+	sc     *scanner
 	intern map[string]string
 	buf    []byte
 	index  int64 // events seen (all phases), for positions
@@ -93,8 +93,7 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 	} else {
 		skipBOM(br)
 	}
-	p := &parser{name: name, dec: jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)), intern: make(map[string]string, 1024), emit: emit,
-		info: fileInfo{rank: -1}}
+	p := &parser{name: name, sc: newScanner(in), intern: make(map[string]string, 1024), emit: emit, info: fileInfo{rank: -1}}
 	err = p.run()
 	if err != nil && zr != nil && errs.ExitCode(err) != errs.ExitUsage {
 		// Corrupt deflate data can decompress into garbage before the stream's checksum fails:
@@ -104,18 +103,18 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 		}
 	}
 	if err != nil {
-		var ce *jsontext.SyntacticError
+		var se *syntaxError
 		var fe flate.CorruptInputError
 		switch {
 		case errs.ExitCode(err) == errs.ExitUsage:
 		case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &fe):
-			err = errs.Usage("%s: corrupt gzip stream after %d bytes of JSON (event %d): %v", name, p.dec.InputOffset(), p.index, err)
+			err = errs.Usage("%s: corrupt gzip stream after %d bytes of JSON (event %d): %v", name, p.sc.offset(), p.index, err)
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			err = errs.Usage("%s: truncated at byte %d (event %d): unexpected end of the JSON", name, p.dec.InputOffset(), p.index)
-		case errors.As(err, &ce):
-			err = errs.Usage("%s: not valid JSON at byte %d (event %d): %v", name, ce.ByteOffset, p.index, ce.Err)
+			err = errs.Usage("%s: truncated at byte %d (event %d): unexpected end of the JSON", name, p.sc.offset(), p.index)
+		case errors.As(err, &se):
+			err = errs.Usage("%s: not valid JSON at byte %d (event %d): %s", name, se.off, p.index, se.msg)
 		default:
-			err = errs.Usage("%s: byte %d (event %d): %v", name, p.dec.InputOffset(), p.index, err)
+			err = errs.Usage("%s: byte %d (event %d): %v", name, p.sc.offset(), p.index, err)
 		}
 		return p.info, err
 	}
@@ -123,16 +122,15 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 }
 
 func (p *parser) fail(format string, a ...any) error {
-	return errs.Usage("%s: event %d (byte %d): %s", p.name, p.index, p.dec.InputOffset(), fmt.Sprintf(format, a...))
+	return errs.Usage("%s: event %d (byte %d): %s", p.name, p.index, p.sc.offset(), fmt.Sprintf(format, a...))
 }
 
 func (p *parser) run() error {
-	switch p.dec.PeekKind() {
+	sc := p.sc
+	switch c := sc.peek(); c {
 	case '[':
 		p.info.format = FormatLegacy
-		if _, err := p.dec.ReadToken(); err != nil {
-			return err
-		}
+		sc.pos++
 		if err := p.events(); err != nil {
 			return err
 		}
@@ -141,22 +139,23 @@ func (p *parser) run() error {
 		if err := p.object(); err != nil {
 			return err
 		}
-	case 0:
-		_, err := p.dec.ReadToken() // surfaces the syntax error with its offset
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
 	default:
-		return errs.Usage("%s: byte 0: a %v, not a PyTorch profiler trace (want a JSON object with traceEvents or a JSON array of events)",
-			p.name, p.dec.PeekKind())
+		if kindName(c) == "" {
+			return sc.unexpected(c, "at the start of a value")
+		}
+		return errs.Usage("%s: byte 0: a %s, not a PyTorch profiler trace (want a JSON object with traceEvents or a JSON array of events)",
+			p.name, kindName(c))
 	}
 	// Nothing may follow the top-level value.
-	if _, err := p.dec.ReadToken(); !errors.Is(err, io.EOF) {
-		if err == nil {
-			return errs.Usage("%s: byte %d: data after the end of the trace", p.name, p.dec.InputOffset())
+	if !sc.atEnd() {
+		if sc.pos >= sc.end {
+			return sc.eof()
 		}
-		return err
+		at := sc.offset()
+		if err := sc.skip(); err != nil {
+			return err // not even JSON
+		}
+		return errs.Usage("%s: byte %d: data after the end of the trace", p.name, at)
 	}
 	return nil
 }
@@ -164,46 +163,47 @@ func (p *parser) run() error {
 // object reads a Kineto top-level object: traceEvents is streamed, the small metadata sections
 // are kept, anything else is skipped.
 func (p *parser) object() error {
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
-	}
+	sc := p.sc
+	sc.pos++ // '{'
 	sawEvents := false
-	for p.dec.PeekKind() != '}' {
-		k, err := p.dec.ReadValue()
+	for first := true; ; {
+		more, err := sc.more('}', &first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		k, err := sc.key()
 		if err != nil {
 			return err
 		}
 		switch string(k) {
 		case `"traceEvents"`:
-			if p.dec.PeekKind() != '[' {
-				return errs.Usage("%s: byte %d: traceEvents is not an array", p.name, p.dec.InputOffset())
+			if sc.peek() != '[' {
+				return errs.Usage("%s: byte %d: traceEvents is not an array", p.name, sc.offset())
 			}
-			if _, err := p.dec.ReadToken(); err != nil {
-				return err
-			}
+			sc.pos++
 			if err := p.events(); err != nil {
 				return err
 			}
 			sawEvents = true
 		case `"deviceProperties"`:
-			v, err := p.dec.ReadValue()
+			v, err := sc.value()
 			if err != nil {
 				return err
 			}
 			p.info.deviceJSON = string(v)
-			p.info.deviceName = firstDeviceName(v)
+			p.info.deviceName = firstDeviceName(p.info.deviceJSON)
 		case `"distributedInfo"`:
 			if err := p.distributed(); err != nil {
 				return err
 			}
 		default:
-			if err := p.dec.SkipValue(); err != nil {
+			if err := sc.skip(); err != nil {
 				return err
 			}
 		}
-	}
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
 	}
 	if !sawEvents {
 		return errs.Usage("%s: a JSON object without traceEvents: not a Kineto trace", p.name)
@@ -212,21 +212,24 @@ func (p *parser) object() error {
 }
 
 func (p *parser) distributed() error {
-	if p.dec.PeekKind() != '{' {
-		return p.dec.SkipValue()
+	sc := p.sc
+	if sc.peek() != '{' {
+		return sc.skip()
 	}
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
-	}
-	for p.dec.PeekKind() != '}' {
-		kv, err := p.dec.ReadValue()
+	sc.pos++
+	for first := true; ; {
+		more, err := sc.more('}', &first)
+		if err != nil || !more {
+			return err
+		}
+		kv, err := sc.key()
 		if err != nil {
 			return err
 		}
-		k := string(kv) // the decoder reuses its buffer on the next read
+		k := string(kv) // the scanner reuses its buffer on the next read
 		switch k {
 		case `"rank"`, `"world_size"`:
-			v, err := p.dec.ReadValue()
+			v, err := sc.value()
 			if err != nil {
 				return err
 			}
@@ -240,18 +243,16 @@ func (p *parser) distributed() error {
 				p.info.worldSize = int32(n)
 			}
 		default:
-			if err := p.dec.SkipValue(); err != nil {
+			if err := sc.skip(); err != nil {
 				return err
 			}
 		}
 	}
-	_, err := p.dec.ReadToken()
-	return err
 }
 
 // firstDeviceName extracts deviceProperties[0].name (small: decode it plainly).
-func firstDeviceName(v jsontext.Value) string {
-	d := jsontext.NewDecoder(bytes.NewReader(v))
+func firstDeviceName(v string) string {
+	d := jsontext.NewDecoder(strings.NewReader(v))
 	depth := 0
 	for {
 		t, err := d.ReadToken()
@@ -276,39 +277,44 @@ func firstDeviceName(v jsontext.Value) string {
 
 // events reads array elements until ']'.
 func (p *parser) events() error {
-	for p.dec.PeekKind() != ']' {
-		if p.dec.PeekKind() != '{' {
-			if p.dec.PeekKind() == 0 {
-				_, err := p.dec.ReadToken()
-				if err == nil {
-					err = io.ErrUnexpectedEOF
-				}
-				return err
+	sc := p.sc
+	for first := true; ; {
+		more, err := sc.more(']', &first)
+		if err != nil || !more {
+			return err
+		}
+		if c := sc.peek(); c != '{' {
+			if kindName(c) == "" {
+				return sc.unexpected(c, "where an event object should be")
 			}
-			return p.fail("a %v where an event object should be", p.dec.PeekKind())
+			return p.fail("a %s where an event object should be", kindName(c))
 		}
 		if err := p.event(); err != nil {
 			return err
 		}
 		p.index++
 	}
-	_, err := p.dec.ReadToken()
-	return err
 }
 
 // event parses one event object and emits it when it is a complete event of a kept category.
 func (p *parser) event() error {
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
-	}
+	sc := p.sc
+	sc.pos++ // '{'
 	e := &p.ev
 	*e = rawEvent{Event: Event{Device: -1, Layer: -1, Phase: "unknown"}, index: p.index}
 	var ph, cat string
 	var ts, dur float64
 	var hasTS, hasDur, pidNumeric bool
 	var pid, tid int64
-	for p.dec.PeekKind() != '}' {
-		k, err := p.dec.ReadValue()
+	for first := true; ; {
+		more, err := sc.more('}', &first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		k, err := sc.key()
 		if err != nil {
 			return err
 		}
@@ -336,11 +342,11 @@ func (p *parser) event() error {
 			}
 			hasDur = true
 		case `"pid"`:
-			if pid, _, pidNumeric, err = p.id(); err != nil {
+			if pid, pidNumeric, err = p.id(); err != nil {
 				return err
 			}
 		case `"tid"`:
-			if tid, _, _, err = p.id(); err != nil {
+			if tid, _, err = p.id(); err != nil {
 				return err
 			}
 		case `"args"`:
@@ -348,13 +354,10 @@ func (p *parser) event() error {
 				return err
 			}
 		default:
-			if err := p.dec.SkipValue(); err != nil {
+			if err := sc.skip(); err != nil {
 				return err
 			}
 		}
-	}
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
 	}
 	if ph != "X" {
 		return nil // flow, metadata, instant and counter events carry no duration
@@ -403,73 +406,68 @@ func (p *parser) event() error {
 
 // args picks the fields ddlest keeps from an event's args.
 func (p *parser) args() error {
-	if p.dec.PeekKind() != '{' {
-		return p.dec.SkipValue()
+	sc := p.sc
+	if sc.peek() != '{' {
+		return sc.skip()
 	}
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
-	}
+	sc.pos++
 	e := &p.ev
 	var nelems, outNelems int64
 	var dtype string
-	for p.dec.PeekKind() != '}' {
-		k, err := p.dec.ReadValue()
+	for first := true; ; {
+		more, err := sc.more('}', &first)
 		if err != nil {
 			return err
 		}
-		field := intArgs[string(k)]
-		if field != "" {
-			n, err := p.integer(field)
-			if err != nil {
-				return err
-			}
-			switch field {
-			case "correlation":
-				e.Correlation = n
-			case "device":
-				e.Device = int32(n)
-			case "In msg nelems":
-				nelems = n
-			case "Out msg nelems":
-				outNelems = n
-			case "Group size":
-				e.GroupSize = int32(n)
-			}
-			continue
+		if !more {
+			break
 		}
+		k, err := sc.key()
+		if err != nil {
+			return err
+		}
+		// The integer args ddlest reads ("stream" is validated and dropped: the event's tid is
+		// its stream).
+		var n int64
 		switch string(k) {
+		case `"correlation"`:
+			n, err = p.integer("correlation")
+			e.Correlation = n
+		case `"stream"`:
+			_, err = p.integer("stream")
+		case `"device"`:
+			n, err = p.integer("device")
+			e.Device = int32(n)
+		case `"In msg nelems"`:
+			nelems, err = p.integer("In msg nelems")
+		case `"Out msg nelems"`:
+			outNelems, err = p.integer("Out msg nelems")
+		case `"Group size"`:
+			n, err = p.integer("Group size")
+			e.GroupSize = int32(n)
 		case `"Collective name"`:
-			s, err := p.str()
-			if err != nil {
-				return err
+			var s string
+			if s, err = p.str(); err == nil {
+				e.Collective = CollectiveName(s)
 			}
-			e.Collective = CollectiveName(s)
 		case `"dtype"`:
-			if dtype, err = p.str(); err != nil {
-				return err
-			}
+			dtype, err = p.str()
 		case `"Input Dims"`:
-			v, err := p.dec.ReadValue()
-			if err != nil {
-				return err
+			var v []byte
+			if v, err = sc.value(); err == nil {
+				e.Shapes = p.internBytes(v)
 			}
-			e.Shapes = p.internBytes(v)
 		case `"Input type"`:
-			v, err := p.dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			if e.DType == "" {
-				e.DType = p.internString(firstString(v))
+			var v []byte
+			if v, err = sc.value(); err == nil && e.DType == "" {
+				e.DType = p.firstString(v)
 			}
 		default:
-			if err := p.dec.SkipValue(); err != nil {
-				return err
-			}
+			err = sc.skip()
 		}
-	}
-	if _, err := p.dec.ReadToken(); err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	if dtype != "" {
 		e.DType = dtype
@@ -489,27 +487,21 @@ func (p *parser) args() error {
 	return nil
 }
 
-// intArgs are the integer args ddlest reads, by their quoted JSON key ("stream" is validated
-// and dropped: the event's tid is its stream).
-var intArgs = map[string]string{`"correlation"`: "correlation", `"stream"`: "stream", `"device"`: "device",
-	`"In msg nelems"`: "In msg nelems", `"Out msg nelems"`: "Out msg nelems", `"Group size"`: "Group size"}
-
 // str reads a string value, interned.
 func (p *parser) str() (string, error) {
-	v, err := p.dec.ReadValue()
+	v, err := p.sc.value()
 	if err != nil {
 		return "", err
 	}
-	if v.Kind() != '"' {
+	if v[0] != '"' {
 		return "", p.fail("%s where a string should be", v)
 	}
 	return p.internBytes(v), nil
 }
 
 // internBytes unquotes a JSON string value (or keeps any other value's text) and interns it.
-func (p *parser) internBytes(v jsontext.Value) string {
-	raw := []byte(v)
-	if v.Kind() == '"' {
+func (p *parser) internBytes(raw []byte) string {
+	if raw[0] == '"' {
 		if bytes.IndexByte(raw, '\\') < 0 {
 			raw = raw[1 : len(raw)-1]
 		} else if u, err := jsontext.AppendUnquote(p.buf[:0], raw); err == nil {
@@ -535,34 +527,36 @@ func (p *parser) internString(s string) string {
 
 // num reads a number (or a numeric string, as some exporters write) as float64.
 func (p *parser) num(field string) (float64, error) {
-	v, err := p.dec.ReadValue()
+	v, err := p.sc.value()
 	if err != nil {
 		return 0, err
 	}
 	return p.numValue(field, v)
 }
 
-func (p *parser) numValue(field string, v jsontext.Value) (float64, error) {
-	raw := []byte(v)
-	if v.Kind() == '"' {
+func (p *parser) numValue(field string, v []byte) (float64, error) {
+	raw := v
+	switch kindName(v[0]) {
+	case "string":
 		raw = raw[1 : len(raw)-1]
-	} else if v.Kind() != '0' {
+	case "number":
+	default:
 		return 0, p.fail("%s %s is not a number", field, v)
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := parseNumber(raw)
+	if !ok {
 		return 0, p.fail("%s %s is not a number", field, v)
 	}
 	return f, nil
 }
 
 func (p *parser) integer(field string) (int64, error) {
-	v, err := p.dec.ReadValue()
+	v, err := p.sc.value()
 	if err != nil {
 		return 0, err
 	}
 	f, err := p.numValue(field, v)
-	if err != nil && v.Kind() == '"' {
+	if err != nil && v[0] == '"' {
 		// Hexadecimal ids as strings: ROCm traces write streams as "0x0" (HTA reads them too).
 		if n, ok := parseHex(string(v[1 : len(v)-1])); ok {
 			return n, nil
@@ -587,29 +581,29 @@ func parseHex(s string) (int64, bool) {
 }
 
 // id reads a pid or tid: a number, or a string (the legacy profiler's "CPU functions").
-func (p *parser) id() (n int64, s string, numeric bool, err error) {
-	v, err := p.dec.ReadValue()
+func (p *parser) id() (n int64, numeric bool, err error) {
+	v, err := p.sc.value()
 	if err != nil {
-		return 0, "", false, err
+		return 0, false, err
 	}
-	switch v.Kind() {
-	case '0':
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return 0, "", false, p.fail("id %s is not a number", v)
-		}
-		return int64(f), "", true, nil
+	switch v[0] {
 	case '"':
 		s := p.internBytes(v)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n, s, true, nil
+			return n, true, nil
 		}
 		if n, ok := parseHex(s); ok { // ROCm's 0x… ids
-			return n, s, true, nil
+			return n, true, nil
 		}
-		return 0, s, false, nil
+		return 0, false, nil
+	case '{', '[', 't', 'f', 'n':
+		return 0, false, nil
 	}
-	return 0, "", false, nil
+	f, ok := parseNumber(v)
+	if !ok {
+		return 0, false, p.fail("id %s is not a number", v)
+	}
+	return int64(f), true, nil
 }
 
 // firstDimsProduct is the element count of the first shape in an "Input Dims" list, e.g.
@@ -641,14 +635,19 @@ func firstDimsProduct(v string) int64 {
 	return n
 }
 
-// firstString is the first string of a JSON array ("Input type": ["float", …]).
-func firstString(v jsontext.Value) string {
-	d := jsontext.NewDecoder(bytes.NewReader(v))
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+// firstString is the first string of a JSON array ("Input type": ["float", …]), interned.
+func (p *parser) firstString(v []byte) string {
+	sc := scanBytes(v)
+	if sc.peek() != '[' {
 		return ""
 	}
-	if t, err := d.ReadToken(); err == nil && t.Kind() == '"' {
-		return t.String()
+	sc.pos++
+	if sc.peek() != '"' {
+		return ""
 	}
-	return ""
+	s, err := sc.value()
+	if err != nil {
+		return ""
+	}
+	return p.internBytes(s)
 }
