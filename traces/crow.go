@@ -42,29 +42,33 @@ func newStrtab() *strtab {
 	return t
 }
 
-func (t *strtab) id(s string) uint32 {
-	if i, ok := t.ids[s]; ok {
+// idBytes interns a string given as bytes (no allocation when it is known).
+func (t *strtab) idBytes(b []byte) uint32 {
+	if i, ok := t.ids[string(b)]; ok {
 		return i
 	}
+	s := string(b)
 	i := uint32(len(t.strs))
 	t.ids[s] = i
 	t.strs = append(t.strs, s)
 	return i
 }
 
-// compact turns a parsed event into a crow. Category, phase and collective hold schema values
-// (the parser and resolver produce nothing else).
-func (t *strtab) compact(e *Event) crow {
+// compact turns a parsed event into a crow: its strings are already interned (the parser set
+// their ids); category, phase and collective hold schema values (the parser and resolver produce
+// nothing else).
+func (t *strtab) compact(e *rawEvent) crow {
 	return crow{start: e.StartNs, dur: e.DurNs, stream: e.Stream, corr: e.Correlation, bytes: e.Bytes,
 		rank: e.Rank, device: e.Device, layer: e.Layer, group: e.GroupSize,
-		name: t.id(e.Name), shapes: t.id(e.Shapes), dtype: t.id(e.DType),
+		name: e.nameID, shapes: e.shapesID, dtype: e.dtypeID,
 		category: t.cats[e.Category], phase: t.phases[e.Phase], collective: t.colls[e.Collective]}
 }
 
-func (t *strtab) expand(c *crow) Event {
-	return Event{Rank: c.rank, Device: c.device, Stream: c.stream, Name: t.strs[c.name], Category: Categories[c.category],
+// expand is a crow's event, with the ids of its strings.
+func (t *strtab) expand(c *crow) rawEvent {
+	return rawEvent{nameID: c.name, shapesID: c.shapes, dtypeID: c.dtype, Event: Event{Rank: c.rank, Device: c.device, Stream: c.stream, Name: t.strs[c.name], Category: Categories[c.category],
 		StartNs: c.start, DurNs: c.dur, Phase: Phases[c.phase], Layer: c.layer, Correlation: c.corr, Shapes: t.strs[c.shapes],
-		DType: t.strs[c.dtype], Collective: t.collNames[c.collective], Bytes: c.bytes, GroupSize: c.group}
+		DType: t.strs[c.dtype], Collective: t.collNames[c.collective], Bytes: c.bytes, GroupSize: c.group}}
 }
 
 // compare orders compact rows as compareEvents orders events (rows that differ in rank or start,

@@ -13,7 +13,7 @@ import (
 // invariants the rest relies on: a valid row, a duration ≥ 0 and an end that does not wrap.
 func fuzzParse(t *testing.T, data []byte) {
 	res := newResolver(2)
-	_, err := parseTrace("fuzz.json", bytes.NewReader(data), func(e *rawEvent) error {
+	_, err := parseTrace("fuzz.json", bytes.NewReader(data), nil, func(e *rawEvent) error {
 		res.resolve(e)
 		if err := e.Event.Validate(); err != nil {
 			return errs.Usage("%v", err)

@@ -76,37 +76,46 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 	defer sp.close()
 
 	inputs := make([]*input, len(paths))
-	buf := make([]crow, 0, min(opt.RunRows, 1<<14))
+	// buf collects a run. It grows by doubling up to RunRows (a small trace costs little) and is
+	// reused for every run that spills; a run kept in memory keeps it.
+	var buf []crow
 	inMemory := 0
-	flush := func(in *input) error {
+	flush := func(in *input, full bool) error {
 		if len(buf) == 0 {
 			return nil
 		}
 		tab.sort(buf)
-		if sp.active() || inMemory+len(buf) > opt.RunRows {
-			// More than one run's worth: every run goes to the spill file.
-			for _, other := range inputs {
-				if other == nil {
-					continue
-				}
-				for i := range other.runs {
-					if err := sp.spillRun(&other.runs[i]); err != nil {
-						return err
-					}
-				}
-			}
-			r := run{rows: buf}
-			if err := sp.spillRun(&r); err != nil {
-				return err
-			}
-			in.runs = append(in.runs, r)
-			inMemory = 0
-			buf = buf[:0]
+		if !full && !sp.active() && inMemory+len(buf) <= opt.RunRows {
+			// Everything so far fits in one run: no spill file.
+			in.runs = append(in.runs, run{rows: buf})
+			inMemory += len(buf)
+			buf = nil
 			return nil
 		}
-		in.runs = append(in.runs, run{rows: slices.Clone(buf)})
-		inMemory += len(buf)
-		buf = buf[:0]
+		// More than one run's worth: every run goes to the spill file, and the largest buffer
+		// that frees is the next run's.
+		spare := buf
+		for _, other := range inputs {
+			if other == nil {
+				continue
+			}
+			for i := range other.runs {
+				rows := other.runs[i].rows
+				if err := sp.spillRun(&other.runs[i]); err != nil {
+					return err
+				}
+				if cap(rows) > cap(spare) {
+					spare = rows
+				}
+			}
+		}
+		r := run{rows: buf}
+		if err := sp.spillRun(&r); err != nil {
+			return err
+		}
+		in.runs = append(in.runs, r)
+		inMemory = 0
+		buf = spare[:0]
 		return nil
 	}
 	for i, path := range paths {
@@ -120,11 +129,14 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 		if opt.Progress != nil {
 			r = &progressReader{r: f, size: size, file: path, report: opt.Progress}
 		}
-		in.info, err = parseTrace(path, r, func(e *rawEvent) error {
+		in.info, err = parseTrace(path, r, tab, func(e *rawEvent) error {
 			e.Rank = int32(i) // provisional: the file's own rank is known at its end
-			buf = append(buf, tab.compact(&e.Event))
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, min(max(len(buf), 1<<12), opt.RunRows-len(buf)))
+			}
+			buf = append(buf, tab.compact(e))
 			if len(buf) >= opt.RunRows {
-				return flush(in)
+				return flush(in, true) // a full run: more are likely to follow
 			}
 			return nil
 		})
@@ -138,16 +150,17 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 			}
 			sum.Skipped[c] += n
 		}
-		if err := flush(in); err != nil {
+		if err := flush(in, false); err != nil {
 			return sum, err
 		}
 	}
+	buf = nil // the merge needs it no more
 	if err := assignRanks(inputs); err != nil {
 		return sum, err
 	}
 	sort.SliceStable(inputs, func(a, b int) bool { return inputs[a].rank < inputs[b].rank })
-	sum.ByCategory = map[string]int64{}
 	meta := importMetadata(inputs)
+	var byCategory [256]int64 // by crow.category
 	err := atomicfile.Write(out, func(w io.Writer) error {
 		pw := parquet.NewGenericWriter[Event](w, writerOptions(meta)...)
 		batch := make([]Event, 0, 1024)
@@ -156,14 +169,14 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 			sum.Ranks = append(sum.Ranks, in.rank)
 			res := newResolver(in.info.worldSize)
 			err := sp.merge(tab, in.runs, func(c *crow) error {
-				raw = rawEvent{Event: tab.expand(c)}
+				raw = tab.expand(c)
 				raw.Rank = in.rank
 				res.resolve(&raw)
 				if err := raw.Event.Validate(); err != nil {
 					return errs.Usage("%s: %v", in.path, err)
 				}
 				sum.Rows++
-				sum.ByCategory[raw.Category]++
+				byCategory[c.category]++
 				batch = append(batch, raw.Event)
 				if len(batch) == cap(batch) {
 					if _, err := pw.Write(batch); err != nil {
@@ -182,6 +195,12 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 		}
 		return pw.Close()
 	})
+	sum.ByCategory = map[string]int64{}
+	for i, n := range byCategory {
+		if n > 0 {
+			sum.ByCategory[Categories[i]] = n
+		}
+	}
 	sum.Spilled = sp.active()
 	return sum, err
 }

@@ -29,6 +29,8 @@ const (
 type rawEvent struct {
 	Event
 	index int64 // event index in its file, for error messages
+	// Name, Shapes and DType as ids of the import's string table (strtab), set with them.
+	nameID, shapesID, dtypeID uint32
 }
 
 // fileInfo is what a trace file says about itself besides its events.
@@ -45,14 +47,14 @@ type fileInfo struct {
 
 // parser streams one trace file. It holds no events: each complete event goes to emit.
 type parser struct {
-	name   string // for errors
-	sc     *scanner
-	intern map[string]string
-	buf    []byte
-	index  int64 // events seen (all phases), for positions
-	info   fileInfo
-	emit   func(*rawEvent) error
-	ev     rawEvent
+	name  string // for errors
+	sc    *scanner
+	tab   *strtab // interns strings: one table for the whole import
+	buf   []byte
+	index int64 // events seen (all phases), for positions
+	info  fileInfo
+	emit  func(*rawEvent) error
+	ev    rawEvent
 }
 
 // magicGzip is the gzip header's first two bytes.
@@ -69,8 +71,12 @@ func skipBOM(r *bufio.Reader) {
 }
 
 // parseTrace reads a Kineto or legacy PyTorch-profiler Chrome trace (plain or gzip) from r and
-// calls emit for every complete event, in file order. Errors name the file and the position.
-func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo, error) {
+// calls emit for every complete event, in file order, its strings interned in tab (a new table
+// when nil). Errors name the file and the position.
+func parseTrace(name string, r io.Reader, tab *strtab, emit func(*rawEvent) error) (fileInfo, error) {
+	if tab == nil {
+		tab = newStrtab()
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, err := br.Peek(2)
 	if len(head) == 0 {
@@ -93,7 +99,7 @@ func parseTrace(name string, r io.Reader, emit func(*rawEvent) error) (fileInfo,
 	} else {
 		skipBOM(br)
 	}
-	p := &parser{name: name, sc: newScanner(in), intern: make(map[string]string, 1024), emit: emit, info: fileInfo{rank: -1}}
+	p := &parser{name: name, sc: newScanner(in), tab: tab, emit: emit, info: fileInfo{rank: -1}}
 	err = p.run()
 	if err != nil && zr != nil && errs.ExitCode(err) != errs.ExitUsage {
 		// Corrupt deflate data can decompress into garbage before the stream's checksum fails:
@@ -320,15 +326,15 @@ func (p *parser) event() error {
 		}
 		switch string(k) {
 		case `"ph"`:
-			if ph, err = p.str(); err != nil {
+			if ph, _, err = p.str(); err != nil {
 				return err
 			}
 		case `"cat"`:
-			if cat, err = p.str(); err != nil {
+			if cat, _, err = p.str(); err != nil {
 				return err
 			}
 		case `"name"`:
-			if e.Name, err = p.str(); err != nil {
+			if e.Name, e.nameID, err = p.str(); err != nil {
 				return err
 			}
 		case `"ts"`:
@@ -370,7 +376,7 @@ func (p *parser) event() error {
 		if p.info.skipped == nil {
 			p.info.skipped = map[string]int64{}
 		}
-		p.info.skipped[p.internString(cat)]++
+		p.info.skipped[cat]++ // interned: the key allocates nothing
 		return nil
 	}
 	if !hasTS || !hasDur {
@@ -414,6 +420,7 @@ func (p *parser) args() error {
 	e := &p.ev
 	var nelems, outNelems int64
 	var dtype string
+	var dtypeID uint32
 	for first := true; ; {
 		more, err := sc.more('}', &first)
 		if err != nil {
@@ -447,20 +454,22 @@ func (p *parser) args() error {
 			e.GroupSize = int32(n)
 		case `"Collective name"`:
 			var s string
-			if s, err = p.str(); err == nil {
+			if s, _, err = p.str(); err == nil {
 				e.Collective = CollectiveName(s)
 			}
 		case `"dtype"`:
-			dtype, err = p.str()
+			dtype, dtypeID, err = p.str()
 		case `"Input Dims"`:
 			var v []byte
 			if v, err = sc.value(); err == nil {
-				e.Shapes = p.internBytes(v)
+				e.shapesID = p.internBytes(v)
+				e.Shapes = p.tab.strs[e.shapesID]
 			}
 		case `"Input type"`:
 			var v []byte
 			if v, err = sc.value(); err == nil && e.DType == "" {
-				e.DType = p.firstString(v)
+				e.dtypeID = p.firstString(v)
+				e.DType = p.tab.strs[e.dtypeID]
 			}
 		default:
 			err = sc.skip()
@@ -470,7 +479,7 @@ func (p *parser) args() error {
 		}
 	}
 	if dtype != "" {
-		e.DType = dtype
+		e.DType, e.dtypeID = dtype, dtypeID
 		// Bytes is the nccl-tests size S: the input for all ops but all-gather, whose S is the
 		// gathered output.
 		if e.Collective == "all_gather" && outNelems > 0 {
@@ -488,19 +497,20 @@ func (p *parser) args() error {
 }
 
 // str reads a string value, interned.
-func (p *parser) str() (string, error) {
+func (p *parser) str() (string, uint32, error) {
 	v, err := p.sc.value()
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if v[0] != '"' {
-		return "", p.fail("%s where a string should be", v)
+		return "", 0, p.fail("%s where a string should be", v)
 	}
-	return p.internBytes(v), nil
+	id := p.internBytes(v)
+	return p.tab.strs[id], id, nil
 }
 
 // internBytes unquotes a JSON string value (or keeps any other value's text) and interns it.
-func (p *parser) internBytes(raw []byte) string {
+func (p *parser) internBytes(raw []byte) uint32 {
 	if raw[0] == '"' {
 		if bytes.IndexByte(raw, '\\') < 0 {
 			raw = raw[1 : len(raw)-1]
@@ -509,20 +519,7 @@ func (p *parser) internBytes(raw []byte) string {
 			raw = u
 		}
 	}
-	if s, ok := p.intern[string(raw)]; ok {
-		return s
-	}
-	s := string(raw)
-	p.intern[s] = s
-	return s
-}
-
-func (p *parser) internString(s string) string {
-	if v, ok := p.intern[s]; ok {
-		return v
-	}
-	p.intern[s] = s
-	return s
+	return p.tab.idBytes(raw)
 }
 
 // num reads a number (or a numeric string, as some exporters write) as float64.
@@ -588,7 +585,7 @@ func (p *parser) id() (n int64, numeric bool, err error) {
 	}
 	switch v[0] {
 	case '"':
-		s := p.internBytes(v)
+		s := p.tab.strs[p.internBytes(v)]
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true, nil
 		}
@@ -635,19 +632,20 @@ func firstDimsProduct(v string) int64 {
 	return n
 }
 
-// firstString is the first string of a JSON array ("Input type": ["float", …]), interned.
-func (p *parser) firstString(v []byte) string {
-	sc := scanBytes(v)
+// firstString is the first string of a JSON array ("Input type": ["float", …]), interned (0,
+// the empty string, when there is none).
+func (p *parser) firstString(v []byte) uint32 {
+	sc := scanner{buf: v, end: len(v), keep: -1, err: io.EOF}
 	if sc.peek() != '[' {
-		return ""
+		return 0
 	}
 	sc.pos++
 	if sc.peek() != '"' {
-		return ""
+		return 0
 	}
 	s, err := sc.value()
 	if err != nil {
-		return ""
+		return 0
 	}
 	return p.internBytes(s)
 }

@@ -17,6 +17,37 @@ type resolver struct {
 	gpu      map[[2]int64][]frame
 	launches map[int64]launch // by correlation id
 	seen     int
+	// What event names say (nameFacts), worked out once per name: by name id, an index into
+	// facts.
+	factIndex map[uint32]int32
+	facts     []nameFacts
+}
+
+// nameFacts is what a name says, whatever the event: the phase and layer it marks when it
+// opens a range, whether it is a profiler step, an autograd or optimizer CPU op that opens one,
+// an nccl:* annotation, and the collective it launches.
+type nameFacts struct {
+	phase                         string
+	layer                         int32
+	step, cpuMarks, nccl, recordP bool
+	coll                          string
+}
+
+func factsOf(name string) nameFacts {
+	return nameFacts{phase: PhaseOf(name), layer: LayerOf(name), step: IsStep(name),
+		cpuMarks: marksPhase(&Event{Category: "cpu_op", Name: name}), nccl: strings.HasPrefix(name, "nccl:"),
+		recordP: name == "record_param_comms", coll: commOf(&Event{Name: name})}
+}
+
+// factsFor is the facts of e's name.
+func (r *resolver) factsFor(e *rawEvent) *nameFacts {
+	i, ok := r.factIndex[e.nameID]
+	if !ok {
+		i = int32(len(r.facts))
+		r.factIndex[e.nameID] = i
+		r.facts = append(r.facts, factsOf(e.Name))
+	}
+	return &r.facts[i]
 }
 
 type frame struct {
@@ -43,7 +74,8 @@ type launch struct {
 }
 
 func newResolver(worldSize int32) *resolver {
-	return &resolver{worldSize: worldSize, cpu: map[int64][]frame{}, gpu: map[[2]int64][]frame{}, launches: map[int64]launch{}}
+	return &resolver{worldSize: worldSize, cpu: map[int64][]frame{}, gpu: map[[2]int64][]frame{}, launches: map[int64]launch{},
+		factIndex: map[uint32]int32{}}
 }
 
 // context is what the open ranges of a stack say: the innermost phase, layer and collective.
@@ -81,21 +113,21 @@ func pop(st []frame, t int64) []frame {
 	return st[:k]
 }
 
-// own is what an event itself says: the phase it marks, its layer, its collective.
-func own(e *rawEvent) frame {
+// own is what an event itself says (its name's facts n): the phase it marks, its layer, its
+// collective.
+func own(e *rawEvent, n *nameFacts) frame {
 	f := frame{end: e.StartNs + e.DurNs, layer: -1}
-	if marksPhase(&e.Event) && !IsStep(e.Name) {
-		f.phase = PhaseOf(e.Name)
-		f.layer = LayerOf(e.Name)
+	// marksPhase: annotations, and CPU ops that are autograd nodes or optimizer steps.
+	if (e.Category == "annotation" || e.Category == "cpu_op" && n.cpuMarks) && !n.step {
+		f.phase = n.phase
+		f.layer = n.layer
 	}
 	// c10d ops, and the nccl:* annotations PyTorch's ProcessGroupNCCL records inside them with
 	// the buffer's own shape and dtype (record_param_comms; a c10d op over a TensorList has
 	// empty dims): the innermost that carries a size wins (context).
-	if e.Category == "cpu_op" || (e.Category == "annotation" && strings.HasPrefix(e.Name, "nccl:")) {
-		if c := commOf(&e.Event); c != "" {
-			f.coll = c
-		}
-		if f.coll != "" || e.Name == "record_param_comms" {
+	if e.Category == "cpu_op" || (e.Category == "annotation" && n.nccl) {
+		f.coll = n.coll
+		if f.coll != "" || n.recordP {
 			// The op's first input is the buffer: Shapes keeps "Input Dims", DType the first
 			// "Input type".
 			f.nelems, f.itype, f.weak = firstDimsProduct(e.Shapes), e.DType, e.Category == "annotation"
@@ -124,8 +156,9 @@ func (r *resolver) resolve(e *rawEvent) {
 	if r.seen%65536 == 0 {
 		r.prune(e.StartNs)
 	}
-	o := own(e)
-	if e.Device < 0 && IsStep(e.Name) {
+	n := r.factsFor(e)
+	o := own(e, n)
+	if e.Device < 0 && n.step {
 		o.step, r.bwdSeen = true, false
 	}
 	if o.phase == "bwd" {

@@ -39,11 +39,6 @@ func newScanner(r io.Reader) *scanner {
 	return &scanner{r: r, buf: make([]byte, 256<<10), keep: -1}
 }
 
-// scanBytes scans a value already in memory.
-func scanBytes(b []byte) *scanner {
-	return &scanner{buf: b, end: len(b), keep: -1, err: io.EOF}
-}
-
 // offset is the input offset of the next unread byte.
 func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
 
