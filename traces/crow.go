@@ -25,6 +25,7 @@ type strtab struct {
 	// enumeration values by index (Categories, Phases, "" + Collectives)
 	cats, phases, colls map[string]uint8
 	collNames           []string
+	keys                []sortEntry // sort's scratch space, reused
 }
 
 func newStrtab() *strtab {
@@ -88,8 +89,51 @@ func (t *strtab) key(c *crow) sortKey {
 		category: Categories[c.category], name: t.strs[c.name]}
 }
 
+// sortEntry is what sorting a run moves around: the leading sort columns and the row's index
+// (24 bytes, not the row's 80).
+type sortEntry struct {
+	start, dur int64
+	rank       int32
+	i          uint32
+}
+
+// sort orders rows as compare does: it sorts small entries (the rows themselves, full ties
+// aside, are not read) and then moves each row once, following the permutation's cycles.
 func (t *strtab) sort(rows []crow) {
-	slices.SortFunc(rows, func(a, b crow) int { return t.compare(&a, &b) })
+	keys := slices.Grow(t.keys[:0], len(rows))[:len(rows)]
+	for i := range rows {
+		keys[i] = sortEntry{start: rows[i].start, dur: rows[i].dur, rank: rows[i].rank, i: uint32(i)}
+	}
+	slices.SortFunc(keys, func(a, b sortEntry) int {
+		switch {
+		case a.rank != b.rank:
+			return cmp.Compare(a.rank, b.rank)
+		case a.start != b.start:
+			return cmp.Compare(a.start, b.start)
+		case a.dur != b.dur:
+			return cmp.Compare(b.dur, a.dur)
+		}
+		return t.compare(&rows[a.i], &rows[b.i])
+	})
+	// rows[k] takes rows[keys[k].i]; a placed position is marked with an index past the end.
+	const done = ^uint32(0)
+	for k := range keys {
+		if keys[k].i == done || keys[k].i == uint32(k) {
+			continue
+		}
+		tmp, j := rows[k], k
+		for {
+			from := keys[j].i
+			keys[j].i = done
+			if from == uint32(k) {
+				rows[j] = tmp
+				break
+			}
+			rows[j] = rows[from]
+			j = int(from)
+		}
+	}
+	t.keys = keys[:0]
 }
 
 func (c *crow) encode(b []byte) {
