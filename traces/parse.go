@@ -47,14 +47,16 @@ type fileInfo struct {
 
 // parser streams one trace file. It holds no events: each complete event goes to emit.
 type parser struct {
-	name  string // for errors
-	sc    *scanner
-	tab   *strtab // interns strings: one table for the whole import
-	buf   []byte
-	index int64 // events seen (all phases), for positions
-	info  fileInfo
-	emit  func(*rawEvent) error
-	ev    rawEvent
+	name string // for errors
+	sc   *scanner
+	tab  *strtab // interns strings: one table for the whole import
+	// categories caches category by cat and name ids.
+	categories map[uint64]string
+	buf        []byte
+	index      int64 // events seen (all phases), for positions
+	info       fileInfo
+	emit       func(*rawEvent) error
+	ev         rawEvent
 }
 
 // magicGzip is the gzip header's first two bytes.
@@ -99,7 +101,7 @@ func parseTrace(name string, r io.Reader, tab *strtab, emit func(*rawEvent) erro
 	} else {
 		skipBOM(br)
 	}
-	p := &parser{name: name, sc: newScanner(in), tab: tab, emit: emit, info: fileInfo{rank: -1}}
+	p := &parser{name: name, sc: newScanner(in), tab: tab, categories: map[uint64]string{}, emit: emit, info: fileInfo{rank: -1}}
 	err = p.run()
 	if err != nil && zr != nil && errs.ExitCode(err) != errs.ExitUsage {
 		// Corrupt deflate data can decompress into garbage before the stream's checksum fails:
@@ -309,6 +311,7 @@ func (p *parser) event() error {
 	e := &p.ev
 	*e = rawEvent{Event: Event{Device: -1, Layer: -1, Phase: "unknown"}, index: p.index}
 	var ph, cat string
+	var catID uint32
 	var ts, dur float64
 	var hasTS, hasDur, pidNumeric bool
 	var pid, tid int64
@@ -330,7 +333,7 @@ func (p *parser) event() error {
 				return err
 			}
 		case `"cat"`:
-			if cat, _, err = p.str(); err != nil {
+			if cat, catID, err = p.str(); err != nil {
 				return err
 			}
 		case `"name"`:
@@ -368,7 +371,7 @@ func (p *parser) event() error {
 	if ph != "X" {
 		return nil // flow, metadata, instant and counter events carry no duration
 	}
-	e.Category = Category(cat, e.Name, p.info.format)
+	e.Category = p.category(cat, catID, e)
 	if e.Category == "" {
 		if cat == "Trace" {
 			return nil // Kineto's span of the whole profiling session, not an event
@@ -408,6 +411,18 @@ func (p *parser) event() error {
 		e.Collective = kernelCollective(e.Name)
 	}
 	return p.emit(e)
+}
+
+// category is Category(cat, e.Name, format), worked out once per category and name (it reads
+// kernel and runtime names: communication libraries' kernels, synchronising calls).
+func (p *parser) category(cat string, catID uint32, e *rawEvent) string {
+	key := uint64(catID)<<32 | uint64(e.nameID)
+	c, ok := p.categories[key]
+	if !ok {
+		c = Category(cat, e.Name, p.info.format)
+		p.categories[key] = c
+	}
+	return c
 }
 
 // args picks the fields ddlest keeps from an event's args.

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -284,6 +285,11 @@ var strSpecial = func() (t [256]bool) {
 func (s *scanner) scanString() (start int, err error) {
 	i := s.pos + 1 // relative to s.pos across refills
 	for {
+		// Eight bytes at a time while none of them is special (names are most of a trace's
+		// bytes), then byte by byte.
+		for i+8 <= s.end && !hasSpecial(binary.LittleEndian.Uint64(s.buf[i:])) {
+			i += 8
+		}
 		for i < s.end && !strSpecial[s.buf[i]] {
 			i++
 		}
@@ -330,6 +336,19 @@ func (s *scanner) scanString() (start int, err error) {
 			return 0, s.syntax(i, "invalid control character %q in a string", c)
 		}
 	}
+}
+
+// hasSpecial reports whether any of the eight bytes in x is special in a string: below 0x20, a
+// quote or a backslash. SWAR tests (Anderson, "Bit Twiddling Hacks", graphics.stanford.edu/
+// ~seander/bithacks.html: "Determine if a word has a byte less than n", exact as a yes/no for
+// n ≤ 128, and "Determine if a word has a zero byte" applied to x XOR the byte repeated).
+func hasSpecial(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	less := (x - ones*0x20) & ^x & highs
+	q, b := x^(ones*'"'), x^(ones*'\\')
+	quote := (q - ones) & ^q & highs
+	backslash := (b - ones) & ^b & highs
+	return less|quote|backslash != 0
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -86,3 +86,31 @@ func TestParseNumberIsParseFloat(t *testing.T) {
 		}
 	}
 }
+
+// hasSpecial agrees with the byte table on every byte value in every position of a word, and
+// on random words.
+func TestHasSpecial(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			x := uint64(0)
+			for k := 7; k >= 0; k-- {
+				x = x<<8 | uint64(w[k])
+			}
+			if got := hasSpecial(x); got != strSpecial[c] {
+				t.Fatalf("byte %#x at %d: hasSpecial %v, want %v", c, pos, got, strSpecial[c])
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 1_000_000 {
+		x, want := rng.Uint64(), false
+		for k := range 8 {
+			want = want || strSpecial[byte(x>>(8*k))]
+		}
+		if hasSpecial(x) != want {
+			t.Fatalf("%#x: hasSpecial %v, want %v", x, !want, want)
+		}
+	}
+}
