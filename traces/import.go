@@ -362,6 +362,7 @@ type cursor struct {
 	rd   *bufio.Reader // spilled
 	left int
 	cur  crow
+	rec  [rowSize]byte // the record being decoded (a field: a local would escape to the heap)
 }
 
 func (c *cursor) next() (*crow, error) {
@@ -375,12 +376,11 @@ func (c *cursor) next() (*crow, error) {
 	if c.left == 0 {
 		return nil, io.EOF
 	}
-	var rec [rowSize]byte
-	if _, err := io.ReadFull(c.rd, rec[:]); err != nil {
+	if _, err := io.ReadFull(c.rd, c.rec[:]); err != nil {
 		return nil, fmt.Errorf("reading the import's spill file: %w", err)
 	}
 	c.left--
-	c.cur.decode(rec[:])
+	c.cur.decode(c.rec[:])
 	return &c.cur, nil
 }
 

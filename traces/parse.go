@@ -175,16 +175,12 @@ func (p *parser) object() error {
 	sc.pos++ // '{'
 	sawEvents := false
 	for first := true; ; {
-		more, err := sc.more('}', &first)
+		k, more, err := sc.member(&first)
 		if err != nil {
 			return err
 		}
 		if !more {
 			break
-		}
-		k, err := sc.key()
-		if err != nil {
-			return err
 		}
 		switch string(k) {
 		case `"traceEvents"`:
@@ -226,12 +222,8 @@ func (p *parser) distributed() error {
 	}
 	sc.pos++
 	for first := true; ; {
-		more, err := sc.more('}', &first)
+		kv, more, err := sc.member(&first)
 		if err != nil || !more {
-			return err
-		}
-		kv, err := sc.key()
-		if err != nil {
 			return err
 		}
 		k := string(kv) // the scanner reuses its buffer on the next read
@@ -316,16 +308,12 @@ func (p *parser) event() error {
 	var hasTS, hasDur, pidNumeric bool
 	var pid, tid int64
 	for first := true; ; {
-		more, err := sc.more('}', &first)
+		k, more, err := sc.member(&first)
 		if err != nil {
 			return err
 		}
 		if !more {
 			break
-		}
-		k, err := sc.key()
-		if err != nil {
-			return err
 		}
 		switch string(k) {
 		case `"ph"`:
@@ -437,16 +425,12 @@ func (p *parser) args() error {
 	var dtype string
 	var dtypeID uint32
 	for first := true; ; {
-		more, err := sc.more('}', &first)
+		k, more, err := sc.member(&first)
 		if err != nil {
 			return err
 		}
 		if !more {
 			break
-		}
-		k, err := sc.key()
-		if err != nil {
-			return err
 		}
 		// The integer args ddlest reads ("stream" is validated and dropped: the event's tid is
 		// its stream).

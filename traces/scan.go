@@ -161,6 +161,16 @@ func (s *scanner) more(closing byte, first *bool) (bool, error) {
 	return true, nil
 }
 
+// member steps to an object's next member (more, then key): its name, or ok false after the
+// last.
+func (s *scanner) member(first *bool) (name []byte, ok bool, err error) {
+	if ok, err = s.more('}', first); err != nil || !ok {
+		return nil, false, err
+	}
+	name, err = s.key()
+	return name, err == nil, err
+}
+
 // key reads an object member's name (raw, with its quotes) and the colon after it.
 func (s *scanner) key() ([]byte, error) {
 	if c := s.peek(); c != '"' {
