@@ -302,7 +302,8 @@ func (p *parser) event() error {
 	sc.pos++ // '{'
 	e := &p.ev
 	*e = rawEvent{Event: Event{Device: -1, Layer: -1, Phase: "unknown"}, index: p.index}
-	var ph, cat string
+	var cat string
+	var complete bool // ph is "X"
 	var catID uint32
 	var ts, dur float64
 	var hasTS, hasDur, pidNumeric bool
@@ -317,9 +318,17 @@ func (p *parser) event() error {
 		}
 		switch string(k) {
 		case `"ph"`:
-			if ph, _, err = p.str(); err != nil {
+			var v []byte
+			if v, err = sc.value(); err != nil {
 				return err
 			}
+			ph := "X"
+			if string(v) != `"X"` { // the common case needs no interning
+				if ph, _, err = p.strOf(v); err != nil {
+					return err
+				}
+			}
+			complete = ph == "X"
 		case `"cat"`:
 			if cat, catID, err = p.str(); err != nil {
 				return err
@@ -356,7 +365,7 @@ func (p *parser) event() error {
 			}
 		}
 	}
-	if ph != "X" {
+	if !complete {
 		return nil // flow, metadata, instant and counter events carry no duration
 	}
 	e.Category = p.category(cat, catID, e)
@@ -501,6 +510,11 @@ func (p *parser) str() (string, uint32, error) {
 	if err != nil {
 		return "", 0, err
 	}
+	return p.strOf(v)
+}
+
+// strOf interns a string value's text.
+func (p *parser) strOf(v []byte) (string, uint32, error) {
 	if v[0] != '"' {
 		return "", 0, p.fail("%s where a string should be", v)
 	}

@@ -93,8 +93,16 @@ func (s *scanner) syntax(at int, format string, a ...any) error {
 }
 
 // peek skips whitespace and returns the next byte without consuming it, or 0 at the end of the
-// input (or on a read error: s.eof, s.err).
+// input (or on a read error: s.eof, s.err). Its first test is small enough to be inlined: no
+// call when the next byte is there and not whitespace.
 func (s *scanner) peek() byte {
+	if s.pos < s.end && s.buf[s.pos] > ' ' {
+		return s.buf[s.pos]
+	}
+	return s.skipSpace()
+}
+
+func (s *scanner) skipSpace() byte {
 	for {
 		for s.pos < s.end {
 			switch c := s.buf[s.pos]; c {
