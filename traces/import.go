@@ -154,7 +154,7 @@ func Import(paths []string, out string, opt ImportOptions) (ImportSummary, error
 			return sum, err
 		}
 	}
-	buf = nil // the merge needs it no more
+	buf, tab.keys = nil, nil // the merge needs them no more
 	if err := assignRanks(inputs); err != nil {
 		return sum, err
 	}
