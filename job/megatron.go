@@ -65,6 +65,9 @@ type MegatronOptions struct {
 	IgnoreMemory bool
 	// placements, when set, reuses networks placed for earlier jobs of a sweep worker.
 	placements *placements
+	// scratch, when set, is where the estimate writes (a sweep's point): the report, the plan
+	// and the estimate's slices are its, valid until the next estimate into it.
+	scratch *runScratch
 	// software, when set, is the job's training software: a search enumerates only what it
 	// supports.
 	software *Software
@@ -95,6 +98,8 @@ type Transformer struct {
 	MemoryWarning string
 	// Search summarises the layout search that chose Config (execution.layout search).
 	Search *SearchSummary
+	// step is where Step points.
+	step PipelineStep
 }
 
 // PipelineStep is one steady-state 1F1B step, the "iteration" the HammingMesh paper simulates for
@@ -109,16 +114,16 @@ type PipelineStep struct {
 	Total             units.Seconds // max(Forward, Backward) + P2P
 }
 
-// pipelineStep derives the step from an estimate.
-func pipelineStep(r estimator.Result) *PipelineStep {
+// pipelineStep derives the step from an estimate, into best.
+func pipelineStep(r *estimator.Result, best *PipelineStep) *PipelineStep {
 	if len(r.Stages) < 2 {
 		return nil
 	}
-	var best PipelineStep
+	*best = PipelineStep{}
 	for i, st := range r.Stages {
 		f, b := st.Forward+st.CommForward, st.Recompute+st.Backward+st.CommBackward
 		if max(f, b) > max(best.Forward, best.Backward) {
-			best = PipelineStep{Stage: i, Forward: f, Backward: b}
+			*best = PipelineStep{Stage: i, Forward: f, Backward: b}
 		}
 	}
 	for _, c := range r.Collectives {
@@ -128,7 +133,7 @@ func pipelineStep(r estimator.Result) *PipelineStep {
 		}
 	}
 	best.Total = max(best.Forward, best.Backward) + best.P2P
-	return &best
+	return best
 }
 
 // Megatron runs the pipeline.
@@ -157,15 +162,17 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		return nil, cfg, err
 	}
 	// The report and what it points to are allocated at once (an estimate is on the hot path of
-	// sweeps and searches).
-	all := &struct {
-		rep  Report
-		tf   Transformer
-		tg   scaling.Target
-		auto megatron.AutoResult
-	}{}
+	// sweeps and searches), or are a sweep point's scratch, whose estimate slices keep their room.
+	var all *transformerReport
+	if o.scratch != nil {
+		all = &o.scratch.report
+		res := &all.rep.Result
+		*all = transformerReport{rep: Report{Result: estimator.Result{Stages: res.Stages[:0], Collectives: res.Collectives[:0]}}}
+	} else {
+		all = new(transformerReport)
+	}
 	rep := &all.rep
-	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf}
+	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf, Result: rep.Result}
 	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 
@@ -210,6 +217,14 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 	return rep, cfg, nil
 }
 
+// transformerReport is a transformer report and what it points to, in one piece.
+type transformerReport struct {
+	rep  Report
+	tf   Transformer
+	tg   scaling.Target
+	auto megatron.AutoResult
+}
+
 // transformerEnv is what every layout of one model on one cluster shares: the GPU's roofline,
 // the network placed for the job's GPU count and the compute profile's source. A search builds
 // it once and prices every layout with it.
@@ -223,7 +238,13 @@ type transformerEnv struct {
 }
 
 func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
-	env := &transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
+	var env *transformerEnv
+	if o.scratch != nil {
+		env = &o.scratch.env
+	} else {
+		env = new(transformerEnv)
+	}
+	*env = transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
 	if o.Published != nil {
 		env.run.Profile = "published"
 	}
@@ -239,7 +260,11 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 		if err := o.Cluster.CheckJob(gpus); err != nil {
 			return nil, err
 		}
-		key, keyed = newPlacementKey(o.Cluster, o.Efficiency, prec, gpus)
+		var params any
+		if o.scratch != nil {
+			params = o.scratch.netParams
+		}
+		key, keyed = newPlacementKey(o.Cluster, params, o.Efficiency, prec, gpus)
 	} else {
 		key, keyed = choiceKey(o.Network, gpu.Name, o.Efficiency, prec, gpus)
 	}
@@ -347,17 +372,30 @@ func choiceKey(n NetworkChoice, gpu string, eff roofline.Efficiency, prec partit
 }
 
 // newPlacementKey is the key of a cluster's network for a job, when its parameters can be
-// compared (a flat struct of scalars).
-func newPlacementKey(c *Cluster, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+// compared (a flat struct of scalars). params, when not nil, is paramsKey(c) already boxed (a
+// sweep whose grid leaves the network's parameters alone boxes them once).
+func newPlacementKey(c *Cluster, params any, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+	if params == nil {
+		var ok bool
+		if params, ok = paramsKey(c); !ok {
+			return placementKey{}, false
+		}
+	}
+	return placementKey{model: c.Network.Model, gpu: c.GPU, params: params, eff: eff, prec: prec, gpus: gpus,
+		nodes: c.Nodes, noReduce: c.NoReduceCompute}, true
+}
+
+// paramsKey is the cluster's network parameters as a comparable value (a copy of their struct),
+// unless they cannot be compared.
+func paramsKey(c *Cluster) (any, bool) {
 	if c.Network.Params == nil {
-		return placementKey{}, false
+		return nil, false
 	}
 	v := reflect.ValueOf(c.Network.Params).Elem()
 	if !v.Type().Comparable() {
-		return placementKey{}, false
+		return nil, false
 	}
-	return placementKey{model: c.Network.Model, gpu: c.GPU, params: v.Interface(), eff: eff, prec: prec, gpus: gpus,
-		nodes: c.Nodes, noReduce: c.NoReduceCompute}, true
+	return v.Interface(), true
 }
 
 func (p *placements) get(k placementKey) *placement {
@@ -399,7 +437,11 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 		}
 	}
 	// Memory is checked before building: most layouts of a sweep do not fit.
-	plan, memErr, err := megatron.BuildChecked(cfg, env.o.IgnoreMemory)
+	var into *megatron.Scratch
+	if env.o.scratch != nil {
+		into = &env.o.scratch.plan
+	}
+	plan, memErr, err := megatron.BuildCheckedInto(into, cfg, env.o.IgnoreMemory)
 	if err != nil {
 		return err
 	}
@@ -428,10 +470,9 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 	}
 	rep.Profile = desc
 	rep.Network, rep.NetConfig, rep.Cluster = env.net.Name(), env.netCfg, env.o.Cluster
-	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: env.net, Steps: rep.Steps, SampleTokens: cfg.Seq})
-	if err != nil {
+	if err := estimator.EstimateInto(&rep.Result, estimator.Input{Plan: plan, Profile: prof, Network: env.net, Steps: rep.Steps, SampleTokens: cfg.Seq}); err != nil {
 		return err
 	}
-	rep.Step = pipelineStep(rep.Result)
+	rep.Step = pipelineStep(&rep.Result, &rep.Transformer.step)
 	return nil
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/partition/megatron"
 )
 
 // Axis is one swept key and its values, in order.
@@ -202,7 +204,9 @@ const (
 
 func (s Status) String() string { return [...]string{"ok", "infeasible", "invalid"}[s] }
 
-// Point is one point of a sweep.
+// Point is one point of a sweep. A point and what it points to (Values, Report, Err) are
+// valid during the emit call that receives it: the sweep reuses their storage for a later point.
+// Copy what you keep.
 type Point struct {
 	Index  int
 	Values []string // the grid's values, one per axis
@@ -228,6 +232,26 @@ type SweepOptions struct {
 // workers busy, small enough to bound memory.
 const sweepBatch = 256
 
+// runScratch is where a sweep point's estimate writes: the report and what it points to, the
+// transformer environment and the plan (megatron.Scratch), reused by the point in the same
+// place of the next batch once this one is emitted. netParams is the cluster's network
+// parameters boxed once for the placement key when the grid leaves them alone (nil: box them
+// per point).
+type runScratch struct {
+	report    transformerReport
+	env       transformerEnv
+	plan      megatron.Scratch
+	netParams any
+}
+
+// slot is one place of a batch: a point's values, its job (a copy of the base with the point's
+// values set) and its scratch. A sweep allocates nothing per point once its slots are warm.
+type slot struct {
+	job     Job
+	scratch runScratch
+	ready   bool
+}
+
 // Sweep runs every point of the grid over base, in parallel, and calls emit with the points in
 // grid order. A point that is infeasible or invalid is reported, not fatal; any other error
 // (a trace file that cannot be read) stops the sweep. ctx cancels it between points.
@@ -245,48 +269,56 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// The network's parameters are the base's at every point unless an axis sets one of them
+	// (or a preset): their placement key is boxed once.
+	var netParams any
+	if cg.setters != nil && !slices.ContainsFunc(cg.setters, func(s *params.Setter) bool { return strings.HasPrefix(s.Path, "cluster.") }) {
+		netParams, _ = paramsKey(&base.Cluster)
+	}
 	batch := make([]Point, min(sum.Points, sweepBatch*workers))
+	slots := make([]slot, len(batch))
+	values := make([]string, len(batch)*len(g))
 	caches := make([]*placements, workers) // each worker's placed networks, kept across batches
 	for i := range caches {
 		caches[i] = &placements{}
 	}
 	for start := 0; start < sum.Points; start += len(batch) {
 		n := min(len(batch), sum.Points-start)
-		var next int
-		var mu sync.Mutex
+		var next atomic.Int64
+		var failed atomic.Bool
 		var wg sync.WaitGroup
-		var fatal error
 		for w := range min(workers, n) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cache := caches[w]
-				for {
-					mu.Lock()
-					i := next
-					next++
-					stop := fatal != nil
-					mu.Unlock()
-					if i >= n || stop || ctx.Err() != nil {
+			wg.Go(func() {
+				for !failed.Load() && ctx.Err() == nil {
+					i := int(next.Add(1) - 1)
+					if i >= n {
 						return
 					}
-					p := &batch[i]
-					*p = Point{Index: start + i, Values: make([]string, len(g))}
+					p, sl := &batch[i], &slots[i]
+					*p = Point{Index: start + i, Values: values[i*len(g) : (i+1)*len(g) : (i+1)*len(g)]}
 					g.digits(start+i, func(k, v int) { p.Values[k] = g[k].Values[v] })
-					if err := runPoint(base, g, cg, p, cache); err != nil {
-						mu.Lock()
-						fatal = err
-						mu.Unlock()
+					if !sl.ready {
+						sl.job.scratch, sl.ready = &sl.scratch, true
+						sl.scratch.netParams = netParams
+					}
+					if err := runPoint(base, g, cg, p, &sl.job, caches[w]); err != nil {
+						failed.Store(true)
 					}
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		if fatal != nil {
-			return sum, fatal
+		if failed.Load() {
+			// The first failed point in grid order: workers take points in order and finish
+			// those they took, so every point before it ran.
+			for i := range n {
+				if p := &batch[i]; p.Status == failedPoint {
+					return sum, p.Err
+				}
+			}
 		}
 		for i := range n {
 			p := &batch[i]
@@ -310,10 +342,13 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 	return sum, nil
 }
 
-// runPoint estimates one point; only errors that are neither infeasibility nor bad input stop
-// the sweep.
-func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, cache *placements) error {
-	j := base.Clone()
+// failedPoint marks a point whose error stops the sweep (Err holds it).
+const failedPoint Status = -1
+
+// runPoint estimates one point into the job j (a slot's, reset to base); only errors that are
+// neither infeasibility nor bad input stop the sweep.
+func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, j *Job, cache *placements) error {
+	j.copyFrom(base)
 	j.placements = cache
 	if cg.setters == nil {
 		for k, a := range g {
@@ -333,16 +368,23 @@ func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, cache *placements) 
 }
 
 func classify(p *Point, err error) error {
-	var inf *errs.InfeasibleError
 	switch {
-	case errors.As(err, &inf):
+	case isInfeasible(err):
 		p.Status, p.Err = Infeasible, err
 	case errs.ExitCode(err) == errs.ExitUsage:
 		p.Status, p.Err = Invalid, err
 	default:
-		return fmt.Errorf("sweep point %v: %w", p.Values, err)
+		err = fmt.Errorf("sweep point %v: %w", p.Values, err)
+		p.Status, p.Err = failedPoint, err
+		return err
 	}
 	return nil
+}
+
+// isInfeasible: err is (or wraps) an infeasibility, exit 3.
+func isInfeasible(err error) bool {
+	_, ok := errors.AsType[*errs.InfeasibleError](err)
+	return ok
 }
 
 // Keys lists the grid's keys.
