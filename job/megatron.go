@@ -312,12 +312,22 @@ func ForgetPlacements() {
 }
 
 // placed returns a placement of k: the process-wide one, else the worker's (own may be nil).
+// A worker remembers the last one it was given: consecutive points of a sweep mostly share
+// their placement, and then neither hash the key nor take the process-wide lock.
 func placed(own *placements, k placementKey) *placement {
+	if own != nil && own.last != nil && own.last.key == k {
+		return own.last
+	}
 	shared.Lock()
 	p := shared.m[k]
 	shared.Unlock()
-	if p == nil && own != nil {
-		p = own.get(k)
+	if own != nil {
+		if p == nil {
+			p = own.get(k)
+		}
+		if p != nil {
+			own.last = p
+		}
 	}
 	return p
 }
@@ -338,10 +348,12 @@ func place(own *placements, p placement) {
 	}
 }
 
-// placements is one sweep worker's networks that are not shareable.
+// placements is one sweep worker's networks that are not shareable, and the last placement it
+// was given (its own or a process-wide one).
 type placements struct {
 	entries [8]placement
 	n, next int
+	last    *placement
 }
 
 type placement struct {

@@ -233,7 +233,7 @@ func (j *Job) Clone() *Job {
 }
 
 // copyFrom makes j what base.Clone() would be, in j's own model, execution and network
-// parameters where they are of base's types: a sweep's slot resets its job for every point
+// parameters where they are of base's types: a sweep's scratch resets its job for every point
 // without allocating. j keeps its placements and scratch.
 func (j *Job) copyFrom(base *Job) {
 	m, e, p, pl, sc := j.Model, j.Execution, j.Cluster.Network.Params, j.placements, j.scratch

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -50,12 +49,12 @@ func (g Grid) Points() int {
 	return n
 }
 
-// digits calls f with the index of point i's value on every axis (row-major: the first axis
+// digits writes the index of point i's value on every axis into d (row-major: the first axis
 // varies slowest).
-func (g Grid) digits(i int, f func(axis, value int)) {
+func (g Grid) digits(i int, d []int) {
 	for k := len(g) - 1; k >= 0; k-- {
 		n := len(g[k].Values)
-		f(k, i%n)
+		d[k] = i % n
 		i /= n
 	}
 }
@@ -78,7 +77,6 @@ func (g Grid) Check(base *Job) error {
 
 func (g Grid) compile(base *Job) (*compiledGrid, error) {
 	seen := map[string]bool{}
-	c := &compiledGrid{}
 	viaSet := false
 	for _, a := range g {
 		if seen[a.Key] {
@@ -88,42 +86,50 @@ func (g Grid) compile(base *Job) (*compiledGrid, error) {
 		if len(a.Values) == 0 {
 			return nil, errs.Usage("sweep: key %s has no values", a.Key)
 		}
-		for _, v := range a.Values {
-			if err := base.Clone().Set(a.Key, v); err != nil {
-				return nil, errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
-			}
-		}
 		viaSet = viaSet || slices.Contains(presetKeys, a.Key)
-	}
-	if viaSet {
-		return c, nil
 	}
 	b := base.Clone()
 	if err := b.Cluster.Network.resolve(); err != nil {
-		return nil, err
+		return nil, errs.Usage("sweep: %s=%s: %v", g[0].Key, g[0].Values[0], err) // as Set says it
 	}
+	// Each value is checked as Job.Set would set it on the base: a preset key by setting it, a
+	// leaf by its setter, resolved once, parsing it.
+	c := &compiledGrid{}
 	for _, a := range g {
+		if slices.Contains(presetKeys, a.Key) {
+			for _, v := range a.Values {
+				if err := base.Clone().Set(a.Key, v); err != nil {
+					return nil, errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
+				}
+			}
+			continue
+		}
 		s, err := params.NewSetter(b, a.Key)
 		if err != nil {
-			return nil, err
-		}
-		ex, err := params.Excludes(b, a.Key)
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range c.setters {
-			if slices.Contains(ex, o.Path) {
-				return nil, errs.Usage("sweep: %s and %s are alternatives (a value of one replaces the other); sweep one of them", o.Path, s.Path)
-			}
+			return nil, errs.Usage("sweep: %s=%s: %v", a.Key, a.Values[0], err)
 		}
 		vals := make([]reflect.Value, len(a.Values))
 		for i, v := range a.Values {
 			if vals[i], err = s.Parse(v); err != nil {
-				return nil, err
+				return nil, errs.Usage("sweep: %s=%s: %v", a.Key, v, err)
 			}
 		}
 		c.setters = append(c.setters, s)
 		c.values = append(c.values, vals)
+	}
+	if viaSet {
+		return &compiledGrid{}, nil
+	}
+	for i, s := range c.setters {
+		ex, err := params.Excludes(b, s.Path)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range c.setters[:i] {
+			if slices.Contains(ex, o.Path) {
+				return nil, errs.Usage("sweep: %s and %s are alternatives (a value of one replaces the other); sweep one of them", o.Path, s.Path)
+			}
+		}
 	}
 	return c, nil
 }
@@ -228,34 +234,72 @@ type SweepOptions struct {
 	Progress func(done, total int)
 }
 
-// sweepBatch is how many points run between two in-order emits per worker: large enough to keep
-// workers busy, small enough to bound memory.
+// sweepBatch is how many points per worker may be run and not yet emitted: enough to keep the
+// workers busy while the caller writes rows, few enough to bound memory.
 const sweepBatch = 256
 
-// runScratch is where a sweep point's estimate writes: the report and what it points to, the
-// transformer environment and the plan (megatron.Scratch), reused by the point in the same
-// place of the next batch once this one is emitted. netParams is the cluster's network
-// parameters boxed once for the placement key when the grid leaves them alone (nil: box them
-// per point).
+// emitRun is how many points the caller waits for before it emits: it wakes once per run, not
+// once per point.
+const emitRun = 64
+
+// runScratch is where a sweep point runs: its job (a copy of the base with the point's values
+// set) and where its estimate writes (the report and what it points to, the transformer
+// environment, the plan: megatron.Scratch). netParams is the cluster's network parameters boxed
+// once for the placement key when the grid leaves them alone (nil: box them per point).
+//
+// A worker runs its points in one scratch while they do not run (most points of a layout sweep
+// do not fit, their errors hold no reference into it); a point that runs keeps the scratch its
+// report points into until it is emitted, and the worker takes another. Emitted points give
+// theirs back: a sweep allocates nothing per point once it has as many scratches as points run
+// and wait to be emitted.
 type runScratch struct {
+	job       Job
 	report    transformerReport
 	env       transformerEnv
 	plan      megatron.Scratch
 	netParams any
 }
 
-// slot is one place of a batch: a point's values, its job (a copy of the base with the point's
-// values set) and its scratch. A sweep allocates nothing per point once its slots are warm.
-type slot struct {
-	job     Job
-	scratch runScratch
-	ready   bool
+// sweep is a running sweep's shared state. Points live in a ring of len(points) slots: point i in
+// slot i % len(points), taken by a worker only once point i − len(points) has been emitted.
+// Workers take runs of points in grid order and finish the runs they take; the caller's goroutine
+// emits the points in order as the runs before them finish.
+type sweep struct {
+	g         Grid
+	cg        *compiledGrid
+	base      *Job
+	run       pointRunner
+	netParams any
+	n         int // points
+	points    []Point
+	held      []*runScratch // the scratch each point that ran holds until it is emitted
+	values    []string      // the ring's values and value indices, len(g) per point
+	digits    []int
+
+	mu       sync.Mutex
+	progress sync.Cond // workers: a point was emitted; caller: a run finished
+	next     int       // the next point to give a worker
+	finished int       // the points before it have all run
+	emitted  int       // the points before it have been emitted
+	stop     bool      // a point failed, the caller's emit failed, or ctx was cancelled
+	working  int       // workers still running
+	waiting  int       // the points the caller waits to have run, 0 when it does not wait
+	free     []*runScratch
+	runs     [][2]int // finished runs past finished, to join it in order
 }
 
 // Sweep runs every point of the grid over base, in parallel, and calls emit with the points in
 // grid order. A point that is infeasible or invalid is reported, not fatal; any other error
-// (a trace file that cannot be read) stops the sweep. ctx cancels it between points.
+// (a trace file that cannot be read) stops the sweep after the points before it were emitted.
+// ctx cancels it between points.
 func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Point) error) (SweepSummary, error) {
+	return runSweep(ctx, base, g, o, emit, runPoint)
+}
+
+// pointRunner runs one point (runPoint; tests give others).
+type pointRunner func(base *Job, g Grid, cg *compiledGrid, p *Point, digits []int, sc *runScratch, cache *placements) error
+
+func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Point) error, run pointRunner) (SweepSummary, error) {
 	sum := SweepSummary{Points: g.Points()}
 	cg, err := g.compile(base)
 	if err != nil {
@@ -265,63 +309,148 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 	if err := base.Cluster.Network.resolve(); err != nil {
 		return sum, err
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	nw := o.Workers
+	if nw <= 0 {
+		nw = runtime.GOMAXPROCS(0)
 	}
+	ring := min(sum.Points, sweepBatch*nw)
+	sw := &sweep{g: g, cg: cg, base: base, run: run, n: sum.Points, points: make([]Point, ring), held: make([]*runScratch, ring),
+		values: make([]string, ring*len(g)), digits: make([]int, ring*len(g))}
+	sw.progress.L = &sw.mu
 	// The network's parameters are the base's at every point unless an axis sets one of them
 	// (or a preset): their placement key is boxed once.
-	var netParams any
 	if cg.setters != nil && !slices.ContainsFunc(cg.setters, func(s *params.Setter) bool { return strings.HasPrefix(s.Path, "cluster.") }) {
-		netParams, _ = paramsKey(&base.Cluster)
+		sw.netParams, _ = paramsKey(&base.Cluster)
 	}
-	batch := make([]Point, min(sum.Points, sweepBatch*workers))
-	slots := make([]slot, len(batch))
-	values := make([]string, len(batch)*len(g))
-	caches := make([]*placements, workers) // each worker's placed networks, kept across batches
-	for i := range caches {
-		caches[i] = &placements{}
+	nw = min(nw, sum.Points)
+	sw.working = nw
+	var wg sync.WaitGroup
+	for range nw {
+		wg.Go(func() { sw.work(ctx, nw) })
 	}
-	for start := 0; start < sum.Points; start += len(batch) {
-		n := min(len(batch), sum.Points-start)
-		var next atomic.Int64
-		var failed atomic.Bool
-		var wg sync.WaitGroup
-		for w := range min(workers, n) {
-			wg.Go(func() {
-				for !failed.Load() && ctx.Err() == nil {
-					i := int(next.Add(1) - 1)
-					if i >= n {
-						return
-					}
-					p, sl := &batch[i], &slots[i]
-					*p = Point{Index: start + i, Values: values[i*len(g) : (i+1)*len(g) : (i+1)*len(g)]}
-					g.digits(start+i, func(k, v int) { p.Values[k] = g[k].Values[v] })
-					if !sl.ready {
-						sl.job.scratch, sl.ready = &sl.scratch, true
-						sl.scratch.netParams = netParams
-					}
-					if err := runPoint(base, g, cg, p, &sl.job, caches[w]); err != nil {
-						failed.Store(true)
-					}
-				}
-			})
+	err = sw.emitAll(ctx, &sum, o, emit)
+	sw.mu.Lock()
+	sw.stop = true // the workers stop after their runs (nothing to do when all went well)
+	sw.progress.Broadcast()
+	sw.mu.Unlock()
+	wg.Wait()
+	return sum, err
+}
+
+// work runs runs of points until there are none left or the sweep stops.
+func (sw *sweep) work(ctx context.Context, nw int) {
+	var cache placements // the worker's placed networks
+	var cur *runScratch  // the scratch its next point runs in
+	ring := len(sw.points)
+	sw.mu.Lock()
+	defer func() {
+		sw.working--
+		sw.progress.Broadcast()
+		sw.mu.Unlock()
+	}()
+	for {
+		for !sw.stop && sw.next < sw.n && sw.next >= sw.emitted+ring {
+			sw.progress.Wait() // the ring is full: wait for the caller to emit
 		}
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return sum, err
+		if sw.stop || sw.next >= sw.n || ctx.Err() != nil {
+			return
 		}
-		if failed.Load() {
-			// The first failed point in grid order: workers take points in order and finish
-			// those they took, so every point before it ran.
-			for i := range n {
-				if p := &batch[i]; p.Status == failedPoint {
-					return sum, p.Err
+		// A run: an eighth of the worker's share of what is left, 1 to 16 points, in the ring.
+		from := sw.next
+		to := min(from+min(16, max(1, (sw.n-from)/(8*nw))), sw.emitted+ring, sw.n)
+		sw.next = to
+		sw.mu.Unlock()
+
+		failed := false
+		for i := from; i < to; i++ { // a run is finished even when another worker fails
+			at := i % ring
+			p := &sw.points[at]
+			d := sw.digits[at*len(sw.g) : (at+1)*len(sw.g)]
+			*p = Point{Index: i, Values: sw.values[at*len(sw.g) : (at+1)*len(sw.g) : (at+1)*len(sw.g)]}
+			sw.g.digits(i, d)
+			for k, v := range d {
+				p.Values[k] = sw.g[k].Values[v]
+			}
+			if cur == nil {
+				cur = sw.scratch()
+			}
+			if err := sw.run(sw.base, sw.g, sw.cg, p, d, cur, &cache); err != nil {
+				failed = true
+			}
+			if p.Report != nil { // it points into the scratch
+				sw.held[at], cur = cur, nil
+			}
+		}
+
+		sw.mu.Lock()
+		sw.stop = sw.stop || failed
+		sw.runs = append(sw.runs, [2]int{from, to})
+		for joined := true; joined; {
+			joined = false
+			for k, r := range sw.runs {
+				if r[0] == sw.finished {
+					sw.finished, joined = r[1], true
+					sw.runs = slices.Delete(sw.runs, k, k+1)
+					break
 				}
 			}
 		}
-		for i := range n {
-			p := &batch[i]
+		if sw.waiting > 0 && sw.finished >= sw.waiting {
+			// Wake the caller and let it run now: it emits the points (giving back their
+			// scratches) instead of waiting for a processor while the ring fills.
+			sw.progress.Broadcast()
+			sw.mu.Unlock()
+			runtime.Gosched()
+			sw.mu.Lock()
+		}
+	}
+}
+
+// scratch is a scratch no point holds: one given back, or a new one.
+func (sw *sweep) scratch() *runScratch {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if n := len(sw.free); n > 0 {
+		sc := sw.free[n-1]
+		sw.free = sw.free[:n-1]
+		return sc
+	}
+	sc := &runScratch{netParams: sw.netParams}
+	sc.job.scratch = sc
+	return sc
+}
+
+// emitAll emits the points in order as their runs finish, on the caller's goroutine. After a
+// point fails the workers finish the runs they took, so the points before it are emitted and
+// then its error returned.
+func (sw *sweep) emitAll(ctx context.Context, sum *SweepSummary, o SweepOptions, emit func(*Point) error) error {
+	ring := len(sw.points)
+	var back []*runScratch
+	for e := 0; e < sw.n; {
+		sw.mu.Lock()
+		sw.free = append(sw.free, back...)
+		back = back[:0]
+		sw.emitted = e
+		sw.progress.Broadcast() // room in the ring
+		want := min(e+emitRun, sw.n)
+		for sw.finished < want && sw.working > 0 {
+			sw.waiting = want
+			sw.progress.Wait()
+		}
+		sw.waiting = 0
+		to := sw.finished
+		sw.mu.Unlock()
+		if to <= e { // the workers stopped before point e ran
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("sweep: point %d of %d did not run", e, sw.n)
+		}
+		for ; e < to; e++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := &sw.points[e%ring]
 			switch p.Status {
 			case OK:
 				sum.OK++
@@ -329,25 +458,31 @@ func Sweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(*Po
 				sum.Infeasible++
 			case Invalid:
 				sum.Invalid++
+			case failedPoint:
+				return p.Err
 			}
 			if err := emit(p); err != nil {
-				return sum, err
+				return err
 			}
 			*p = Point{}
-		}
-		if o.Progress != nil {
-			o.Progress(start+n, sum.Points)
+			if sc := sw.held[e%ring]; sc != nil {
+				back, sw.held[e%ring] = append(back, sc), nil
+			}
+			if o.Progress != nil && ((e+1)%ring == 0 || e+1 == sw.n) {
+				o.Progress(e+1, sw.n)
+			}
 		}
 	}
-	return sum, nil
+	return nil
 }
 
 // failedPoint marks a point whose error stops the sweep (Err holds it).
 const failedPoint Status = -1
 
-// runPoint estimates one point into the job j (a slot's, reset to base); only errors that are
+// runPoint estimates one point in the scratch sc, its job reset to base; only errors that are
 // neither infeasibility nor bad input stop the sweep.
-func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, j *Job, cache *placements) error {
+func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, digits []int, sc *runScratch, cache *placements) error {
+	j := &sc.job
 	j.copyFrom(base)
 	j.placements = cache
 	if cg.setters == nil {
@@ -357,7 +492,9 @@ func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, j *Job, cache *plac
 			}
 		}
 	} else {
-		g.digits(p.Index, func(k, v int) { cg.setters[k].Apply(j, cg.values[k][v]) })
+		for k, v := range digits {
+			cg.setters[k].Apply(j, cg.values[k][v])
+		}
 	}
 	rep, err := Run(j)
 	if err != nil {
