@@ -145,8 +145,12 @@ func Megatron(o MegatronOptions) (*Report, error) {
 	if o.Search != nil {
 		return searchBest(o, rep, cfg)
 	}
-	env, err := newTransformerEnv(o, rep.GPU, cfg.Precision, cfg.GPUs())
-	if err != nil {
+	var local transformerEnv
+	env := &local
+	if o.scratch != nil {
+		env = &o.scratch.env
+	}
+	if err := env.init(o, rep.GPU, cfg.Precision, cfg.GPUs()); err != nil {
 		return nil, err
 	}
 	return rep, env.estimate(rep, cfg)
@@ -235,30 +239,40 @@ type transformerEnv struct {
 	netCfg network.Config
 	run    RunOptions
 	gpus   int
+	// plan, when set, is where plans are built (a sweep point's or a search's scratch): each
+	// build reuses it, so a plan lives until the next.
+	plan *megatron.Scratch
 }
 
 func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
-	var env *transformerEnv
-	if o.scratch != nil {
-		env = &o.scratch.env
-	} else {
-		env = new(transformerEnv)
+	env := new(transformerEnv)
+	if err := env.init(o, gpu, prec, gpus); err != nil {
+		return nil, err
 	}
+	return env, nil
+}
+
+// init makes env the environment of o's job on gpus GPUs (Megatron's lives on its stack or in
+// the sweep point's scratch).
+func (env *transformerEnv) init(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) error {
 	*env = transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
+	if o.scratch != nil {
+		env.plan = &o.scratch.plan
+	}
 	if o.Published != nil {
 		env.run.Profile = "published"
 	}
 	if strings.HasSuffix(o.Profile, ".parquet") {
 		var err error
 		if env.run.trace, err = proftrace.Load(o.Profile); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var key placementKey
 	keyed := false
 	if o.Cluster != nil {
 		if err := o.Cluster.CheckJob(gpus); err != nil {
-			return nil, err
+			return err
 		}
 		var params any
 		if o.scratch != nil {
@@ -271,25 +285,25 @@ func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Preci
 	if keyed {
 		if p := placed(o.placements, key); p != nil {
 			env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
-			return env, nil
+			return nil
 		}
 	}
 	if gd := prec.GEMMDType(); gd != prec.DType() { // FP8 GEMMs need FP8 tensor cores
 		if _, err := gpu.TensorPeak(gd); err != nil {
-			return nil, errs.Usage("--precision %s: %v", prec, err)
+			return errs.Usage("--precision %s: %v", prec, err)
 		}
 	}
 	var err error
 	if env.roof, err = roofline.New(gpu, o.Efficiency, prec.DType()); err != nil {
-		return nil, err
+		return err
 	}
 	if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: env.roof}); err != nil {
-		return nil, err
+		return err
 	}
 	if keyed {
 		place(o.placements, placement{key: key, roof: env.roof, net: env.net, netCfg: env.netCfg})
 	}
-	return env, nil
+	return nil
 }
 
 // Placed networks: the jobs of a sweep, a search or a repeated estimate that leave the cluster
@@ -449,11 +463,7 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 		}
 	}
 	// Memory is checked before building: most layouts of a sweep do not fit.
-	var into *megatron.Scratch
-	if env.o.scratch != nil {
-		into = &env.o.scratch.plan
-	}
-	plan, memErr, err := megatron.BuildCheckedInto(into, cfg, env.o.IgnoreMemory)
+	plan, memErr, err := megatron.BuildCheckedInto(env.plan, cfg, env.o.IgnoreMemory)
 	if err != nil {
 		return err
 	}

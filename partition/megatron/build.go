@@ -134,7 +134,7 @@ type Scratch struct {
 	ops         []partition.Op
 	syncs       []partition.GradSync
 	colls       []partition.Collective
-	p2p, gather partition.Collective
+	p2p         *[2]partition.Collective // the P2P and its gather, once a plan has pipeline stages
 }
 
 // BuildCheckedInto is BuildChecked building into s (nil: new storage).
@@ -210,7 +210,11 @@ func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
 		syncs = 4 // and their parameter all-gathers
 	}
 	syncSlab := slab(s.syncs, syncs*distinct)
-	collSlab := slab(s.colls, 2) // the tied embedding's all-reduce, on the first and last stage
+	colls := 0
+	if g.vocab > 0 && tied && p > 1 {
+		colls = 2 // the tied embedding's all-reduce, on the first and last stage
+	}
+	collSlab := slab(s.colls, colls)
 	for i := range plan.Stages {
 		d := c.denseLayers(i)
 		if mid != nil && i < p-1 && d == 0 {
@@ -326,21 +330,24 @@ func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
 		whole := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
 		b := whole
 		n := 2 * c.Interleave * mbs
+		if s.p2p == nil {
+			s.p2p = new([2]partition.Collective)
+		}
 		if c.PPScatterGather && t > 1 && !c.SeqParallel {
 			b = whole / units.Bytes(t)
-			s.gather = partition.Collective{
+			s.p2p[1] = partition.Collective{
 				Name:       "pp.gather",
 				Collective: network.Collective{Op: network.AllGather, Bytes: whole, Group: network.Group{Size: t, Stride: g.tpStride}, DType: g.dt},
 				Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
 			}
-			plan.P2PGather = &s.gather
+			plan.P2PGather = &s.p2p[1]
 		}
-		s.p2p = partition.Collective{
+		s.p2p[0] = partition.Collective{
 			Name:       "pp.p2p",
 			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: ppStride}, DType: g.dt},
 			Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
 		}
-		plan.P2P = &s.p2p
+		plan.P2P = &s.p2p[0]
 		plan.P2POverlap = c.P2POverlap && c.Interleave > 1
 	}
 	s.blocks, s.ops, s.syncs, s.colls = blockSlab, optSlab, syncSlab, collSlab // their room, for the next build
