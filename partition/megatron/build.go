@@ -128,13 +128,13 @@ func BuildChecked(c Config, force bool) (plan *partition.Plan, memErr, err error
 // a Scratch reuses its slices, so a build allocates nothing once they are large enough, and
 // stays valid until the next build into the same Scratch. The zero value is ready to use.
 type Scratch struct {
-	plan        partition.Plan
-	stages      []partition.Stage
-	blocks      []partition.Block
-	ops         []partition.Op
-	syncs       []partition.GradSync
-	colls       []partition.Collective
-	p2p         *[2]partition.Collective // the P2P and its gather, once a plan has pipeline stages
+	plan   partition.Plan
+	stages []partition.Stage
+	blocks []partition.Block
+	ops    []partition.Op
+	syncs  []partition.GradSync
+	colls  []partition.Collective
+	p2p    *[2]partition.Collective // the P2P and its gather, once a plan has pipeline stages
 }
 
 // BuildCheckedInto is BuildChecked building into s (nil: new storage).
