@@ -258,6 +258,25 @@ type runScratch struct {
 	env       transformerEnv
 	plan      megatron.Scratch
 	netParams any
+	// clusterValid: the grid leaves the cluster alone and the base's is valid, so Run need not
+	// check it again at every point.
+	clusterValid bool
+	// bound are the grid's setters bound to job's leaves, while job's configs are boundTo.
+	bound   []params.Bound
+	boundTo [3]any
+}
+
+// bind binds the grid's setters to the scratch's job, unless they are already.
+func (sc *runScratch) bind(cg *compiledGrid) {
+	j := &sc.job
+	to := [3]any{j.Model, j.Execution, j.Cluster.Network.Params}
+	if sc.bound != nil && to == sc.boundTo {
+		return
+	}
+	sc.bound, sc.boundTo = sc.bound[:0], to
+	for _, s := range cg.setters {
+		sc.bound = append(sc.bound, s.Bind(j))
+	}
 }
 
 // sweep is a running sweep's shared state. Points live in a ring of len(points) slots: point i in
@@ -265,16 +284,17 @@ type runScratch struct {
 // Workers take runs of points in grid order and finish the runs they take; the caller's goroutine
 // emits the points in order as the runs before them finish.
 type sweep struct {
-	g         Grid
-	cg        *compiledGrid
-	base      *Job
-	run       pointRunner
-	netParams any
-	n         int // points
-	points    []Point
-	held      []*runScratch // the scratch each point that ran holds until it is emitted
-	values    []string      // the ring's values and value indices, len(g) per point
-	digits    []int
+	g            Grid
+	cg           *compiledGrid
+	base         *Job
+	run          pointRunner
+	netParams    any
+	clusterValid bool
+	n            int // points
+	points       []Point
+	held         []*runScratch // the scratch each point that ran holds until it is emitted
+	values       []string      // the ring's values and value indices, len(g) per point
+	digits       []int
 
 	mu       sync.Mutex
 	progress sync.Cond // workers: a point was emitted; caller: a run finished
@@ -317,10 +337,11 @@ func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(
 	sw := &sweep{g: g, cg: cg, base: base, run: run, n: sum.Points, points: make([]Point, ring), held: make([]*runScratch, ring),
 		values: make([]string, ring*len(g)), digits: make([]int, ring*len(g))}
 	sw.progress.L = &sw.mu
-	// The network's parameters are the base's at every point unless an axis sets one of them
-	// (or a preset): their placement key is boxed once.
+	// The cluster is the base's at every point unless an axis sets one of its keys (or a
+	// preset): it is checked once and its network's placement key boxed once.
 	if cg.setters != nil && !slices.ContainsFunc(cg.setters, func(s *params.Setter) bool { return strings.HasPrefix(s.Path, "cluster.") }) {
 		sw.netParams, _ = paramsKey(&base.Cluster)
+		sw.clusterValid = base.Validate() == nil
 	}
 	nw = min(nw, sum.Points)
 	sw.working = nw
@@ -415,7 +436,7 @@ func (sw *sweep) scratch() *runScratch {
 		sw.free = sw.free[:n-1]
 		return sc
 	}
-	sc := &runScratch{netParams: sw.netParams}
+	sc := &runScratch{netParams: sw.netParams, clusterValid: sw.clusterValid}
 	sc.job.scratch = sc
 	return sc
 }
@@ -492,8 +513,9 @@ func runPoint(base *Job, g Grid, cg *compiledGrid, p *Point, digits []int, sc *r
 			}
 		}
 	} else {
+		sc.bind(cg)
 		for k, v := range digits {
-			cg.setters[k].Apply(j, cg.values[k][v])
+			sc.bound[k].Set(cg.values[k][v])
 		}
 	}
 	rep, err := Run(j)
