@@ -170,12 +170,7 @@ func TestSweepPlacements(t *testing.T) {
 		if sum.OK == 0 {
 			t.Fatalf("%s: no point ran", cl)
 		}
-		total := -1
-		for i, c := range Columns("megatron") {
-			if c.Name == "total_s" {
-				total = len(g) + 1 + i // the grid's values, the status, then the columns
-			}
-		}
+		total := totalColumn(g)
 		for i := range one {
 			if one[i] != three[i] {
 				t.Fatalf("%s row %d: 1 worker %s, 3 workers %s", cl, i, one[i], three[i])
@@ -186,20 +181,8 @@ func TestSweepPlacements(t *testing.T) {
 			}
 			// The point alone, on a network placed for it (the process-wide placements
 			// forgotten).
-			j := base.Clone()
-			for k, a := range g {
-				if err := j.Set(a.Key, f[k]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			shared.Lock()
-			shared.m = nil
-			shared.Unlock()
-			rep, err := Run(j)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := (Cell{Kind: Float, Num: float64(rep.Result.Iteration.Total)}).String(); got != f[total] {
+			ForgetPlacements()
+			if got := aloneTotal(t, base, g, f); got != f[total] {
 				t.Errorf("%s row %d: sweep total_s %s, alone %s", cl, i, f[total], got)
 			}
 		}
@@ -333,29 +316,42 @@ func TestSweepWideRows(t *testing.T) {
 			}
 		}
 	}
-	total := len(g) + 1
-	for i, c := range Columns("megatron") {
-		if c.Name == "total_s" {
-			total += i
-		}
-	}
+	total := totalColumn(g)
 	for i := 0; i < len(one); i += 7 {
 		f := strings.Split(one[i], ",")
 		if f[len(g)] != "ok" {
 			continue
 		}
-		j := base.Clone()
-		for k, a := range g {
-			if err := j.Set(a.Key, f[k]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rep, err := Run(j)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := (Cell{Kind: Float, Num: float64(rep.Result.Iteration.Total)}).String(); got != f[total] {
+		if got := aloneTotal(t, base, g, f); got != f[total] {
 			t.Errorf("row %d: sweep total_s %s, alone %s", i, f[total], got)
 		}
 	}
+}
+
+// totalColumn is where total_s is in a megatron sweep row of g: after the grid's values, the
+// status and the columns before it.
+func totalColumn(g Grid) int {
+	for i, c := range Columns("megatron") {
+		if c.Name == "total_s" {
+			return len(g) + 1 + i
+		}
+	}
+	panic("no total_s column")
+}
+
+// aloneTotal runs the point of sweep row f alone (base with the row's values set) and returns its
+// total_s as a row writes it.
+func aloneTotal(t *testing.T, base *Job, g Grid, f []string) string {
+	t.Helper()
+	j := base.Clone()
+	for k, a := range g {
+		if err := j.Set(a.Key, f[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Run(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (Cell{Kind: Float, Num: float64(rep.Result.Iteration.Total)}).String()
 }
