@@ -235,8 +235,9 @@ type SweepOptions struct {
 }
 
 // sweepBatch is how many points per worker may be run and not yet emitted: enough to keep the
-// workers busy while the caller writes rows, few enough to bound memory.
-const sweepBatch = 256
+// workers busy while the caller writes rows (at least emitRun), few enough to bound the
+// scratches that points which ran hold until they are emitted.
+const sweepBatch = 64
 
 // emitRun is how many points the caller waits for before it emits: it wakes once per run, not
 // once per point.
