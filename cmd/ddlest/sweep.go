@@ -186,7 +186,7 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 			}
 			row = append(row, job.Cell{Kind: rows.Text, Text: p.Status.String()})
 			if p.Report == nil {
-				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(keys.rewrite(p.Err).Error())})
+				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(keys.text(p.Err.Error()))})
 				for _, c := range cols {
 					row = append(row, job.Cell{Kind: c.Kind, Null: true})
 				}
