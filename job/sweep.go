@@ -219,6 +219,8 @@ type Point struct {
 	Status Status
 	Report *Report // OK only
 	Err    error   // Infeasible and Invalid: why
+	// Reason is SweepOptions.Reason(Err), when set.
+	Reason string
 }
 
 // SweepSummary counts the points by status.
@@ -232,6 +234,10 @@ type SweepOptions struct {
 	Workers int
 	// Progress, when set, is called after each batch with the points done.
 	Progress func(done, total int)
+	// Reason, when set, renders the error of a point that did not run as the caller writes it,
+	// into Point.Reason, on the worker that ran the point: a caller that writes every reason
+	// formats them in parallel, not one by one as it emits. It must be safe for concurrent use.
+	Reason func(error) string
 }
 
 // sweepBatch is how many points per worker may be run and not yet emitted: enough to keep the
@@ -289,6 +295,7 @@ type sweep struct {
 	cg           *compiledGrid
 	base         *Job
 	run          pointRunner
+	reason       func(error) string
 	netParams    any
 	clusterValid bool
 	n            int // points
@@ -335,7 +342,7 @@ func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(
 		nw = runtime.GOMAXPROCS(0)
 	}
 	ring := min(sum.Points, sweepBatch*nw)
-	sw := &sweep{g: g, cg: cg, base: base, run: run, n: sum.Points, points: make([]Point, ring), held: make([]*runScratch, ring),
+	sw := &sweep{g: g, cg: cg, base: base, run: run, reason: o.Reason, n: sum.Points, points: make([]Point, ring), held: make([]*runScratch, ring),
 		values: make([]string, ring*len(g)), digits: make([]int, ring*len(g))}
 	sw.progress.L = &sw.mu
 	// The cluster is the base's at every point unless an axis sets one of its keys (or a
@@ -398,6 +405,8 @@ func (sw *sweep) work(ctx context.Context, nw int) {
 			}
 			if err := sw.run(sw.base, sw.g, sw.cg, p, d, cur, &cache); err != nil {
 				failed = true
+			} else if p.Err != nil && sw.reason != nil {
+				p.Reason = sw.reason(p.Err)
 			}
 			if p.Report != nil { // it points into the scratch
 				sw.held[at], cur = cur, nil

@@ -221,14 +221,18 @@ func wideGrid() Grid {
 	return Grid{{"execution.tp", tp}, {"execution.pp", pp}}
 }
 
-// TestSweepOrder: every point is emitted once, in grid order, with its own values, and a point
-// that ran still holds its report when emitted (its scratch is not reused before), for any
-// number of workers.
+// TestSweepOrder: every point is emitted once, in grid order, with its own values and the reason
+// rendered for it, and a point that ran still holds its report when emitted (its scratch is not
+// reused before), for any number of workers.
 func TestSweepOrder(t *testing.T) {
 	g := wideGrid()
 	for _, w := range []int{1, 2, 3, 11} {
 		next := 0
-		sum, err := runSweep(context.Background(), gpt3Job(t), g, SweepOptions{Workers: w}, func(p *Point) error {
+		reason := func(err error) string { return "why: " + err.Error() }
+		sum, err := runSweep(context.Background(), gpt3Job(t), g, SweepOptions{Workers: w, Reason: reason}, func(p *Point) error {
+			if want := fmt.Sprintf("why: point %d does not fit", p.Index); p.Report == nil && p.Reason != want {
+				t.Fatalf("%d workers: point %d reason %q, want %q", w, p.Index, p.Reason, want)
+			}
 			if p.Index != next {
 				t.Fatalf("%d workers: point %d emitted after %d", w, p.Index, next-1)
 			}
