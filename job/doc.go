@@ -37,5 +37,6 @@
 // workers go on. A point runs in a worker's scratch (its job copy, report, plan and estimate
 // slices, reused without allocating); one that ran keeps its scratch until it is emitted.
 // Infeasible points (exit-3 errors) and invalid combinations (usage errors) are rows with their
-// reason, formatted only when read; any other error stops the sweep after the points before it.
+// reason, formatted only when read (by the workers, in parallel, when the caller asks with
+// SweepOptions.Reason); any other error stops the sweep after the points before it.
 package job
