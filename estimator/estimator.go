@@ -3,6 +3,7 @@ package estimator
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/dtype"
@@ -121,12 +122,23 @@ type Result struct {
 
 // Estimate prices a plan. See doc.go for the model.
 func Estimate(in Input) (Result, error) {
+	var r Result
+	if err := EstimateInto(&r, in); err != nil {
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// EstimateInto is Estimate into r, reusing the room of r's slices (Stages, Collectives): a
+// caller that prices plan after plan (a sweep's point) allocates nothing once they are large
+// enough. On error r is left partly written.
+func EstimateInto(r *Result, in Input) error {
 	p := in.Plan
 	if p == nil || len(p.Stages) == 0 {
-		return Result{}, errors.New("estimator: empty plan")
+		return errors.New("estimator: empty plan")
 	}
 	if in.Profile == nil || in.Network == nil {
-		return Result{}, errors.New("estimator: missing profile or network")
+		return errors.New("estimator: missing profile or network")
 	}
 	e := estimatePool.Get().(*estimate)
 	defer e.release()
@@ -142,8 +154,7 @@ func Estimate(in Input) (Result, error) {
 	}
 	e.stages = stages
 	distinct := 0 // stages priced: each collects its collectives in its own scratch buffer
-	var r Result
-	r.Stages = make([]StageTime, len(p.Stages))
+	*r = Result{Stages: slices.Grow(r.Stages[:0], len(p.Stages))[:len(p.Stages)], Collectives: r.Collectives[:0]}
 	crit := 0
 	var heaviest units.Seconds // model chunk, over all stages
 	for i := range p.Stages {
@@ -159,7 +170,7 @@ func Estimate(in Input) (Result, error) {
 			e.collBufs[distinct] = st.colls[:0]
 			distinct++
 			if err != nil {
-				return Result{}, err
+				return err
 			}
 		}
 		stages[i] = st
@@ -170,9 +181,9 @@ func Estimate(in Input) (Result, error) {
 		heaviest = units.Max(heaviest, st.chunk(lay.Interleave))
 	}
 	c := stages[crit]
-	// The critical stage's collectives leave the scratch (one allocation, room for the P2P and
+	// The critical stage's collectives leave the scratch for the result (room for the P2P and
 	// its gather).
-	c.colls = append(make([]CollectiveTime, 0, len(c.colls)+2), c.colls...)
+	c.colls = append(slices.Grow(r.Collectives, len(c.colls)+2), c.colls...)
 
 	r.Stage = crit
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
@@ -216,7 +227,7 @@ func Estimate(in Input) (Result, error) {
 			}
 			cost, err := e.price(x.Collective)
 			if err != nil {
-				return Result{}, err
+				return err
 			}
 			d := units.Seconds(calls) * cost.Total
 			r.Breakdown.PP += d * exposed
@@ -254,13 +265,18 @@ func Estimate(in Input) (Result, error) {
 		}
 	}
 	r.Memory = p.MaxMemory()
-	return r, nil
+	return nil
 }
 
 // sameWork reports whether two stages share their blocks, per-iteration work and gradient
 // reductions (the same slices, as a partitioner that reuses one layer block builds them), so
 // that their times are equal.
 func sameWork(a, b *partition.Stage) bool {
+	if a.Params == b.Params && len(a.PerIterationCollectives) == 0 && len(b.PerIterationCollectives) == 0 &&
+		shared(a.Blocks, b.Blocks) && shared(a.PerIteration, b.PerIteration) && shared(a.Grads, b.Grads) &&
+		shared(a.ParamGathers, b.ParamGathers) {
+		return true // copies of one stage (a deep pipeline's middle): nothing to compare
+	}
 	if len(a.Blocks) != len(b.Blocks) || len(a.PerIteration) != len(b.PerIteration) ||
 		len(a.PerIterationCollectives) != 0 || len(b.PerIterationCollectives) != 0 || len(a.Grads) != len(b.Grads) ||
 		len(a.ParamGathers) != len(b.ParamGathers) || a.Params != b.Params {
@@ -383,6 +399,11 @@ type stageTimes struct {
 	// whole is the part of the period in blocks that do not split over the interleaved model
 	// chunks (embedding, LM head: their repetitions are not a multiple of the chunk count).
 	whole units.Seconds
+}
+
+// shared: x and y are the same elements of one array (or both empty).
+func shared[T any](x, y []T) bool {
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // opTime is the time of the op called name in block b (0 if absent).

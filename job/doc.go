@@ -31,7 +31,12 @@
 //
 // Sweep (sweep.go) runs the Cartesian product of a grid of keys over a job: each key resolves
 // once to a leaf setter with its values parsed (params.Setter), every point is a copy of the job
-// with one assignment per key, points run on all cores in batches and are emitted in grid order,
-// so the rows are the same for any number of workers. Infeasible points (exit-3 errors) and
-// invalid combinations (usage errors) are rows with their reason; any other error stops.
+// with one assignment per key, so the rows are the same for any number of workers. Workers take
+// runs of points in grid order (shorter as the sweep ends) from a ring of sweepBatch points per
+// worker; the caller's goroutine emits them in order as the runs before them finish, while the
+// workers go on. A point runs in a worker's scratch (its job copy, report, plan and estimate
+// slices, reused without allocating); one that ran keeps its scratch until it is emitted.
+// Infeasible points (exit-3 errors) and invalid combinations (usage errors) are rows with their
+// reason, formatted only when read (by the workers, in parallel, when the caller asks with
+// SweepOptions.Reason); any other error stops the sweep after the points before it.
 package job

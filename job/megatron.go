@@ -65,6 +65,9 @@ type MegatronOptions struct {
 	IgnoreMemory bool
 	// placements, when set, reuses networks placed for earlier jobs of a sweep worker.
 	placements *placements
+	// scratch, when set, is where the estimate writes (a sweep's point): the report, the plan
+	// and the estimate's slices are its, valid until the next estimate into it.
+	scratch *runScratch
 	// software, when set, is the job's training software: a search enumerates only what it
 	// supports.
 	software *Software
@@ -95,6 +98,8 @@ type Transformer struct {
 	MemoryWarning string
 	// Search summarises the layout search that chose Config (execution.layout search).
 	Search *SearchSummary
+	// step is where Step points.
+	step PipelineStep
 }
 
 // PipelineStep is one steady-state 1F1B step, the "iteration" the HammingMesh paper simulates for
@@ -109,16 +114,16 @@ type PipelineStep struct {
 	Total             units.Seconds // max(Forward, Backward) + P2P
 }
 
-// pipelineStep derives the step from an estimate.
-func pipelineStep(r estimator.Result) *PipelineStep {
+// pipelineStep derives the step from an estimate, into best.
+func pipelineStep(r *estimator.Result, best *PipelineStep) *PipelineStep {
 	if len(r.Stages) < 2 {
 		return nil
 	}
-	var best PipelineStep
+	*best = PipelineStep{}
 	for i, st := range r.Stages {
 		f, b := st.Forward+st.CommForward, st.Recompute+st.Backward+st.CommBackward
 		if max(f, b) > max(best.Forward, best.Backward) {
-			best = PipelineStep{Stage: i, Forward: f, Backward: b}
+			*best = PipelineStep{Stage: i, Forward: f, Backward: b}
 		}
 	}
 	for _, c := range r.Collectives {
@@ -128,7 +133,7 @@ func pipelineStep(r estimator.Result) *PipelineStep {
 		}
 	}
 	best.Total = max(best.Forward, best.Backward) + best.P2P
-	return &best
+	return best
 }
 
 // Megatron runs the pipeline.
@@ -140,8 +145,12 @@ func Megatron(o MegatronOptions) (*Report, error) {
 	if o.Search != nil {
 		return searchBest(o, rep, cfg)
 	}
-	env, err := newTransformerEnv(o, rep.GPU, cfg.Precision, cfg.GPUs())
-	if err != nil {
+	var local transformerEnv
+	env := &local
+	if o.scratch != nil {
+		env = &o.scratch.env
+	}
+	if err := env.init(o, rep.GPU, cfg.Precision, cfg.GPUs()); err != nil {
 		return nil, err
 	}
 	return rep, env.estimate(rep, cfg)
@@ -157,15 +166,17 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		return nil, cfg, err
 	}
 	// The report and what it points to are allocated at once (an estimate is on the hot path of
-	// sweeps and searches).
-	all := &struct {
-		rep  Report
-		tf   Transformer
-		tg   scaling.Target
-		auto megatron.AutoResult
-	}{}
+	// sweeps and searches), or are a sweep point's scratch, whose estimate slices keep their room.
+	var all *transformerReport
+	if o.scratch != nil {
+		all = &o.scratch.report
+		res := &all.rep.Result
+		*all = transformerReport{rep: Report{Result: estimator.Result{Stages: res.Stages[:0], Collectives: res.Collectives[:0]}}}
+	} else {
+		all = new(transformerReport)
+	}
 	rep := &all.rep
-	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf}
+	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf, Result: rep.Result}
 	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 
@@ -210,6 +221,14 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 	return rep, cfg, nil
 }
 
+// transformerReport is a transformer report and what it points to, in one piece.
+type transformerReport struct {
+	rep  Report
+	tf   Transformer
+	tg   scaling.Target
+	auto megatron.AutoResult
+}
+
 // transformerEnv is what every layout of one model on one cluster shares: the GPU's roofline,
 // the network placed for the job's GPU count and the compute profile's source. A search builds
 // it once and prices every layout with it.
@@ -220,51 +239,71 @@ type transformerEnv struct {
 	netCfg network.Config
 	run    RunOptions
 	gpus   int
+	// plan, when set, is where plans are built (a sweep point's or a search's scratch): each
+	// build reuses it, so a plan lives until the next.
+	plan *megatron.Scratch
 }
 
 func newTransformerEnv(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) (*transformerEnv, error) {
-	env := &transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
+	env := new(transformerEnv)
+	if err := env.init(o, gpu, prec, gpus); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// init makes env the environment of o's job on gpus GPUs (Megatron's lives on its stack or in
+// the sweep point's scratch).
+func (env *transformerEnv) init(o MegatronOptions, gpu roofline.GPU, prec partition.Precision, gpus int) error {
+	*env = transformerEnv{o: o, gpus: gpus, run: RunOptions{Profile: o.Profile, TraceBatch: o.TraceBatch, TraceTP: o.TraceTP, ForceProfile: o.ForceProfile}}
+	if o.scratch != nil {
+		env.plan = &o.scratch.plan
+	}
 	if o.Published != nil {
 		env.run.Profile = "published"
 	}
 	if strings.HasSuffix(o.Profile, ".parquet") {
 		var err error
 		if env.run.trace, err = proftrace.Load(o.Profile); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var key placementKey
 	keyed := false
 	if o.Cluster != nil {
 		if err := o.Cluster.CheckJob(gpus); err != nil {
-			return nil, err
+			return err
 		}
-		key, keyed = newPlacementKey(o.Cluster, o.Efficiency, prec, gpus)
+		var params any
+		if o.scratch != nil {
+			params = o.scratch.netParams
+		}
+		key, keyed = newPlacementKey(o.Cluster, params, o.Efficiency, prec, gpus)
 	} else {
 		key, keyed = choiceKey(o.Network, gpu.Name, o.Efficiency, prec, gpus)
 	}
 	if keyed {
 		if p := placed(o.placements, key); p != nil {
 			env.roof, env.net, env.netCfg = p.roof, p.net, p.netCfg
-			return env, nil
+			return nil
 		}
 	}
 	if gd := prec.GEMMDType(); gd != prec.DType() { // FP8 GEMMs need FP8 tensor cores
 		if _, err := gpu.TensorPeak(gd); err != nil {
-			return nil, errs.Usage("--precision %s: %v", prec, err)
+			return errs.Usage("--precision %s: %v", prec, err)
 		}
 	}
 	var err error
 	if env.roof, err = roofline.New(gpu, o.Efficiency, prec.DType()); err != nil {
-		return nil, err
+		return err
 	}
 	if env.net, env.netCfg, err = buildNetwork(o.Cluster, o.Network, network.Env{GPUs: env.gpus, Reducer: env.roof}); err != nil {
-		return nil, err
+		return err
 	}
 	if keyed {
 		place(o.placements, placement{key: key, roof: env.roof, net: env.net, netCfg: env.netCfg})
 	}
-	return env, nil
+	return nil
 }
 
 // Placed networks: the jobs of a sweep, a search or a repeated estimate that leave the cluster
@@ -287,12 +326,22 @@ func ForgetPlacements() {
 }
 
 // placed returns a placement of k: the process-wide one, else the worker's (own may be nil).
+// A worker remembers the last one it was given: consecutive points of a sweep mostly share
+// their placement, and then neither hash the key nor take the process-wide lock.
 func placed(own *placements, k placementKey) *placement {
+	if own != nil && own.last != nil && own.last.key == k {
+		return own.last
+	}
 	shared.Lock()
 	p := shared.m[k]
 	shared.Unlock()
-	if p == nil && own != nil {
-		p = own.get(k)
+	if own != nil {
+		if p == nil {
+			p = own.get(k)
+		}
+		if p != nil {
+			own.last = p
+		}
 	}
 	return p
 }
@@ -313,10 +362,12 @@ func place(own *placements, p placement) {
 	}
 }
 
-// placements is one sweep worker's networks that are not shareable.
+// placements is one sweep worker's networks that are not shareable, and the last placement it
+// was given (its own or a process-wide one).
 type placements struct {
 	entries [8]placement
 	n, next int
+	last    *placement
 }
 
 type placement struct {
@@ -347,17 +398,30 @@ func choiceKey(n NetworkChoice, gpu string, eff roofline.Efficiency, prec partit
 }
 
 // newPlacementKey is the key of a cluster's network for a job, when its parameters can be
-// compared (a flat struct of scalars).
-func newPlacementKey(c *Cluster, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+// compared (a flat struct of scalars). params, when not nil, is paramsKey(c) already boxed (a
+// sweep whose grid leaves the network's parameters alone boxes them once).
+func newPlacementKey(c *Cluster, params any, eff roofline.Efficiency, prec partition.Precision, gpus int) (placementKey, bool) {
+	if params == nil {
+		var ok bool
+		if params, ok = paramsKey(c); !ok {
+			return placementKey{}, false
+		}
+	}
+	return placementKey{model: c.Network.Model, gpu: c.GPU, params: params, eff: eff, prec: prec, gpus: gpus,
+		nodes: c.Nodes, noReduce: c.NoReduceCompute}, true
+}
+
+// paramsKey is the cluster's network parameters as a comparable value (a copy of their struct),
+// unless they cannot be compared.
+func paramsKey(c *Cluster) (any, bool) {
 	if c.Network.Params == nil {
-		return placementKey{}, false
+		return nil, false
 	}
 	v := reflect.ValueOf(c.Network.Params).Elem()
 	if !v.Type().Comparable() {
-		return placementKey{}, false
+		return nil, false
 	}
-	return placementKey{model: c.Network.Model, gpu: c.GPU, params: v.Interface(), eff: eff, prec: prec, gpus: gpus,
-		nodes: c.Nodes, noReduce: c.NoReduceCompute}, true
+	return v.Interface(), true
 }
 
 func (p *placements) get(k placementKey) *placement {
@@ -399,7 +463,7 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 		}
 	}
 	// Memory is checked before building: most layouts of a sweep do not fit.
-	plan, memErr, err := megatron.BuildChecked(cfg, env.o.IgnoreMemory)
+	plan, memErr, err := megatron.BuildCheckedInto(env.plan, cfg, env.o.IgnoreMemory)
 	if err != nil {
 		return err
 	}
@@ -428,10 +492,9 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 	}
 	rep.Profile = desc
 	rep.Network, rep.NetConfig, rep.Cluster = env.net.Name(), env.netCfg, env.o.Cluster
-	rep.Result, err = estimator.Estimate(estimator.Input{Plan: plan, Profile: prof, Network: env.net, Steps: rep.Steps, SampleTokens: cfg.Seq})
-	if err != nil {
+	if err := estimator.EstimateInto(&rep.Result, estimator.Input{Plan: plan, Profile: prof, Network: env.net, Steps: rep.Steps, SampleTokens: cfg.Seq}); err != nil {
 		return err
 	}
-	rep.Step = pipelineStep(rep.Result)
+	rep.Step = pipelineStep(&rep.Result, &rep.Transformer.step)
 	return nil
 }

@@ -278,7 +278,7 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 	}
 	o.GPU, o.Efficiency, o.IgnoreMemory = j.Cluster.GPU, j.Cluster.Efficiency, e.IgnoreMemory
 	o.Profile, o.TraceBatch, o.TraceTP, o.ForceProfile = e.Profile, e.TraceBatch, e.TraceTP, e.ForceProfile
-	o.Cluster, o.placements = &j.Cluster, j.placements
+	o.Cluster, o.placements, o.scratch = &j.Cluster, j.placements, j.scratch
 	if e.Profile == "published" {
 		pub, err := publishedFor(m.Preset, o.Config)
 		if err != nil {

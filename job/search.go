@@ -338,6 +338,15 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 	if o.software != nil {
 		o.software.restrict(&space)
 	}
+	// Every layout is built into one plan's storage and estimated into one report: only its
+	// iteration is kept. The best is estimated again into the caller's report.
+	var plans megatron.Scratch
+	for _, e := range envs {
+		e.plan = &plans
+	}
+	var r Report
+	var t Transformer
+	var res estimator.Result
 	var cands []Candidate
 	var shortfall *partition.Memory
 	var stop error
@@ -351,10 +360,12 @@ func searchLayouts(o MegatronOptions, base *Report, cfg megatron.Config) ([]Cand
 				shortfall = &m
 			}
 		} else {
-			r := *base
-			t := *base.Transformer
+			r, t = *base, *base.Transformer
 			r.Transformer = &t
-			if stop = envs[c.Precision].estimate(&r, c); stop != nil {
+			r.Result = estimator.Result{Stages: res.Stages[:0], Collectives: res.Collectives[:0]}
+			stop = envs[c.Precision].estimate(&r, c)
+			res = r.Result
+			if stop != nil {
 				return false
 			}
 			cand.Fits, cand.Iteration = true, r.Result.Iteration

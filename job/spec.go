@@ -14,6 +14,7 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/registry"
+	"github.com/ddlest/ddlest/network"
 )
 
 // Job is one run as data, in Calculon's split: the workload, its model (architecture), its
@@ -29,6 +30,8 @@ type Job struct {
 	Cluster   Cluster `json:"cluster"`
 	// placements is a sweep worker's cache of placed networks (Sweep sets it; copies share it).
 	placements *placements
+	// scratch is where a sweep point's estimate writes (Sweep sets it; Clone drops it).
+	scratch *runScratch
 }
 
 // Workload is a registered kind of training job.
@@ -225,7 +228,31 @@ func (j *Job) Clone() *Job {
 	c := *j
 	c.Model, c.Execution = copyConfig(j.Model), copyConfig(j.Execution)
 	c.Cluster.Network = j.Cluster.Network.clone()
+	c.scratch = nil
 	return &c
+}
+
+// copyFrom makes j what base.Clone() would be, in j's own model, execution and network
+// parameters where they are of base's types: a sweep's scratch resets its job for every point
+// without allocating. j keeps its placements and scratch.
+func (j *Job) copyFrom(base *Job) {
+	m, e, p, pl, sc := j.Model, j.Execution, j.Cluster.Network.Params, j.placements, j.scratch
+	*j = *base
+	j.Model, j.Execution = copyInto(m, base.Model), copyInto(e, base.Execution)
+	if base.Cluster.Network.Params != nil {
+		j.Cluster.Network.Params = copyInto(p, base.Cluster.Network.Params).(network.Config)
+	}
+	j.placements, j.scratch = pl, sc
+}
+
+// copyInto copies the config src points to into dst when it is of the same type, else into a
+// new one (copyConfig), and returns it.
+func copyInto(dst, src any) any {
+	if dst == nil || reflect.TypeOf(dst) != reflect.TypeOf(src) {
+		return copyConfig(src)
+	}
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
+	return dst
 }
 
 // Run validates and estimates the job.
@@ -234,8 +261,10 @@ func Run(j *Job) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := j.Validate(); err != nil {
-		return nil, err
+	if j.scratch == nil || !j.scratch.clusterValid { // a sweep checked its cluster once
+		if err := j.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	rep, err := w.Run(j)
 	if err != nil {

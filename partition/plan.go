@@ -341,7 +341,14 @@ func (p *Plan) CheckMemory() error {
 // worst being stage worst with footprint m (one message for every check). The message is
 // formatted when read: a sweep rejects most of its points this way and may never print them.
 func MemoryError(workload string, n, bad, worst int, m Memory) error {
-	return &errs.InfeasibleError{Err: &memoryShortfall{workload: workload, n: n, bad: bad, worst: worst, m: m}}
+	e := &memoryError{shortfall: memoryShortfall{workload: workload, n: n, bad: bad, worst: worst, m: m}}
+	e.Err = &e.shortfall // one allocation
+	return &e.InfeasibleError
+}
+
+type memoryError struct {
+	errs.InfeasibleError
+	shortfall memoryShortfall
 }
 
 type memoryShortfall struct {

@@ -95,7 +95,8 @@ const (
 
 // OptimizerOp is the per-iteration parameter update of params parameters: it reads the optimizer
 // state and the gradients (and, without a master copy, the weights) and writes the state and the
-// working weights.
+// working weights. It has no output shape (Output is read for GEMMs only, roofline's shape
+// model), as OptimizerOps' passes: a plan built on a sweep's hot path allocates none.
 func OptimizerOp(params float64, o Optimizer, p Precision) Op {
 	dt := p.DType()
 	state := StateBytes(o, p)
@@ -110,7 +111,7 @@ func OptimizerOp(params float64, o Optimizer, p Precision) Op {
 	}
 	return Op{
 		Name: optimizerOpNames[o], Kind: OptimizerStep, Phase: Update, DType: dt,
-		Output: []int{max(1, int(params))}, FLOP: units.FLOP(flop * params),
+		FLOP: units.FLOP(flop * params),
 		Read: units.Bytes(params) * read, Written: units.Bytes(params) * written,
 	}
 }

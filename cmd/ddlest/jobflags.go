@@ -211,6 +211,7 @@ func keyNames(j *job.Job, err error) error { return newKeyNamer(j).rewrite(err) 
 // keyNamer holds the rewrite of every flag of a job's shape into its key, compiled once (a sweep
 // rewrites the reason of every point that did not run).
 type keyNamer []struct {
+	flag string // "--tp": a message without it needs no regular expression
 	re   *regexp.Regexp
 	path string
 }
@@ -219,25 +220,33 @@ func newKeyNamer(j *job.Job) keyNamer {
 	var k keyNamer
 	for _, key := range jobKeys(j) {
 		k = append(k, struct {
+			flag string
 			re   *regexp.Regexp
 			path string
-		}{regexp.MustCompile(`--` + regexp.QuoteMeta(key.flag) + `([^\w-]|$)`), key.path + "$1"})
+		}{"--" + key.flag, regexp.MustCompile(`--` + regexp.QuoteMeta(key.flag) + `([^\w-]|$)`), key.path + "$1"})
 	}
 	return k
 }
 
 func (k keyNamer) rewrite(err error) error {
-	msg := err.Error()
+	orig := err.Error()
+	if msg := k.text(orig); msg != orig {
+		return &translated{msg: msg, err: err}
+	}
+	return err
+}
+
+// text is rewrite of a message.
+func (k keyNamer) text(msg string) string {
 	if !strings.Contains(msg, "--") {
-		return err
+		return msg
 	}
 	for _, r := range k {
-		msg = r.re.ReplaceAllString(msg, r.path)
+		if strings.Contains(msg, r.flag) {
+			msg = r.re.ReplaceAllString(msg, r.path)
+		}
 	}
-	if msg == err.Error() {
-		return err
-	}
-	return &translated{msg: msg, err: err}
+	return msg
 }
 
 func formatLeaf(v reflect.Value) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"unicode"
 
 	"github.com/ddlest/ddlest/internal/atomicfile"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -82,5 +83,20 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s // most messages (a sweep writes one per point that did not run)
+	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// isOneLine: s is already what oneLine makes of it (words separated by single spaces).
+func isOneLine(s string) bool {
+	prev := ' ' // as if a space came before: s must not start with one
+	for _, r := range s {
+		if unicode.IsSpace(r) && (r != ' ' || prev == ' ') {
+			return false
+		}
+		prev = r
+	}
+	return prev != ' ' || s == ""
 }

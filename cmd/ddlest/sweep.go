@@ -172,7 +172,8 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 			return err
 		}
 		row := make([]job.Cell, 0, len(head))
-		sum, err = job.Sweep(ctx, base, g, job.SweepOptions{Workers: o.workers, Progress: progress}, func(p *job.Point) error {
+		sum, err = job.Sweep(ctx, base, g, job.SweepOptions{Workers: o.workers, Progress: progress,
+			Reason: func(err error) string { return oneLine(keys.text(err.Error())) }}, func(p *job.Point) error {
 			if o.plot.on() {
 				y := math.NaN()
 				if p.Report != nil {
@@ -186,7 +187,7 @@ func (o *sweepFlags) run(cmd *cobra.Command, base *job.Job, g job.Grid, jf *jobF
 			}
 			row = append(row, job.Cell{Kind: rows.Text, Text: p.Status.String()})
 			if p.Report == nil {
-				row = append(row, job.Cell{Kind: rows.Text, Text: oneLine(keys.rewrite(p.Err).Error())})
+				row = append(row, job.Cell{Kind: rows.Text, Text: p.Reason})
 				for _, c := range cols {
 					row = append(row, job.Cell{Kind: c.Kind, Null: true})
 				}

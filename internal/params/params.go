@@ -148,11 +148,22 @@ func DecodeJSON(cfg any, r io.Reader, name string) error {
 }
 
 // Problems collects validation failures so that Validate can report all of them at once, on one
-// line.
-type Problems []string
+// line. A problem is formatted when the error is read, not when it is found: a sweep meets
+// thousands of invalid combinations and may print none of them.
+type Problems []problem
+
+type problem struct {
+	format string
+	args   []any // boxed when recorded: later changes to the variables do not reach the message
+}
 
 // Addf records a problem.
-func (p *Problems) Addf(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+func (p *Problems) Addf(format string, a ...any) {
+	if false {
+		_ = fmt.Sprintf(format, a...) // go vet checks Addf's calls as Sprintf's
+	}
+	*p = append(*p, problem{format, a})
+}
 
 // Positive records a problem unless v is finite and > 0.
 func (p *Problems) Positive(key string, v float64) {
@@ -192,12 +203,39 @@ func (p *Problems) Check(err error) {
 	}
 }
 
-// Err returns nil when there are no problems, else a usage error joining them with "; ".
+// Err returns nil when there are no problems, else a usage error joining them with "; " after
+// the prefix (one allocation; the text is made when read).
 func (p Problems) Err(prefix string) error {
 	if len(p) == 0 {
 		return nil
 	}
-	return errs.Usage("%s: %s", prefix, strings.Join(p, "; "))
+	e := &problemsError{list: problemList{prefix: prefix, p: p}}
+	e.Err = &e.list
+	return &e.UsageError
+}
+
+type problemsError struct {
+	errs.UsageError
+	list problemList
+}
+
+type problemList struct {
+	prefix string
+	p      Problems
+}
+
+func (l *problemList) Error() string {
+	var b strings.Builder
+	b.WriteString(l.prefix)
+	for i, x := range l.p {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, x.format, x.args...)
+	}
+	return b.String()
 }
 
 func structOf(cfg any) (reflect.Value, reflect.Type) {

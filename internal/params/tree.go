@@ -476,17 +476,36 @@ func (s *Setter) Parse(text string) (reflect.Value, error) {
 }
 
 // Apply assigns a value from Parse to the leaf of cfg (of the shape NewSetter saw).
-func (s *Setter) Apply(cfg any, val reflect.Value) {
+func (s *Setter) Apply(cfg any, val reflect.Value) { s.Bind(cfg).Set(val) }
+
+// Bind finds the leaf in cfg once, for setting it again and again (a sweep's points). The
+// binding holds while cfg's pointers along the path stay the same.
+func (s *Setter) Bind(cfg any) Bound {
 	v, _ := structOf(cfg)
 	var parent reflect.Value
 	for _, idx := range s.steps {
 		parent = deref(v)
 		v = parent.FieldByIndex(idx)
 	}
-	v.Set(val)
-	if len(s.clear) > 0 && !val.IsZero() { // a value given replaces its alternative
-		for _, ci := range s.clear {
-			parent.FieldByIndex(ci).SetZero()
+	b := Bound{leaf: v}
+	for _, ci := range s.clear {
+		b.clear = append(b.clear, parent.FieldByIndex(ci))
+	}
+	return b
+}
+
+// Bound is a Setter's leaf in one config (Setter.Bind).
+type Bound struct {
+	leaf  reflect.Value
+	clear []reflect.Value // the excluded siblings
+}
+
+// Set assigns a value from Parse, as Apply.
+func (b Bound) Set(val reflect.Value) {
+	b.leaf.Set(val)
+	if len(b.clear) > 0 && !val.IsZero() { // a value given replaces its alternative
+		for _, c := range b.clear {
+			c.SetZero()
 		}
 	}
 }

@@ -114,13 +114,31 @@ func Build(c Config) (*partition.Plan, error) {
 		return nil, err
 	}
 	g := geometry(c)
-	return buildPlan(&c, &g), nil
+	return buildPlan(&c, &g, new(Scratch)), nil
 }
 
 // BuildChecked validates c, checks its closed-form footprint (CheckMemory's verdict, memErr) and
 // builds its plan, from one geometry. A layout that does not fit is built only when force is
 // set (an estimate that ignores memory): a sweep's infeasible points cost no build.
 func BuildChecked(c Config, force bool) (plan *partition.Plan, memErr, err error) {
+	return BuildCheckedInto(nil, c, force)
+}
+
+// Scratch is the storage of a plan built again and again (a sweep's point): a plan built into
+// a Scratch reuses its slices, so a build allocates nothing once they are large enough, and
+// stays valid until the next build into the same Scratch. The zero value is ready to use.
+type Scratch struct {
+	plan   partition.Plan
+	stages []partition.Stage
+	blocks []partition.Block
+	ops    []partition.Op
+	syncs  []partition.GradSync
+	colls  []partition.Collective
+	p2p    *[2]partition.Collective // the P2P and its gather, once a plan has pipeline stages
+}
+
+// BuildCheckedInto is BuildChecked building into s (nil: new storage).
+func BuildCheckedInto(s *Scratch, c Config, force bool) (plan *partition.Plan, memErr, err error) {
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -128,11 +146,23 @@ func BuildChecked(c Config, force bool) (plan *partition.Plan, memErr, err error
 	if memErr = checkMemory(&g, &c); memErr != nil && !force {
 		return nil, memErr, nil
 	}
-	return buildPlan(&c, &g), memErr, nil
+	if s == nil {
+		s = new(Scratch)
+	}
+	return buildPlan(&c, &g, s), memErr, nil
 }
 
-// buildPlan is Build of a valid configuration c and its geometry g.
-func buildPlan(c *Config, g *geom) *partition.Plan {
+// slab is s emptied with room for n elements: appending up to n never moves it, so the
+// sub-slices taken from it stay put.
+func slab[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// buildPlan is Build of a valid configuration c and its geometry g, into s.
+func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
 	p, t := c.PP, c.TP
 	_, _, ppStride := c.Strides()
 	mbs := c.MicroBatches()
@@ -147,11 +177,13 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 		dense = blocks(denseGeom(g), !tied || p > 1).layers
 	}
 
-	plan := &partition.Plan{
+	s.stages = slab(s.stages, p)[:p]
+	plan := &s.plan
+	*plan = partition.Plan{
 		Workload: Workload,
 		Layout: partition.Layout{GPUs: c.GPUs(), DP: c.DP, TP: t, CP: c.CPs(), PP: p, Interleave: c.Interleave,
 			SeqParallel: c.SeqParallel, GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: mbs},
-		Stages: make([]partition.Stage, p),
+		Stages: s.stages,
 	}
 	plan.Params, _ = Params(*c)
 	// The stages between the first and the last hold the same blocks: build their work once and
@@ -171,13 +203,18 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 	if c.OptimizerStep != partition.StepFused {
 		perStageOps++
 	}
-	blockSlab := make([]partition.Block, 0, distinct*perStageBlocks)
-	optSlab := make([]partition.Op, 0, distinct*perStageOps)
+	blockSlab := slab(s.blocks, distinct*perStageBlocks)
+	optSlab := slab(s.ops, distinct*perStageOps)
 	syncs := 2 // per stage: the data-parallel and the expert gradients
 	if c.sharded() {
 		syncs = 4 // and their parameter all-gathers
 	}
-	syncSlab := make([]partition.GradSync, 0, syncs*distinct)
+	syncSlab := slab(s.syncs, syncs*distinct)
+	colls := 0
+	if g.vocab > 0 && tied && p > 1 {
+		colls = 2 // the tied embedding's all-reduce, on the first and last stage
+	}
+	collSlab := slab(s.colls, colls)
 	for i := range plan.Stages {
 		d := c.denseLayers(i)
 		if mid != nil && i < p-1 && d == 0 {
@@ -269,13 +306,14 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 			// The tied input/output embedding lives on the first and last stage; their gradients
 			// are summed over the embedding group before the optimizer (Megatron-LM
 			// _allreduce_word_embedding_grads).
-			st.PerIterationCollectives = append(st.PerIterationCollectives, partition.Collective{
+			collSlab = append(collSlab, partition.Collective{
 				Name: "pp.embedding_grads",
 				Collective: network.Collective{Op: network.AllReduce,
 					Bytes: units.Bytes(float64(g.vocab/t) * float64(g.h) * g.sz()),
 					Group: network.Group{Size: 2, Stride: ppStride * (p - 1)}, DType: g.dt},
 				Dim: partition.DimPP, Phase: partition.Backward, Count: 1,
 			})
+			st.PerIterationCollectives = collSlab[len(collSlab)-1 : len(collSlab) : len(collSlab)]
 		}
 		foot := stageFootprint(g, c, i)
 		st.Memory = foot.at(c, i)
@@ -292,21 +330,27 @@ func buildPlan(c *Config, g *geom) *partition.Plan {
 		whole := units.Bytes(float64(g.m*g.sl()) * float64(g.h) * g.sz())
 		b := whole
 		n := 2 * c.Interleave * mbs
+		if s.p2p == nil {
+			s.p2p = new([2]partition.Collective)
+		}
 		if c.PPScatterGather && t > 1 && !c.SeqParallel {
 			b = whole / units.Bytes(t)
-			plan.P2PGather = &partition.Collective{
+			s.p2p[1] = partition.Collective{
 				Name:       "pp.gather",
 				Collective: network.Collective{Op: network.AllGather, Bytes: whole, Group: network.Group{Size: t, Stride: g.tpStride}, DType: g.dt},
 				Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
 			}
+			plan.P2PGather = &s.p2p[1]
 		}
-		plan.P2P = &partition.Collective{
+		s.p2p[0] = partition.Collective{
 			Name:       "pp.p2p",
 			Collective: network.Collective{Op: network.SendRecv, Bytes: b, Group: network.Group{Size: 2, Stride: ppStride}, DType: g.dt},
 			Dim:        partition.DimPP, Phase: partition.Forward, Count: n,
 		}
+		plan.P2P = &s.p2p[0]
 		plan.P2POverlap = c.P2POverlap && c.Interleave > 1
 	}
+	s.blocks, s.ops, s.syncs, s.colls = blockSlab, optSlab, syncSlab, collSlab // their room, for the next build
 	return plan
 }
 

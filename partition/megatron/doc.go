@@ -119,6 +119,12 @@
 // that fits (gradient accumulation over the rest), steps from the law at the resulting global
 // batch. The vocabulary is padded to a multiple of 128·t as Megatron-LM does.
 //
+// Building is on the hot path of sweeps and searches: BuildChecked checks the closed-form
+// footprint before it builds (a layout that does not fit costs no plan; the middle stages'
+// footprints fall with the index, so those over capacity are found by bisection), the layer
+// blocks of a geometry are built once (cache.go), the middle stages share one stage's blocks and
+// ops, and BuildCheckedInto builds into a Scratch whose slices the next build reuses.
+//
 // References: Shoeybi et al. 2019 (Megatron-LM), Narayanan et al. 2021 (PTD-P, interleaved 1F1B,
 // FLOP formula), Korthikanti et al. 2022 (sequence parallelism, selective recomputation, memory),
 // Rajbhandari et al. 2020 (ZeRO memory accounting), RAMP (Ottino et al.) §7.2.1 and Table 9.

@@ -2,6 +2,7 @@ package megatron
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/ddlest/ddlest/partition"
 )
@@ -283,13 +284,14 @@ func checkMemory(g *geom, c *Config) error {
 			note(i, stageMemory(g, c, i))
 		}
 	} else if p > 2 {
+		// The middle stages hold the same weights and fewer micro-batches in flight the later
+		// they are: their footprints fall with the index, so stage 1 is their worst and those
+		// that do not fit are the first k, found by bisection.
 		mid := stageFootprint(g, c, 1)
-		for i := 1; i < p-1; i++ {
-			m := mid.at(c, i)
-			if m.Total <= m.Capacity {
-				break // in flight only falls with the stage index
-			}
-			note(i, m)
+		if m := mid.at(c, 1); m.Total > m.Capacity {
+			k := 1 + sort.Search(p-2, func(j int) bool { m := mid.at(c, 1+j); return m.Total <= m.Capacity })
+			note(1, m)
+			bad += k - 2 // stages 2 … k−1 do not fit either, and none is worse than stage 1
 		}
 	}
 	if p > 1 {
