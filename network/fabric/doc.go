@@ -39,7 +39,11 @@
 // representative each under the fabric's symmetry), never flow by flow. Any round whose flows a
 // subgroup H of the symmetry maps onto themselves (a ring in board order, all-to-alls of whole
 // board rows) is routed towards one destination per H-orbit, each link carrying its H-orbit's
-// sum (lattice.go: the same shares summed in another order). Routed rounds are
+// sum (lattice.go: the same shares summed in another order). Any other flow s → t is routed
+// through its type (types.go): with s = g·R for a representative R, its shares are those of
+// R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
+// added, moved, for every flow of the type — every link receives the same shares in the same
+// order as routing each flow (prices equal bit for bit). Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

@@ -75,9 +75,13 @@ func (s *Symmetry) elements(g *Graph) error {
 		s.orbitIx[l] = idx[o]
 		a, b := &g.links[l], &g.links[o]
 		if int(s.OrbitSize[o]) != s.Order || a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class ||
+			a.Latency != b.Latency || a.Weight != b.Weight || g.forward[a.To] != g.forward[b.To] ||
 			s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
 			s.free = false
 		}
+	}
+	if s.free {
+		s.typing(len(g.links))
 	}
 	return nil
 }
@@ -263,10 +267,7 @@ func (r *router) fold() {
 func (r *router) finishSub(out Load) Load {
 	r.fold()
 	for _, key := range r.keys {
-		rate, class := r.slot(r.klink[key])
-		if pb := r.ksum[key] / rate; pb > out.PerByte {
-			out.PerByte, out.Class = pb, class
-		}
+		r.busiest(&out, r.klink[key], r.ksum[key])
 		r.ksum[key], r.klink[key] = 0, -1
 	}
 	r.keys = r.keys[:0]
