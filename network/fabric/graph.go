@@ -61,8 +61,8 @@ type Graph struct {
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
-	gen     *atomic.Uint64
-	untyped bool
+	gen                 *atomic.Uint64
+	untyped, unperiodic bool
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the

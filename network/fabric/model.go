@@ -263,21 +263,27 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			sym, r.sub = m.g.sym, h
 		}
 	}
+	// Without a sub-lattice, a round of typed flows is collected and routed by its period.
+	periodic := h == nil && r.typing && n > 1 && !hasUniform(pt)
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
 		base := g.Base(gi)
+		if periodic {
+			r.group()
+		}
 		for i := 0; i < pt.N; i++ {
 			part := pt.Parts[i]
 			if part.Kind != collective.Uniform {
 				part.Each(p, func(s, d int, w float64) {
 					se, de := m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride)
-					if h != nil && !h.rep(de) {
+					switch {
+					case periodic:
+						lost = !r.collect(se, de, w) || lost
+					case h != nil && !h.rep(de):
 						r.nic(se, de, w) // an image of a routed flow: only its NIC share is its own
-						return
-					}
-					if !r.flow(se, de, w) {
+					case !r.flow(se, de, w):
 						lost = true
 					}
 				})
@@ -299,10 +305,23 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			}
 		}
 	}
+	if periodic {
+		r.routeCollected()
+	}
 	if lost {
 		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	return sym, nil
+}
+
+// hasUniform reports whether pt has a uniform part.
+func hasUniform(pt collective.Pattern) bool {
+	for i := 0; i < pt.N; i++ {
+		if pt.Parts[i].Kind == collective.Uniform {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeUniform reports whether pt is a uniform all-to-all of one group over every endpoint,

@@ -80,6 +80,13 @@ type router struct {
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits.
 	typing bool
 	ft     flowTypes
+	// Periods (periods.go): a round's flows collected in group order, where each group's start,
+	// and the flows where candidate periods failed.
+	fl      []flowRec
+	starts  []int32
+	witness []int
+	lastQ   int // the last collected round's period (0: none) and τ, for tests
+	lastTau [maxFactors]uint16
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
@@ -183,12 +190,18 @@ func (r *router) flow(s, t int32, w float64) bool {
 		r.note(r.path(s, t, w))
 		return true
 	}
+	r.split(s, t, d, w)
+	return true
+}
+
+// split routes flow s → t (at distance d) of weight w by Split routing, through its type where
+// the fabric has them.
+func (r *router) split(s, t, d int32, w float64) {
 	if r.typing && r.typed(s, t, w) {
-		return true
+		return
 	}
 	r.source(s, d, w, 0)
 	r.note(r.toward(t, -1))
-	return true
 }
 
 // path carries weight w from s to t along its one hashed path (what toward does for a lone

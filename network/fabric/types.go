@@ -228,3 +228,12 @@ func WithoutFlowTypes(g *Graph) *Graph {
 	h.untyped = true
 	return h
 }
+
+// WithoutPeriods is g with periods off (periods.go): flow types alone, every flow's shares added
+// in flow order.
+func WithoutPeriods(g *Graph) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	h.unperiodic = true
+	return h
+}

@@ -53,9 +53,10 @@ func symmetryCases() []symmetryCase {
 	return cases
 }
 
-// reference prices c with every algorithm the network offers on the symmetric model and on a
-// model of the same job on ref(fabric), and calls check with both (errors included).
-func reference(t *testing.T, cases []symmetryCase, ref func(*fabric.Graph) *fabric.Graph, check func(c symmetryCase, a string, x, y network.Cost, err1, err2 error)) {
+// reference prices c with every algorithm the network offers on a model of the job on
+// fast(fabric) (nil: the network's own model) and on one on ref(fabric), and calls check with
+// both (errors included).
+func reference(t *testing.T, cases []symmetryCase, fast, ref func(*fabric.Graph) *fabric.Graph, check func(c symmetryCase, a string, x, y network.Cost, err1, err2 error)) {
 	t.Helper()
 	for _, c := range cases {
 		for _, a := range algorithms {
@@ -70,6 +71,11 @@ func reference(t *testing.T, cases []symmetryCase, ref func(*fabric.Graph) *fabr
 			g, _ := c.cfg.Fabric()
 			opt := c.cfg.Common.Options(Name, algorithms)
 			opt.Tiers, opt.Grid, opt.Placement = c.cfg.Tiers(), grid{c.cfg}, c.cfg.placement()
+			if fast != nil {
+				if sym, err = fabric.NewModel(fast(g), network.Env{GPUs: c.gpus}, opt); err != nil {
+					t.Fatal(err)
+				}
+			}
 			plain, err := fabric.NewModel(ref(g), network.Env{GPUs: c.gpus}, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -82,7 +88,7 @@ func reference(t *testing.T, cases []symmetryCase, ref func(*fabric.Graph) *fabr
 }
 
 func TestSublatticeRouting(t *testing.T) {
-	reference(t, symmetryCases(), fabric.WithoutSymmetry, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+	reference(t, symmetryCases(), nil, fabric.WithoutSymmetry, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("%s %s %+v on %d: %v, every flow %v", c.cfg.Describe(), a, c.col.Group, c.gpus, err1, err2)
 		}
@@ -100,10 +106,10 @@ func TestSublatticeRouting(t *testing.T) {
 // Flow types (fabric/types.go) route one flow per (source representative, moved destination,
 // weight) and move its shares to every flow of the type: each link receives the same shares in
 // the same order as when every flow is routed itself, so every algorithm's price is equal bit for
-// bit to the one without flow types (the symmetry and its sub-lattice routing kept), on the same
-// cases as the sub-lattice test.
+// bit to the one without flow types (the symmetry and its sub-lattice routing kept; periods off,
+// which group the shares per period), on the same cases as the sub-lattice test.
 func TestFlowTypesExact(t *testing.T) {
-	reference(t, symmetryCases(), fabric.WithoutFlowTypes, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+	reference(t, symmetryCases(), fabric.WithoutPeriods, fabric.WithoutFlowTypes, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
 		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
 			t.Errorf("%s %s %+v on %d: %+v (%v), every flow routed %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
 		}
