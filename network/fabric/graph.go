@@ -97,6 +97,7 @@ type Symmetry struct {
 	// [orbit index·Order + element] (nil: no flow types).
 	nf              int
 	fm, fs          [maxFactors]int32
+	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
 	endDig, linkDig [][maxFactors]uint16
 	linkAt          []int32
 }

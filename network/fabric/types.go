@@ -28,16 +28,15 @@ const maxTypeShares = 1 << 20
 
 // maxTypeWeights bounds the distinct flow weights typed at once (parts of a grid algorithm's
 // rounds carry a few); flows of other weights are routed directly.
-const maxTypeWeights = 4
+const maxTypeWeights = 16
 
 // flowTypes is a router's record of the flow types it has routed.
 type flowTypes struct {
 	gen     uint64 // the graph's generation the record belongs to (Graph.Forget moves it)
 	weights []float64
-	// index[w][rep·E + canonical destination]: 0 not seen, −1 seen once (routed directly),
-	// i + 1 type i.
-	index [maxTypeWeights][]int32
-	keys  []typeKey // index entries set, to clear them
+	// index: (weight, rep·E + canonical destination) → −1 seen once (routed directly), i + 1
+	// type i.
+	index typeIndex
 	// Type i's shares are entries start[i] … start[i+1]−1; lat[i] its path latency.
 	start []int32
 	lat   []float64
@@ -49,7 +48,61 @@ type flowTypes struct {
 	rec   bool // carry records shares instead of loading links
 }
 
-type typeKey struct{ w, k int32 }
+// typeIndex is an open-addressing table from a flow type's key (never 0) to its entry, grown
+// to twice the keys it holds: no allocation once warm, memory in proportion to the types.
+type typeIndex struct {
+	keys []uint64
+	vals []int32
+	n    int
+}
+
+// slot is where key k is, or the empty slot where it would go.
+func (x *typeIndex) slot(k uint64) int {
+	mask := len(x.keys) - 1
+	i := int((k*0x9e3779b97f4a7c15)>>32) & mask
+	for x.keys[i] != 0 && x.keys[i] != k {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get is key k's entry (0: none).
+func (x *typeIndex) get(k uint64) int32 {
+	if x.n == 0 {
+		return 0
+	}
+	if i := x.slot(k); x.keys[i] == k {
+		return x.vals[i]
+	}
+	return 0
+}
+
+// put sets key k's entry.
+func (x *typeIndex) put(k uint64, v int32) {
+	if 2*(x.n+1) > len(x.keys) {
+		old, vals := x.keys, x.vals
+		x.keys, x.vals, x.n = make([]uint64, max(1024, 2*len(old))), make([]int32, max(1024, 2*len(old))), 0
+		for i, ok := range old {
+			if ok != 0 {
+				x.put(ok, vals[i])
+			}
+		}
+	}
+	i := x.slot(k)
+	if x.keys[i] == 0 {
+		x.keys[i] = k
+		x.n++
+	}
+	x.vals[i] = v
+}
+
+// reset empties the table.
+func (x *typeIndex) reset() {
+	if x.n > 0 {
+		clear(x.keys)
+		x.n = 0
+	}
+}
 
 // typed routes flow s → t of weight w through its type (false: route it directly). It is only
 // called with Split routing on a fabric whose symmetry names its elements and acts freely.
@@ -73,18 +126,13 @@ func (r *router) typed(s, t int32, w float64) bool {
 		wi = len(ft.weights)
 		ft.weights = append(ft.weights, w)
 	}
-	E := int32(r.g.Endpoints)
-	if ft.index[wi] == nil {
-		ft.index[wi] = make([]int32, len(sym.Reps)*int(E))
-	}
 	gs := &sym.endDig[s]
 	ct := sym.move(t, gs, -1) // g_s⁻¹·t
-	key := sym.EndRep[s]*E + ct
-	ti := ft.index[wi][key]
+	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
+	ti := ft.index.get(key)
 	switch {
 	case ti == 0:
-		ft.index[wi][key] = -1
-		ft.keys = append(ft.keys, typeKey{int32(wi), key})
+		ft.index.put(key, -1)
 		return false
 	case ti < 0:
 		if len(ft.share) >= maxTypeShares {
@@ -92,7 +140,7 @@ func (r *router) typed(s, t int32, w float64) bool {
 			return false
 		}
 		ti = r.record(sym.Reps[sym.EndRep[s]], ct, w) + 1
-		ft.index[wi][key] = ti
+		ft.index.put(key, ti)
 	}
 	r.replay(ti-1, gs)
 	return true
@@ -123,39 +171,42 @@ func (ft *flowTypes) keep(sym *Symmetry, k int32, share float64) {
 // replay loads type i's shares moved by the element with digits gs, and notes its latency.
 func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 	ft, sym := &r.ft, r.g.sym
-	nf := sym.nf
-	var g, m, st [maxFactors]int32
-	for f := 0; f < nf; f++ {
-		g[f], m[f], st[f] = int32(gs[f]), sym.fm[f], sym.fs[f]
-	}
 	lo, hi := ft.start[i], ft.start[i+1]
 	base, dig, share := ft.base[lo:hi], ft.dig[lo:hi], ft.share[lo:hi]
-	for j := range base {
-		x := base[j]
-		d := &dig[j]
-		for f := 0; f < nf; f++ {
-			v := int32(d[f]) + g[f]
-			if v >= m[f] {
-				v -= m[f]
-			}
-			x += v * st[f]
-		}
-		k := sym.linkAt[x]
+	// tab[f][d + g_f] = ((d + g_f) mod m_f)·stride_f: the moved digit's part of the element.
+	var tab [maxFactors][]int32
+	for f := 0; f < sym.nf; f++ {
+		tab[f] = sym.shift[f][gs[f]:]
+	}
+	at := sym.linkAt
+	add := func(k int32, x float64) {
 		if !r.used[k] {
 			r.used[k] = true
 			r.usedIdx = append(r.usedIdx, k)
 		}
-		r.load[k] += share[j]
+		r.load[k] += x
+	}
+	if sym.nf == 2 { // a torus, a mesh of single row and column switches
+		t0, t1 := tab[0], tab[1]
+		for j, d := range dig {
+			add(at[base[j]+t0[d[0]]+t1[d[1]]], share[j])
+		}
+	} else {
+		for j := range dig {
+			x := base[j]
+			for f := 0; f < sym.nf; f++ {
+				x += tab[f][dig[j][f]]
+			}
+			add(at[x], share[j])
+		}
 	}
 	r.note(ft.lat[i])
 }
 
 // reset forgets every type.
 func (ft *flowTypes) reset() {
-	for _, k := range ft.keys {
-		ft.index[k.w][k.k] = 0
-	}
-	ft.keys, ft.weights = ft.keys[:0], ft.weights[:0]
+	ft.index.reset()
+	ft.weights = ft.weights[:0]
 	ft.start, ft.lat = ft.start[:0], ft.lat[:0]
 	ft.base, ft.dig, ft.share = ft.base[:0], ft.dig[:0], ft.share[:0]
 }
@@ -172,6 +223,10 @@ func (s *Symmetry) typing(links int) {
 				return
 			}
 			s.fm[s.nf], s.fs[s.nf] = m, stride
+			s.shift[s.nf] = make([]int32, 2*m)
+			for v := range s.shift[s.nf] {
+				s.shift[s.nf][v] = int32(v) % m * stride
+			}
 			s.nf++
 		}
 		stride *= m
