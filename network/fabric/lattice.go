@@ -151,15 +151,22 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 			return nil
 		}
 	}
-	// inv[i·E + e]: where endpoint e sends in part i (a uniform part: its group), −1 nowhere.
+	// inv[i·E + e]: where endpoint e sends in part i (a uniform part: its group), −1 nowhere;
+	// set lists the entries in use (inv is all −1 between rounds).
 	E := m.g.Endpoints
 	if len(r.inv) < pt.N*E {
 		r.inv = make([]int32, pt.N*E)
+		for i := range r.inv {
+			r.inv[i] = -1
+		}
 	}
-	inv := r.inv[:pt.N*E]
-	for i := range inv {
-		inv[i] = -1
-	}
+	inv, set := r.inv, r.invSet[:0]
+	defer func() {
+		for _, k := range set {
+			inv[k] = -1
+		}
+		r.invSet = set[:0]
+	}()
 	ok := true
 	for gi := 0; gi < n && ok; gi++ {
 		if !g.Runs(gi) {
@@ -167,17 +174,24 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 		}
 		base := g.Base(gi)
 		for i := 0; i < pt.N; i++ {
-			row := inv[i*E : (i+1)*E]
+			row := int32(i * E)
 			if part := pt.Parts[i]; part.Kind != collective.Uniform {
 				part.Each(g.Size, func(src, dst int, _ float64) {
-					e := m.endpoint(base + src*g.Stride)
-					ok = ok && row[e] < 0
-					row[e] = m.endpoint(base + dst*g.Stride)
+					k := row + m.endpoint(base+src*g.Stride)
+					if inv[k] >= 0 {
+						ok = false
+						return
+					}
+					inv[k] = m.endpoint(base + dst*g.Stride)
+					set = append(set, k)
 				})
 				continue
 			}
-			for k := 0; k < g.Size; k++ {
-				row[m.endpoint(base+k*g.Stride)] = int32(gi)
+			for j := 0; j < g.Size; j++ {
+				if k := row + m.endpoint(base+j*g.Stride); inv[k] < 0 {
+					inv[k] = int32(gi)
+					set = append(set, k)
+				}
 			}
 		}
 	}
@@ -190,7 +204,7 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	for f, mf := range s.Factors {
 		h.step[f] = mf
 		for d := int32(1); d < mf; d++ {
-			if mf%d == 0 && m.invariantUnder(r, inv, pt, n, f, stride, d) {
+			if mf%d == 0 && m.invariantUnder(r, inv, set, pt, n, f, stride, d) {
 				h.step[f], trivial = d, false
 				break
 			}
@@ -204,36 +218,31 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	return h
 }
 
-// invariantUnder reports whether the flows in inv map onto themselves when every endpoint
-// moves by d along factor f.
-func (m *Model) invariantUnder(r *router, inv []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
-	s, E := m.g.sym, m.g.Endpoints
-	for i := 0; i < pt.N; i++ {
-		row := inv[i*E : (i+1)*E]
-		uniform := pt.Parts[i].Kind == collective.Uniform
-		if uniform {
-			if len(r.gmap) < n {
-				r.gmap = make([]int32, n)
-			}
-			for k := range r.gmap[:n] {
-				r.gmap[k] = -1
-			}
+// invariantUnder reports whether the flows in inv (its entries in use listed in set) map onto
+// themselves when every endpoint moves by d along factor f. It checks the senders only: the move
+// is one to one, so senders that all move onto senders are all of them.
+func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
+	s, E := m.g.sym, int32(m.g.Endpoints)
+	if pt.Parts[0].Kind == collective.Uniform { // then the only part
+		if len(r.gmap) < n {
+			r.gmap = make([]int32, n)
 		}
-		for e := int32(0); int(e) < E; e++ {
-			x, y := row[e], row[s.act(e, f, stride, d)]
-			switch {
-			case x < 0:
-				if y >= 0 {
-					return false
-				}
-			case uniform:
-				if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
-					return false
-				}
-				r.gmap[x] = y
-			case y != s.act(x, f, stride, d):
+		for k := range r.gmap[:n] {
+			r.gmap[k] = -1
+		}
+		for _, k := range set {
+			x, y := inv[k], inv[s.act(k, f, stride, d)]
+			if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
 				return false
 			}
+			r.gmap[x] = y
+		}
+		return true
+	}
+	for _, k := range set {
+		row, e := k/E*E, k%E
+		if inv[row+s.act(e, f, stride, d)] != s.act(inv[k], f, stride, d) {
+			return false
 		}
 	}
 	return true

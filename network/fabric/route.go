@@ -72,6 +72,7 @@ type router struct {
 	subLat lattice
 	folded bool
 	inv    []int32
+	invSet []int32
 	gmap   []int32
 	ksum   []float64
 	klink  []int32
