@@ -93,7 +93,7 @@ func (r *router) routeCollected() {
 // least twice, and its element τ.
 func (r *router) period() (int, [maxFactors]uint16, bool) {
 	var tau [maxFactors]uint16
-	if r.g.untyped || r.g.unperiodic {
+	if r.g.untyped || r.g.unperiodic || len(r.starts) < 2 {
 		return 0, tau, false
 	}
 	sym, fl := r.g.sym, r.fl
