@@ -135,38 +135,12 @@ func (h *lattice) key(l int32) int32 {
 // without named elements, hash routing, or a part in which a member sends to several others
 // (besides a lone uniform part).
 func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n int) *lattice {
-	s := m.g.sym
-	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+	if !m.latticeKinds(pt, n) {
 		return nil
 	}
-	for i := 0; i < pt.N; i++ {
-		switch pt.Parts[i].Kind {
-		case collective.Uniform:
-			if pt.N > 1 {
-				return nil
-			}
-		case collective.RingNext, collective.Shift, collective.Chain, collective.XOR, collective.FoldIn, collective.FoldOut,
-			collective.TreeUp, collective.Table, collective.ToRoot:
-		default:
-			return nil
-		}
-	}
-	// inv[i·E + e]: where endpoint e sends in part i (a uniform part: its group), −1 nowhere;
-	// set lists the entries in use (inv is all −1 between rounds).
-	E := m.g.Endpoints
-	if len(r.inv) < pt.N*E {
-		r.inv = make([]int32, pt.N*E)
-		for i := range r.inv {
-			r.inv[i] = -1
-		}
-	}
-	inv, set := r.inv, r.invSet[:0]
-	defer func() {
-		for _, k := range set {
-			inv[k] = -1
-		}
-		r.invSet = set[:0]
-	}()
+	inv, set := m.invScratch(r, pt)
+	defer r.clearInv(inv, &set)
+	E := int32(m.g.Endpoints)
 	ok := true
 	for gi := 0; gi < n && ok; gi++ {
 		if !g.Runs(gi) {
@@ -174,7 +148,7 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 		}
 		base := g.Base(gi)
 		for i := 0; i < pt.N; i++ {
-			row := int32(i * E)
+			row := int32(i) * E
 			if part := pt.Parts[i]; part.Kind != collective.Uniform {
 				part.Each(g.Size, func(src, dst int, _ float64) {
 					k := row + m.endpoint(base+src*g.Stride)
@@ -198,6 +172,74 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	if !ok {
 		return nil
 	}
+	return m.largest(r, inv, set, pt, n)
+}
+
+// sublatticeOf is sublattice for a round collected flow by flow (router.fl; no uniform part).
+func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
+	if !m.latticeKinds(pt, n) {
+		return nil
+	}
+	inv, set := m.invScratch(r, pt)
+	defer r.clearInv(inv, &set)
+	E := int32(m.g.Endpoints)
+	for _, f := range r.fl {
+		k := int32(f.part)*E + f.s
+		if inv[k] >= 0 {
+			return nil
+		}
+		inv[k] = f.t
+		set = append(set, k)
+	}
+	return m.largest(r, inv, set, pt, n)
+}
+
+// latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a
+// fabric with named elements acting freely, split routing, and parts in which a member sends to
+// one other (or a lone uniform part).
+func (m *Model) latticeKinds(pt collective.Pattern, n int) bool {
+	s := m.g.sym
+	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+		return false
+	}
+	for i := 0; i < pt.N; i++ {
+		switch pt.Parts[i].Kind {
+		case collective.Uniform:
+			if pt.N > 1 {
+				return false
+			}
+		case collective.RingNext, collective.Shift, collective.Chain, collective.XOR, collective.FoldIn, collective.FoldOut,
+			collective.TreeUp, collective.Table, collective.ToRoot:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// invScratch is the router's inv (inv[i·E + e]: where endpoint e sends in part i, a uniform
+// part: its group; −1 nowhere; all −1 between rounds) and its list of entries in use.
+func (m *Model) invScratch(r *router, pt collective.Pattern) ([]int32, []int32) {
+	if E := m.g.Endpoints; len(r.inv) < pt.N*E {
+		r.inv = make([]int32, pt.N*E)
+		for i := range r.inv {
+			r.inv[i] = -1
+		}
+	}
+	return r.inv, r.invSet[:0]
+}
+
+// clearInv sets the entries in use back to −1 and keeps the list's storage.
+func (r *router) clearInv(inv []int32, set *[]int32) {
+	for _, k := range *set {
+		inv[k] = -1
+	}
+	r.invSet = (*set)[:0]
+}
+
+// largest is the largest H whose moves keep the flows in inv (entries set), or nil.
+func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n int) *lattice {
+	s := m.g.sym
 	h := &r.subLat // the router's: a round's lattice lives until finish
 	*h = lattice{sym: s, cosets: 1}
 	trivial, stride := true, int32(1)

@@ -258,32 +258,35 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		n = 0
 	}
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
-	if n > 0 && !m.wholeUniform(pt, g, n) {
+	if n > 0 && r.typing && !hasUniform(pt) {
+		// Typed flows are collected once, tested for a sub-lattice, and routed into its
+		// representatives or by period (periods.go).
+		m.collect(r, pt, g, n)
+		if h = m.sublatticeOf(r, pt, n); h != nil {
+			sym, r.sub = m.g.sym, h
+		}
+		lost = !r.routeCollected(h)
+		n = 0
+	} else if n > 0 && !m.wholeUniform(pt, g, n) {
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
 		}
 	}
-	// Without a sub-lattice, a round of typed flows is collected and routed by its period.
-	periodic := h == nil && r.typing && n > 1 && !hasUniform(pt)
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
 		base := g.Base(gi)
-		if periodic {
-			r.group()
-		}
 		for i := 0; i < pt.N; i++ {
 			part := pt.Parts[i]
 			if part.Kind != collective.Uniform {
 				part.Each(p, func(s, d int, w float64) {
 					se, de := m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride)
-					switch {
-					case periodic:
-						lost = !r.collect(se, de, w) || lost
-					case h != nil && !h.rep(de):
+					if h != nil && !h.rep(de) {
 						r.nic(se, de, w) // an image of a routed flow: only its NIC share is its own
-					case !r.flow(se, de, w):
+						return
+					}
+					if !r.flow(se, de, w) {
 						lost = true
 					}
 				})
@@ -305,13 +308,27 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			}
 		}
 	}
-	if periodic {
-		r.routeCollected()
-	}
 	if lost {
 		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	return sym, nil
+}
+
+// collect notes every flow of one round of pt over the n concurrent groups of shape g in the
+// router (in group order, each group's start marked).
+func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int) {
+	for gi := 0; gi < n; gi++ {
+		if !g.Runs(gi) {
+			continue
+		}
+		base := g.Base(gi)
+		r.group()
+		for i := 0; i < pt.N; i++ {
+			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
+			})
+		}
+	}
 }
 
 // hasUniform reports whether pt has a uniform part.

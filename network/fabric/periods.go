@@ -28,38 +28,55 @@ const maxPeriodChecks = 4
 
 // flowRec is a flow of a round collected before it is routed.
 type flowRec struct {
-	s, t, d int32 // source, destination, distance
-	w       float64
+	s, t, part int32 // source, destination, the pattern's part it belongs to
+	w          float64
 }
 
-// collect notes flow s → t of weight w (its NIC share counted now); false when t is unreachable.
-func (r *router) collect(s, t int32, w float64) bool {
-	d := r.g.dist.Dist(s, t)
+// collect notes flow s → t of weight w of part i (its NIC share counted now).
+func (r *router) collect(s, t int32, i int, w float64) {
+	r.nic(s, t, w)
+	r.fl = append(r.fl, flowRec{s, t, int32(i), w})
+}
+
+// route routes a collected flow; false when its destination is unreachable. The flows a
+// sub-lattice or a period adds as moved copies of routed ones are reachable when those are
+// (the moves are automorphisms).
+func (r *router) route(f flowRec) bool {
+	d := r.g.dist.Dist(f.s, f.t)
 	if d >= Unreachable {
 		return false
 	}
-	r.nic(s, t, w)
-	r.fl = append(r.fl, flowRec{s, t, d, w})
+	r.split(f.s, f.t, d, f.w)
 	return true
 }
 
 // group marks the start of a group's flows among the collected ones.
 func (r *router) group() { r.starts = append(r.starts, int32(len(r.fl))) }
 
-// routeCollected routes the collected flows (by period where they have one) and forgets them.
-func (r *router) routeCollected() {
-	fl := r.fl
-	q, tau, ok := r.period()
-	r.lastQ, r.lastTau = q, tau
-	if !ok {
+// routeCollected routes the collected flows and forgets them: with a sub-lattice h those into
+// its representatives, else by period where they have one. It reports false when some flow
+// cannot reach its destination.
+func (r *router) routeCollected(h *lattice) bool {
+	fl, ok := r.fl, true
+	defer func() { r.fl, r.starts = fl[:0], r.starts[:0] }()
+	if h != nil {
 		for _, f := range fl {
-			r.split(f.s, f.t, f.d, f.w)
+			if h.rep(f.t) {
+				ok = r.route(f) && ok
+			}
 		}
-		r.fl, r.starts = fl[:0], r.starts[:0]
-		return
+		return ok
+	}
+	q, tau, periodic := r.period()
+	r.lastQ, r.lastTau = q, tau
+	if !periodic {
+		for _, f := range fl {
+			ok = r.route(f) && ok
+		}
+		return ok
 	}
 	for _, f := range fl[:q] {
-		r.split(f.s, f.t, f.d, f.w)
+		ok = r.route(f) && ok
 	}
 	// The first period's loads become a type of their own, replayed moved by τ^k.
 	ft, sym := &r.ft, r.g.sym
@@ -84,9 +101,9 @@ func (r *router) routeCollected() {
 	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
 	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
 	for _, f := range fl[len(fl)/q*q:] {
-		r.split(f.s, f.t, f.d, f.w)
+		ok = r.route(f) && ok
 	}
-	r.fl, r.starts = fl[:0], r.starts[:0]
+	return ok
 }
 
 // period finds the collected flows' shortest period among the group starts that repeats at
@@ -100,7 +117,7 @@ func (r *router) period() (int, [maxFactors]uint16, bool) {
 	n := len(fl)
 	wit := r.witness[:0]
 	image := func(a, b flowRec) bool {
-		return a.w == b.w && sym.move(a.s, &tau, 1) == b.s && sym.move(a.t, &tau, 1) == b.t
+		return a.w == b.w && sym.move(a.s, &tau) == b.s && sym.move(a.t, &tau) == b.t
 	}
 	checks := 0
 	for _, start := range r.starts[1:] {

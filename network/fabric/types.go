@@ -127,7 +127,8 @@ func (r *router) typed(s, t int32, w float64) bool {
 		ft.weights = append(ft.weights, w)
 	}
 	gs := &sym.endDig[s]
-	ct := sym.move(t, gs, -1) // g_s⁻¹·t
+	inv := sym.inverse(gs)
+	ct := sym.move(t, &inv) // g_s⁻¹·t
 	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
 	ti := ft.index.get(key)
 	switch {
@@ -258,21 +259,24 @@ func (s *Symmetry) typing(links int) {
 	s.linkAt = at
 }
 
-// move is endpoint e moved by sign times the element with digits g (sign ±1).
-func (s *Symmetry) move(e int32, g *[maxFactors]uint16, sign int32) int32 {
+// move is endpoint e moved by the element with digits g.
+func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
 	x := &s.endDig[e]
 	y := int32(0)
 	for f := 0; f < s.nf; f++ {
-		m := s.fm[f]
-		v := int32(x[f]) + sign*int32(g[f])
-		if v >= m {
-			v -= m
-		} else if v < 0 {
-			v += m
-		}
-		y += v * s.fs[f]
+		y += s.shift[f][x[f]+g[f]]
 	}
-	return s.endAt[int(s.EndRep[e])*s.Order+int(y)]
+	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
+}
+
+// inverse is the element with digits g's inverse.
+func (s *Symmetry) inverse(g *[maxFactors]uint16) (inv [maxFactors]uint16) {
+	for f := 0; f < s.nf; f++ {
+		if g[f] > 0 {
+			inv[f] = uint16(s.fm[f]) - g[f]
+		}
+	}
+	return inv
 }
 
 // WithoutFlowTypes is g with flow types off (every flow routed itself; the symmetry and its
