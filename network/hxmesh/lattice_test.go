@@ -9,11 +9,6 @@ import (
 	"github.com/ddlest/ddlest/network/fabric"
 )
 
-// Rounds whose flows a subgroup of the board translations maps onto themselves are routed
-// towards one destination per orbit only (fabric/lattice.go): every algorithm's price equals the
-// one with every flow routed (the fabric's symmetry dropped) up to the order of the float sums
-// (relative 1e-12), on small fabrics and on the benchmarks' large ones, for jobs that fill the
-// fabric (invariant rounds) and jobs that do not (routed flow by flow).
 // symmetryCase is a collective on a job placed on a fabric with board symmetry.
 type symmetryCase struct {
 	cfg  *Config
@@ -87,6 +82,12 @@ func reference(t *testing.T, cases []symmetryCase, fast, ref func(*fabric.Graph)
 	}
 }
 
+// Rounds whose flows a subgroup of the board translations maps onto themselves are routed
+// towards one destination per orbit only (fabric/lattice.go), other rounds by flow type and
+// period (fabric/types.go, periods.go): every algorithm's price equals the one with every flow
+// routed (the fabric's symmetry dropped) up to the order of the float sums (relative 1e-12), on
+// small fabrics and on the benchmarks' large ones, for jobs that fill the fabric (invariant
+// rounds) and jobs that do not.
 func TestSublatticeRouting(t *testing.T) {
 	reference(t, symmetryCases(), nil, fabric.WithoutSymmetry, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
 		if (err1 == nil) != (err2 == nil) {
