@@ -317,6 +317,9 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 // collect notes every flow of one round of pt over the n concurrent groups of shape g in the
 // router (in group order, each group's start marked).
 func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int) {
+	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
+		r.fl = make([]flowRec, 0, hint)
+	}
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
