@@ -43,14 +43,15 @@ type Model struct {
 	g   *Graph
 	env network.Env
 
-	mu     sync.Mutex
-	place  uint64 // hash of the placement (the graph's load cache tells jobs apart by it)
-	view   members
-	flows  collective.Flows
-	steps  []collective.Step
-	routes map[routeKey]Load
-	grids  map[network.Group]gridEntry
-	memo   network.Memo
+	mu      sync.Mutex
+	place   uint64 // hash of the placement (the graph's load cache tells jobs apart by it)
+	view    members
+	flows   collective.Flows
+	steps   []collective.Step
+	routes  map[routeKey]Load
+	grids   map[network.Group]gridEntry
+	periods map[network.Group]periodEntry
+	memo    network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
 	total []float64
@@ -61,6 +62,11 @@ type Model struct {
 type routeKey struct {
 	pt collective.Pattern
 	g  network.Group
+}
+
+type periodEntry struct {
+	p  period
+	ok bool
 }
 
 type gridEntry struct {
@@ -78,7 +84,7 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: it has %d accelerators", env.GPUs, opt.Name, slots)
 	}
 	m := &Model{opt: opt, g: g, env: env, place: placementHash(opt.Placement),
-		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}}
+		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}, periods: map[network.Group]periodEntry{}}
 	m.view.m = m
 	return m, nil
 }
@@ -265,7 +271,12 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		if h = m.sublatticeOf(r, pt, n); h != nil {
 			sym, r.sub = m.g.sym, h
 		}
-		lost = !r.routeCollected(h)
+		var gp period
+		periodic := false
+		if h == nil {
+			gp, periodic = m.groupPeriod(r, g, n)
+		}
+		lost = !r.routeCollected(h, gp, periodic)
 		n = 0
 	} else if n > 0 && !m.wholeUniform(pt, g, n) {
 		if h = m.sublattice(r, pt, g, n); h != nil {
@@ -332,6 +343,27 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 			})
 		}
 	}
+}
+
+// groupPeriod is the period of the running groups of shape g (in groups): Q groups later every
+// member, in order, is the earlier one moved by τ (periods.go). Once per model and shape.
+func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
+	if e, ok := m.periods[g]; ok {
+		return e.p, e.ok
+	}
+	pts := r.pts[:0]
+	for gi := 0; gi < n; gi++ {
+		if g.Runs(gi) {
+			for k, base := 0, g.Base(gi); k < g.Size; k++ {
+				pts = append(pts, m.endpoint(base+k*g.Stride))
+			}
+		}
+	}
+	p, ok := r.periodOf(pts, g.Size)
+	r.pts = pts[:0]
+	p.q /= g.Size
+	m.periods[g] = periodEntry{p, ok}
+	return p, ok
 }
 
 // hasUniform reports whether pt has a uniform part.

@@ -19,12 +19,16 @@ package fabric
 // price may differ from routing every flow in its last bits (TestSublatticeRouting, relative
 // 1e-12); with periods off (WithoutPeriods) flow types alone are exact.
 //
-// Candidates q are the starts of groups, tried in order; a candidate is first checked at the
-// flows where earlier candidates failed (witnesses), and at most maxPeriodChecks candidates are
-// checked over all flows, so a round without a period costs a few passes over its flows.
+// The period is found once per group shape, on the groups' members (Model.groupPeriod): when
+// the members of every group Q groups later are the earlier ones moved by τ, so are the flows
+// of any pattern over them. Candidates Q are tried in order; a candidate is first checked at the
+// members where earlier candidates failed (witnesses) and at a few spread over the job, and at
+// most maxPeriodChecks candidates are checked over all members, so a job without a period costs
+// a few passes over its ranks.
 
-// maxPeriodChecks bounds the candidates checked over every flow of a round.
-const maxPeriodChecks = 4
+// maxPeriodChecks bounds the candidates checked over every member of the groups, after
+// periodSamples members spread over them.
+const maxPeriodChecks, periodSamples = 4, 16
 
 // flowRec is a flow of a round collected before it is routed.
 type flowRec struct {
@@ -54,9 +58,9 @@ func (r *router) route(f flowRec) bool {
 func (r *router) group() { r.starts = append(r.starts, int32(len(r.fl))) }
 
 // routeCollected routes the collected flows and forgets them: with a sub-lattice h those into
-// its representatives, else by period where they have one. It reports false when some flow
-// cannot reach its destination.
-func (r *router) routeCollected(h *lattice) bool {
+// its representatives, else by the period of the groups (gp, in groups, when periodic) where
+// they have one. It reports false when some flow cannot reach its destination.
+func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	fl, ok := r.fl, true
 	defer func() { r.fl, r.starts = fl[:0], r.starts[:0] }()
 	if h != nil {
@@ -67,7 +71,13 @@ func (r *router) routeCollected(h *lattice) bool {
 		}
 		return ok
 	}
-	q, tau, periodic := r.period()
+	// Every group sends the same number of flows (one pattern over members in the same
+	// order), so gp.q groups are q flows: the flows q later are the earlier ones moved by τ.
+	q, tau := 0, gp.tau
+	if periodic = periodic && gp.q < len(r.starts) && !r.g.unperiodic; periodic {
+		q = int(r.starts[gp.q])
+		periodic = q > 0 && 2*q <= len(fl)
+	}
 	r.lastQ, r.lastTau = q, tau
 	if !periodic {
 		for _, f := range fl {
@@ -106,37 +116,40 @@ func (r *router) routeCollected(h *lattice) bool {
 	return ok
 }
 
-// period finds the collected flows' shortest period among the group starts that repeats at
-// least twice, and its element τ.
-func (r *router) period() (int, [maxFactors]uint16, bool) {
-	var tau [maxFactors]uint16
-	if r.g.untyped || r.g.unperiodic || len(r.starts) < 2 {
-		return 0, tau, false
+// period is a repetition: each element q later is the earlier one moved by τ.
+type period struct {
+	q   int
+	tau [maxFactors]uint16
+}
+
+// periodOf finds the shortest period of the endpoints pts among the multiples of unit that
+// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none.
+func (r *router) periodOf(pts []int32, unit int) (period, bool) {
+	var p period
+	sym, n := r.g.sym, len(pts)
+	if unit < 1 || n == 0 {
+		return p, false
 	}
-	sym, fl := r.g.sym, r.fl
-	n := len(fl)
 	wit := r.witness[:0]
-	image := func(a, b flowRec) bool {
-		return a.w == b.w && sym.move(a.s, &tau) == b.s && sym.move(a.t, &tau) == b.t
-	}
+	defer func() { r.witness = wit[:0] }()
 	checks := 0
-	for _, start := range r.starts[1:] {
-		q := int(start)
-		if 2*q > n {
-			break
-		}
-		if q == 0 || sym.EndRep[fl[0].s] != sym.EndRep[fl[q].s] {
+	for q := unit; 2*q <= n; q += unit {
+		if sym.EndRep[pts[0]] != sym.EndRep[pts[q]] {
 			continue
 		}
 		for f := 0; f < sym.nf; f++ {
-			tau[f] = uint16((int32(sym.endDig[fl[q].s][f]) - int32(sym.endDig[fl[0].s][f]) + sym.fm[f]) % sym.fm[f])
+			p.tau[f] = uint16((int32(sym.endDig[pts[q]][f]) - int32(sym.endDig[pts[0]][f]) + sym.fm[f]) % sym.fm[f])
 		}
-		ok := image(fl[0], fl[q])
+		ok := true
 		for _, i := range wit {
-			if !ok {
+			if i+q < n && sym.move(pts[i], &p.tau) != pts[i+q] {
+				ok = false
 				break
 			}
-			ok = i+q >= n || image(fl[i], fl[i+q])
+		}
+		for k := 1; k < periodSamples && ok; k++ { // a few members spread over the job
+			i := k * (n - q) / periodSamples
+			ok = sym.move(pts[i], &p.tau) == pts[i+q]
 		}
 		if !ok {
 			continue
@@ -147,17 +160,16 @@ func (r *router) period() (int, [maxFactors]uint16, bool) {
 		checks++
 		bad := -1
 		for i := 1; i+q < n; i++ {
-			if !image(fl[i], fl[i+q]) {
+			if sym.move(pts[i], &p.tau) != pts[i+q] {
 				bad = i
 				break
 			}
 		}
 		if bad < 0 {
-			r.witness = wit
-			return q, tau, true
+			p.q = q
+			return p, true
 		}
 		wit = append(wit, bad)
 	}
-	r.witness = wit
-	return 0, tau, false
+	return p, false
 }

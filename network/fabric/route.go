@@ -85,6 +85,7 @@ type router struct {
 	// and the flows where candidate periods failed.
 	fl      []flowRec
 	starts  []int32
+	pts     []int32 // the groups' members, for their period
 	witness []int
 	lastQ   int // the last collected round's period (0: none) and τ, for tests
 	lastTau [maxFactors]uint16
