@@ -84,7 +84,7 @@ func NewModel(g *Graph, env network.Env, opt Options) (*Model, error) {
 		return nil, errs.Usage("a job of %d GPUs does not fit network %s: it has %d accelerators", env.GPUs, opt.Name, slots)
 	}
 	m := &Model{opt: opt, g: g, env: env, place: placementHash(opt.Placement),
-		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}, periods: map[network.Group]periodEntry{}}
+		routes: map[routeKey]Load{}, grids: map[network.Group]gridEntry{}}
 	m.view.m = m
 	return m, nil
 }
@@ -362,6 +362,9 @@ func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
 	p, ok := r.periodOf(pts, g.Size)
 	r.pts = pts[:0]
 	p.q /= g.Size
+	if m.periods == nil {
+		m.periods = map[network.Group]periodEntry{}
+	}
 	m.periods[g] = periodEntry{p, ok}
 	return p, ok
 }
