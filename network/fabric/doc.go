@@ -39,7 +39,14 @@
 // representative each under the fabric's symmetry), never flow by flow. Any round whose flows a
 // subgroup H of the symmetry maps onto themselves (a ring in board order, all-to-alls of whole
 // board rows) is routed towards one destination per H-orbit, each link carrying its H-orbit's
-// sum (lattice.go: the same shares summed in another order). Routed rounds are
+// sum (lattice.go: the same shares summed in another order). Any other flow s → t is routed
+// through its type (types.go): with s = g·R for a representative R, its shares are those of
+// R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
+// added, moved, for every flow of the type — every link receives the same shares in the same
+// order as routing each flow (prices equal bit for bit). A round that repeats, its flows
+// q later the earlier ones moved by one τ ∈ Γ (GPT-3's stride-96 rings: every two blocks of
+// 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
+// τ^k for each further period (periods.go: the same shares grouped per period). Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

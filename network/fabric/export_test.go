@@ -16,3 +16,17 @@ func (m *Model) Sublattice(pt collective.Pattern, g network.Group) []int32 {
 	}
 	return h.step[:len(m.g.sym.Factors)]
 }
+
+// Period is the period (in flows) and the element τ (its digits along the non-trivial factors)
+// that one round of pt over the concurrent groups of shape g is routed by (0, nil: none).
+func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	r.lastQ = 0
+	sym, err := m.load(r, pt, g)
+	r.finish(sym)
+	if err != nil || r.lastQ == 0 {
+		return 0, nil
+	}
+	return r.lastQ, append([]uint16(nil), r.lastTau[:m.g.sym.nf]...)
+}

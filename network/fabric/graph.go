@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -38,7 +39,8 @@ type Graph struct {
 	forward []units.Seconds // per node
 	first   []int32         // out-links of u: links[first[u]:first[u+1]]
 	links   []Link
-	hot     []hop // the routing view of links: compact, scanned per node and destination
+	hot     []hop     // the routing view of links: compact, scanned per node and destination
+	rate    []float64 // per link: its bundle's rate (Width · Rate), a Split load slot's
 	classes []string
 	phys    int
 	// owner maps physical links to their links (hash routing loads physical links), built on
@@ -57,6 +59,10 @@ type Graph struct {
 	grids *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
+	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
+	// turns flow types off (WithoutFlowTypes).
+	gen                 *atomic.Uint64
+	untyped, unperiodic bool
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
@@ -85,7 +91,15 @@ type Symmetry struct {
 	endAt   []int32 // [rep·Order + g]: the endpoint g·Reps[rep]
 	orbitIx []int32 // per link: the index of its orbit among the orbits
 	orbits  int
-	free    bool // Factors set, Γ acts freely on the links and keeps their rate and class
+	free    bool // Factors set, Γ acts freely on the links and keeps their rate, class and latencies
+	// Flow types (types.go): the non-trivial factors (moduli fm, strides fs in an element's
+	// number), each endpoint's and link's element as their digits, and the link at
+	// [orbit index·Order + element] (nil: no flow types).
+	nf              int
+	fm, fs          [maxFactors]int32
+	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
+	endDig, linkDig [][maxFactors]uint16
+	linkAt          []int32
 }
 
 // Nodes is the number of nodes.
@@ -251,10 +265,15 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 		l := &g.links[i]
 		g.hot[i] = hop{to: l.To, weight: l.Weight, width: l.Width, phys: l.phys, latency: float64(l.Latency), forward: float64(g.forward[l.To])}
 	}
+	g.rate = make([]float64, len(g.links))
+	for i, l := range g.links {
+		g.rate[i] = float64(l.Rate) * float64(l.Width)
+	}
 	g.phys, g.owner = int(phys), &owners{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
 	g.windows = newCache[windowKey, []drain](1 << 12)
+	g.gen = new(atomic.Uint64)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
 	} else {
@@ -371,6 +390,7 @@ func (g *Graph) router(routing Routing, seed uint64) *router {
 		r = newRouter(g)
 	}
 	r.routing, r.seed = routing, seed
+	r.typing = routing == Split && g.sym != nil && g.sym.linkAt != nil && !g.untyped
 	return r
 }
 
@@ -452,4 +472,5 @@ func (g *Graph) Forget() {
 	g.loads.forget()
 	g.grids.forget()
 	g.windows.forget()
+	g.gen.Add(1)
 }

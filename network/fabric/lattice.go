@@ -75,9 +75,13 @@ func (s *Symmetry) elements(g *Graph) error {
 		s.orbitIx[l] = idx[o]
 		a, b := &g.links[l], &g.links[o]
 		if int(s.OrbitSize[o]) != s.Order || a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class ||
+			a.Latency != b.Latency || a.Weight != b.Weight || g.forward[a.To] != g.forward[b.To] ||
 			s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
 			s.free = false
 		}
+	}
+	if s.free {
+		s.typing(len(g.links))
 	}
 	return nil
 }
@@ -131,31 +135,12 @@ func (h *lattice) key(l int32) int32 {
 // without named elements, hash routing, or a part in which a member sends to several others
 // (besides a lone uniform part).
 func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n int) *lattice {
-	s := m.g.sym
-	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+	if !m.latticeKinds(pt, n) {
 		return nil
 	}
-	for i := 0; i < pt.N; i++ {
-		switch pt.Parts[i].Kind {
-		case collective.Uniform:
-			if pt.N > 1 {
-				return nil
-			}
-		case collective.RingNext, collective.Shift, collective.Chain, collective.XOR, collective.FoldIn, collective.FoldOut,
-			collective.TreeUp, collective.Table, collective.ToRoot:
-		default:
-			return nil
-		}
-	}
-	// inv[i·E + e]: where endpoint e sends in part i (a uniform part: its group), −1 nowhere.
-	E := m.g.Endpoints
-	if len(r.inv) < pt.N*E {
-		r.inv = make([]int32, pt.N*E)
-	}
-	inv := r.inv[:pt.N*E]
-	for i := range inv {
-		inv[i] = -1
-	}
+	inv, set := m.invScratch(r, pt)
+	defer r.clearInv(inv, &set)
+	E := int32(m.g.Endpoints)
 	ok := true
 	for gi := 0; gi < n && ok; gi++ {
 		if !g.Runs(gi) {
@@ -163,30 +148,105 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 		}
 		base := g.Base(gi)
 		for i := 0; i < pt.N; i++ {
-			row := inv[i*E : (i+1)*E]
+			row := int32(i) * E
 			if part := pt.Parts[i]; part.Kind != collective.Uniform {
 				part.Each(g.Size, func(src, dst int, _ float64) {
-					e := m.endpoint(base + src*g.Stride)
-					ok = ok && row[e] < 0
-					row[e] = m.endpoint(base + dst*g.Stride)
+					k := row + m.endpoint(base+src*g.Stride)
+					if inv[k] >= 0 {
+						ok = false
+						return
+					}
+					inv[k] = m.endpoint(base + dst*g.Stride)
+					set = append(set, k)
 				})
 				continue
 			}
-			for k := 0; k < g.Size; k++ {
-				row[m.endpoint(base+k*g.Stride)] = int32(gi)
+			for j := 0; j < g.Size; j++ {
+				if k := row + m.endpoint(base+j*g.Stride); inv[k] < 0 {
+					inv[k] = int32(gi)
+					set = append(set, k)
+				}
 			}
 		}
 	}
 	if !ok {
 		return nil
 	}
+	return m.largest(r, inv, set, pt, n)
+}
+
+// sublatticeOf is sublattice for a round collected flow by flow (router.fl; no uniform part).
+func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
+	if !m.latticeKinds(pt, n) {
+		return nil
+	}
+	inv, set := m.invScratch(r, pt)
+	defer r.clearInv(inv, &set)
+	E := int32(m.g.Endpoints)
+	for _, f := range r.fl {
+		k := int32(f.part)*E + f.s
+		if inv[k] >= 0 {
+			return nil
+		}
+		inv[k] = f.t
+		set = append(set, k)
+	}
+	return m.largest(r, inv, set, pt, n)
+}
+
+// latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a
+// fabric with named elements acting freely, split routing, and parts in which a member sends to
+// one other (or a lone uniform part).
+func (m *Model) latticeKinds(pt collective.Pattern, n int) bool {
+	s := m.g.sym
+	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+		return false
+	}
+	for i := 0; i < pt.N; i++ {
+		switch pt.Parts[i].Kind {
+		case collective.Uniform:
+			if pt.N > 1 {
+				return false
+			}
+		case collective.RingNext, collective.Shift, collective.Chain, collective.XOR, collective.FoldIn, collective.FoldOut,
+			collective.TreeUp, collective.Table, collective.ToRoot:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// invScratch is the router's inv (inv[i·E + e]: where endpoint e sends in part i, a uniform
+// part: its group; −1 nowhere; all −1 between rounds) and its list of entries in use.
+func (m *Model) invScratch(r *router, pt collective.Pattern) ([]int32, []int32) {
+	if E := m.g.Endpoints; len(r.inv) < pt.N*E {
+		r.inv = make([]int32, pt.N*E)
+		for i := range r.inv {
+			r.inv[i] = -1
+		}
+	}
+	return r.inv, r.invSet[:0]
+}
+
+// clearInv sets the entries in use back to −1 and keeps the list's storage.
+func (r *router) clearInv(inv []int32, set *[]int32) {
+	for _, k := range *set {
+		inv[k] = -1
+	}
+	r.invSet = (*set)[:0]
+}
+
+// largest is the largest H whose moves keep the flows in inv (entries set), or nil.
+func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n int) *lattice {
+	s := m.g.sym
 	h := &r.subLat // the router's: a round's lattice lives until finish
 	*h = lattice{sym: s, cosets: 1}
 	trivial, stride := true, int32(1)
 	for f, mf := range s.Factors {
 		h.step[f] = mf
 		for d := int32(1); d < mf; d++ {
-			if mf%d == 0 && m.invariantUnder(r, inv, pt, n, f, stride, d) {
+			if mf%d == 0 && m.invariantUnder(r, inv, set, pt, n, f, stride, d) {
 				h.step[f], trivial = d, false
 				break
 			}
@@ -200,36 +260,31 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	return h
 }
 
-// invariantUnder reports whether the flows in inv map onto themselves when every endpoint
-// moves by d along factor f.
-func (m *Model) invariantUnder(r *router, inv []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
-	s, E := m.g.sym, m.g.Endpoints
-	for i := 0; i < pt.N; i++ {
-		row := inv[i*E : (i+1)*E]
-		uniform := pt.Parts[i].Kind == collective.Uniform
-		if uniform {
-			if len(r.gmap) < n {
-				r.gmap = make([]int32, n)
-			}
-			for k := range r.gmap[:n] {
-				r.gmap[k] = -1
-			}
+// invariantUnder reports whether the flows in inv (its entries in use listed in set) map onto
+// themselves when every endpoint moves by d along factor f. It checks the senders only: the move
+// is one to one, so senders that all move onto senders are all of them.
+func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
+	s, E := m.g.sym, int32(m.g.Endpoints)
+	if pt.Parts[0].Kind == collective.Uniform { // then the only part
+		if len(r.gmap) < n {
+			r.gmap = make([]int32, n)
 		}
-		for e := int32(0); int(e) < E; e++ {
-			x, y := row[e], row[s.act(e, f, stride, d)]
-			switch {
-			case x < 0:
-				if y >= 0 {
-					return false
-				}
-			case uniform:
-				if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
-					return false
-				}
-				r.gmap[x] = y
-			case y != s.act(x, f, stride, d):
+		for k := range r.gmap[:n] {
+			r.gmap[k] = -1
+		}
+		for _, k := range set {
+			x, y := inv[k], inv[s.act(k, f, stride, d)]
+			if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
 				return false
 			}
+			r.gmap[x] = y
+		}
+		return true
+	}
+	for _, k := range set {
+		row, e := k/E*E, k%E
+		if inv[row+s.act(e, f, stride, d)] != s.act(inv[k], f, stride, d) {
+			return false
 		}
 	}
 	return true
@@ -263,10 +318,7 @@ func (r *router) fold() {
 func (r *router) finishSub(out Load) Load {
 	r.fold()
 	for _, key := range r.keys {
-		rate, class := r.slot(r.klink[key])
-		if pb := r.ksum[key] / rate; pb > out.PerByte {
-			out.PerByte, out.Class = pb, class
-		}
+		r.busiest(&out, r.klink[key], r.ksum[key])
 		r.ksum[key], r.klink[key] = 0, -1
 	}
 	r.keys = r.keys[:0]

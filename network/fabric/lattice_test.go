@@ -59,3 +59,43 @@ func TestSublattice(t *testing.T) {
 		}
 	}
 }
+
+// The period a round is routed by (periods.go), counted by hand: GPT-3's rings of 4 at stride
+// 96 (pp-first: blocks of 384 ranks, 96 rings each) on jobs the sub-lattice cannot route.
+func TestPeriod(t *testing.T) {
+	mesh := func(a, x int, global string) *hxmesh.Config {
+		c := hxmesh.DefaultConfig()
+		c.BoardA, c.BoardB, c.GridX, c.GridY, c.Global = a, a, x, x, global
+		return c
+	}
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	tp := network.Group{Size: 4, Stride: 96}
+	for _, c := range []struct {
+		name string
+		cfg  *hxmesh.Config
+		gpus int
+		q    int
+		tau  []uint16
+	}{
+		// A block is 96 boards of 2×2, 1.5 rows of 64: two blocks (192 rings, 768 flows) are
+		// three board rows, the translation (0, 3) of Z_64 × Z_64.
+		{"torus-large", mesh(2, 64, "torus"), 16320, 2 * 96 * 4, []uint16{0, 3}},
+		// 24 boards of 4×4 per block, 32 per row (one 64-port switch per row and column:
+		// Z_32 × Z_32): four blocks (1,536 flows) are three board rows.
+		{"hx4-large", mesh(4, 32, "trees"), 16320, 4 * 96 * 4, []uint16{0, 3}},
+		// The 384-rank job alone: rings 16 apart start one board (16 ranks) apart, (1, 0).
+		{"hx4-large job384", mesh(4, 32, "trees"), 384, 16 * 4, []uint16{1, 0}},
+		// Row and column fat trees of 16 boards per leaf (2·64 ports > 64): the translations
+		// move boards within a leaf's block and blocks among themselves, and no number of blocks
+		// (a multiple of 1.5 rows) is such a move that repeats twice within 16,320 ranks.
+		{"hx2-large", mesh(2, 64, "trees"), 16320, 0, nil},
+	} {
+		m, err := hxmesh.Spec().New(c.cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q, tau := m.(*fabric.Model).Period(ring, tp); q != c.q || !slices.Equal(tau, c.tau) {
+			t.Errorf("%s: period %d flows by %v, want %d by %v", c.name, q, tau, c.q, c.tau)
+		}
+	}
+}

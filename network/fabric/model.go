@@ -43,14 +43,15 @@ type Model struct {
 	g   *Graph
 	env network.Env
 
-	mu     sync.Mutex
-	place  uint64 // hash of the placement (the graph's load cache tells jobs apart by it)
-	view   members
-	flows  collective.Flows
-	steps  []collective.Step
-	routes map[routeKey]Load
-	grids  map[network.Group]gridEntry
-	memo   network.Memo
+	mu      sync.Mutex
+	place   uint64 // hash of the placement (the graph's load cache tells jobs apart by it)
+	view    members
+	flows   collective.Flows
+	steps   []collective.Step
+	routes  map[routeKey]Load
+	grids   map[network.Group]gridEntry
+	periods map[network.Group]periodEntry
+	memo    network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
 	total []float64
@@ -61,6 +62,11 @@ type Model struct {
 type routeKey struct {
 	pt collective.Pattern
 	g  network.Group
+}
+
+type periodEntry struct {
+	p  period
+	ok bool
 }
 
 type gridEntry struct {
@@ -258,7 +264,21 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		n = 0
 	}
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
-	if n > 0 && !m.wholeUniform(pt, g, n) {
+	if n > 0 && r.typing && !hasUniform(pt) {
+		// Typed flows are collected once, tested for a sub-lattice, and routed into its
+		// representatives or by period (periods.go).
+		m.collect(r, pt, g, n)
+		if h = m.sublatticeOf(r, pt, n); h != nil {
+			sym, r.sub = m.g.sym, h
+		}
+		var gp period
+		periodic := false
+		if h == nil {
+			gp, periodic = m.groupPeriod(r, g, n)
+		}
+		lost = !r.routeCollected(h, gp, periodic)
+		n = 0
+	} else if n > 0 && !m.wholeUniform(pt, g, n) {
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
 		}
@@ -303,6 +323,60 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		return sym, errs.Usage("network %s: some members of a group of %d at stride %d cannot reach each other", m.opt.Name, g.Size, g.Stride)
 	}
 	return sym, nil
+}
+
+// collect notes every flow of one round of pt over the n concurrent groups of shape g in the
+// router (in group order, each group's start marked).
+func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int) {
+	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
+		r.fl = make([]flowRec, 0, hint)
+	}
+	for gi := 0; gi < n; gi++ {
+		if !g.Runs(gi) {
+			continue
+		}
+		base := g.Base(gi)
+		r.group()
+		for i := 0; i < pt.N; i++ {
+			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
+			})
+		}
+	}
+}
+
+// groupPeriod is the period of the running groups of shape g (in groups): Q groups later every
+// member, in order, is the earlier one moved by τ (periods.go). Once per model and shape.
+func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
+	if e, ok := m.periods[g]; ok {
+		return e.p, e.ok
+	}
+	pts := r.pts[:0]
+	for gi := 0; gi < n; gi++ {
+		if g.Runs(gi) {
+			for k, base := 0, g.Base(gi); k < g.Size; k++ {
+				pts = append(pts, m.endpoint(base+k*g.Stride))
+			}
+		}
+	}
+	p, ok := r.periodOf(pts, g.Size)
+	r.pts = pts[:0]
+	p.q /= g.Size
+	if m.periods == nil {
+		m.periods = map[network.Group]periodEntry{}
+	}
+	m.periods[g] = periodEntry{p, ok}
+	return p, ok
+}
+
+// hasUniform reports whether pt has a uniform part.
+func hasUniform(pt collective.Pattern) bool {
+	for i := 0; i < pt.N; i++ {
+		if pt.Parts[i].Kind == collective.Uniform {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeUniform reports whether pt is a uniform all-to-all of one group over every endpoint,

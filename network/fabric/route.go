@@ -72,10 +72,23 @@ type router struct {
 	subLat lattice
 	folded bool
 	inv    []int32
+	invSet []int32
 	gmap   []int32
 	ksum   []float64
 	klink  []int32
 	keys   []int32
+
+	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits.
+	typing bool
+	ft     flowTypes
+	// Periods (periods.go): a round's flows collected in group order, where each group's start,
+	// and the flows where candidate periods failed.
+	fl      []flowRec
+	starts  []int32
+	pts     []int32 // the groups' members, for their period
+	witness []int
+	lastQ   int // the last collected round's period (0: none) and τ, for tests
+	lastTau [maxFactors]uint16
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
@@ -179,9 +192,18 @@ func (r *router) flow(s, t int32, w float64) bool {
 		r.note(r.path(s, t, w))
 		return true
 	}
+	r.split(s, t, d, w)
+	return true
+}
+
+// split routes flow s → t (at distance d) of weight w by Split routing, through its type where
+// the fabric has them.
+func (r *router) split(s, t, d int32, w float64) {
+	if r.typing && r.typed(s, t, w) {
+		return
+	}
 	r.source(s, d, w, 0)
 	r.note(r.toward(t, -1))
-	return true
 }
 
 // path carries weight w from s to t along its one hashed path (what toward does for a lone
@@ -308,11 +330,16 @@ func (r *router) toward(t, stop int32) float64 {
 
 // carry puts share on link h out of u (load slot k) and hands it to the link's head.
 func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
-	if !r.used[k] {
+	switch {
+	case r.ft.rec:
+		r.ft.keep(r.g.sym, k, share)
+	case !r.used[k]:
 		r.used[k] = true
 		r.usedIdx = append(r.usedIdx, k)
+		fallthrough
+	default:
+		r.load[k] += share
 	}
-	r.load[k] += share
 	v := h.to
 	arrive := r.lat[u] + h.latency
 	if v != t {
@@ -372,8 +399,23 @@ func (r *router) slot(k int32) (float64, uint16) {
 		l := r.g.physLink(k)
 		return float64(l.Rate), l.Class
 	}
-	l := &r.g.links[k]
-	return float64(l.Rate) * float64(l.Width), l.Class
+	return r.g.rate[k], r.g.links[k].Class
+}
+
+// rate is the rate of load slot k.
+func (r *router) rate(k int32) float64 {
+	if r.routing == Hash {
+		return float64(r.g.physLink(k).Rate)
+	}
+	return r.g.rate[k]
+}
+
+// busiest raises out's time per byte to x/rate(k) where that is more, with slot k's class.
+func (r *router) busiest(out *Load, k int32, x float64) {
+	if pb := x / r.rate(k); pb > out.PerByte {
+		out.PerByte = pb
+		_, out.Class = r.slot(k)
+	}
 }
 
 // finish reads the round's load and clears the link loads. With a symmetry, the loads are
@@ -401,10 +443,7 @@ func (r *router) finish(sym *Symmetry) Load {
 	if sym != nil {
 		orbit := r.orbits(sym)
 		for _, k := range r.usedIdx {
-			rate, class := r.slot(k)
-			if pb := orbitLoad(orbit, sym, k) / rate; pb > out.PerByte {
-				out.PerByte, out.Class = pb, class
-			}
+			r.busiest(&out, k, orbitLoad(orbit, sym, k))
 			r.load[k], r.used[k] = 0, false
 		}
 		r.usedIdx = r.usedIdx[:0]
@@ -412,10 +451,7 @@ func (r *router) finish(sym *Symmetry) Load {
 		return out
 	}
 	for _, k := range r.usedIdx {
-		rate, class := r.slot(k)
-		if pb := r.load[k] / rate; pb > out.PerByte {
-			out.PerByte, out.Class = pb, class
-		}
+		r.busiest(&out, k, r.load[k])
 		r.load[k], r.used[k] = 0, false
 	}
 	r.usedIdx = r.usedIdx[:0]

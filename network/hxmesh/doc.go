@@ -27,7 +27,10 @@
 // against the exact search. The board symmetries (translations of leaves, rotations of boards
 // within a leaf) let a uniform all-to-all over every accelerator route towards one board's
 // accelerators only, and any round that a subgroup of them maps onto itself towards one
-// destination per orbit of the subgroup (the symmetry names its elements: fabric.Symmetry.Factors). Placement: board (fill a board, then boards row-major, as the SST motifs)
+// destination per orbit of the subgroup (the symmetry names its elements: fabric.Symmetry.Factors);
+// any other round routes one flow per type (source's place on its board, destination moved
+// with it) and, where it repeats under a board translation (GPT-3's stride-96 rings: every
+// three board rows), one period. Placement: board (fill a board, then boards row-major, as the SST motifs)
 // or rows (row-major over the accelerator grid).
 //
 // One simulated plane has 4 ports of 400 Gb/s (1.6 Tb/s per accelerator, §III-D); sim_planes = 4

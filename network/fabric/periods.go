@@ -1,0 +1,175 @@
+package fabric
+
+// Periods. A round that no subgroup of Γ maps onto itself may still repeat: GPT-3's rings of 4
+// at stride 96 on the large torus fill blocks of 96 boards (1.5 board rows), and every second
+// block is the one two blocks before moved by τ = three board rows down — but 64 rows are not a
+// multiple of 3, and the job stops at 16,320 ranks, so τ generates all of Z_64 and maps the last
+// blocks onto nothing. In the flows F_0, F_1, … of the round in group order, a period is q > 0
+// and τ ∈ Γ with
+//
+//	F_{i+q} = τ·F_i   for every i with i + q < n,
+//
+// so the first q flows load L_P, the next q the same loads moved by τ, and
+//
+//	load(l) = Σ_{k<K} L_P(τ^{−k}·l) + Σ_{i ≥ Kq} c_{F_i}(l),   K = ⌊n/q⌋
+//
+// (split routing is equivariant; each flow still takes its type's shares). The work falls from
+// n flows' shares to q flows' and K copies of L_P's links: for the torus rings, 768 flows and 21
+// copies instead of 16,320 flows. The sum per link is the same shares grouped per period, so a
+// price may differ from routing every flow in its last bits (TestSublatticeRouting, relative
+// 1e-12); with periods off (WithoutPeriods) flow types alone are exact.
+//
+// The period is found once per group shape, on the groups' members (Model.groupPeriod): when
+// the members of every group Q groups later are the earlier ones moved by τ, so are the flows
+// of any pattern over them. Candidates Q are tried in order; a candidate is first checked at the
+// members where earlier candidates failed (witnesses) and at a few spread over the job, and at
+// most maxPeriodChecks candidates are checked over all members, so a job without a period costs
+// a few passes over its ranks.
+
+// maxPeriodChecks bounds the candidates checked over every member of the groups, after
+// periodSamples members spread over them.
+const maxPeriodChecks, periodSamples = 4, 16
+
+// flowRec is a flow of a round collected before it is routed.
+type flowRec struct {
+	s, t, part int32 // source, destination, the pattern's part it belongs to
+	w          float64
+}
+
+// collect notes flow s → t of weight w of part i (its NIC share counted now).
+func (r *router) collect(s, t int32, i int, w float64) {
+	r.nic(s, t, w)
+	r.fl = append(r.fl, flowRec{s, t, int32(i), w})
+}
+
+// route routes a collected flow; false when its destination is unreachable. The flows a
+// sub-lattice or a period adds as moved copies of routed ones are reachable when those are
+// (the moves are automorphisms).
+func (r *router) route(f flowRec) bool {
+	d := r.g.dist.Dist(f.s, f.t)
+	if d >= Unreachable {
+		return false
+	}
+	r.split(f.s, f.t, d, f.w)
+	return true
+}
+
+// group marks the start of a group's flows among the collected ones.
+func (r *router) group() { r.starts = append(r.starts, int32(len(r.fl))) }
+
+// routeCollected routes the collected flows and forgets them: with a sub-lattice h those into
+// its representatives, else by the period of the groups (gp, in groups, when periodic) where
+// they have one. It reports false when some flow cannot reach its destination.
+func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
+	fl, ok := r.fl, true
+	defer func() { r.fl, r.starts = fl[:0], r.starts[:0] }()
+	if h != nil {
+		for _, f := range fl {
+			if h.rep(f.t) {
+				ok = r.route(f) && ok
+			}
+		}
+		return ok
+	}
+	// Every group sends the same number of flows (one pattern over members in the same
+	// order), so gp.q groups are q flows: the flows q later are the earlier ones moved by τ.
+	q, tau := 0, gp.tau
+	if periodic = periodic && gp.q < len(r.starts) && !r.g.unperiodic; periodic {
+		q = int(r.starts[gp.q])
+		periodic = q > 0 && 2*q <= len(fl)
+	}
+	r.lastQ, r.lastTau = q, tau
+	if !periodic {
+		for _, f := range fl {
+			ok = r.route(f) && ok
+		}
+		return ok
+	}
+	for _, f := range fl[:q] {
+		ok = r.route(f) && ok
+	}
+	// The first period's loads become a type of their own, replayed moved by τ^k.
+	ft, sym := &r.ft, r.g.sym
+	if len(ft.start) == 0 {
+		ft.start = append(ft.start, 0)
+	}
+	i, mark := int32(len(ft.lat)), len(ft.share)
+	for _, k := range r.usedIdx {
+		ft.keep(sym, k, r.load[k])
+		r.load[k], r.used[k] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	ft.lat = append(ft.lat, r.maxLat)
+	ft.start = append(ft.start, int32(len(ft.share)))
+	var g [maxFactors]uint16
+	for k := 0; k < len(fl)/q; k++ {
+		r.replay(i, &g)
+		for f := 0; f < sym.nf; f++ {
+			g[f] = uint16((int32(g[f]) + int32(tau[f])) % sym.fm[f])
+		}
+	}
+	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
+	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
+	for _, f := range fl[len(fl)/q*q:] {
+		ok = r.route(f) && ok
+	}
+	return ok
+}
+
+// period is a repetition: each element q later is the earlier one moved by τ.
+type period struct {
+	q   int
+	tau [maxFactors]uint16
+}
+
+// periodOf finds the shortest period of the endpoints pts among the multiples of unit that
+// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none.
+func (r *router) periodOf(pts []int32, unit int) (period, bool) {
+	var p period
+	sym, n := r.g.sym, len(pts)
+	if unit < 1 || n == 0 {
+		return p, false
+	}
+	wit := r.witness[:0]
+	defer func() { r.witness = wit[:0] }()
+	checks := 0
+	for q := unit; 2*q <= n; q += unit {
+		if sym.EndRep[pts[0]] != sym.EndRep[pts[q]] {
+			continue
+		}
+		for f := 0; f < sym.nf; f++ {
+			p.tau[f] = uint16((int32(sym.endDig[pts[q]][f]) - int32(sym.endDig[pts[0]][f]) + sym.fm[f]) % sym.fm[f])
+		}
+		ok := true
+		for _, i := range wit {
+			if i+q < n && sym.move(pts[i], &p.tau) != pts[i+q] {
+				ok = false
+				break
+			}
+		}
+		for k := 1; k < periodSamples && ok; k++ { // a few members spread over the job
+			i := k * (n - q) / periodSamples
+			ok = sym.move(pts[i], &p.tau) == pts[i+q]
+		}
+		if !ok {
+			continue
+		}
+		if checks == maxPeriodChecks {
+			break
+		}
+		checks++
+		bad := -1
+		for i := 1; i+q < n; i++ {
+			if sym.move(pts[i], &p.tau) != pts[i+q] {
+				bad = i
+				break
+			}
+		}
+		if bad < 0 {
+			p.q = q
+			return p, true
+		}
+		wit = append(wit, bad)
+	}
+	return p, false
+}

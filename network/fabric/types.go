@@ -1,0 +1,298 @@
+package fabric
+
+// Flow types. Where the fabric's symmetry names its elements and acts freely on the links
+// (Symmetry.Factors; lattice.go), a flow's routed shares depend on its source only through Γ:
+// with s = g_s·R (R = Reps[EndRep[s]]), split routing is equivariant, so
+//
+//	c_{s→t}(g_s·l) = c_{R→g_s⁻¹·t}(l)
+//
+// for every link l. The pair (R, g_s⁻¹·t) is the flow's type (with its weight: shares are not
+// scaled after routing, so a type is routed at the weight it carries). A round routes each
+// type's canonical flow R → g_s⁻¹·t once, keeping its (link, share) list and its path latency,
+// and every other flow of the type adds the list moved by its g_s: GPT-3's 4,080 rings of 4 at
+// stride 96 on the large torus route 24 canonical flows instead of 16,320. The list persists in
+// the router across rounds and algorithms (best's candidates share their types), bounded, and
+// is dropped by Graph.Forget.
+//
+// Every link still receives one share per flow, in flow order, so a link's sum is the same
+// floats added in the same order as routing each flow; a share equals the one the flow would
+// compute itself when the graph's next hops come in the same order at every node of an orbit
+// (the mass a node forwards is the sum of its in-shares, in the order its predecessors were
+// reached). TestFlowTypesExact checks the prices bit for bit against routing every flow
+// (WithoutFlowTypes), and TestSublatticeRouting against a fabric without symmetry (relative
+// 1e-12). A type seen once is routed directly (a tree's offsets are all different): only its
+// second flow records it.
+
+// maxTypeShares bounds the shares a router keeps (≈ 20 MB); beyond it the types start over.
+const maxTypeShares = 1 << 20
+
+// maxTypeWeights bounds the distinct flow weights typed at once (parts of a grid algorithm's
+// rounds carry a few); flows of other weights are routed directly.
+const maxTypeWeights = 16
+
+// flowTypes is a router's record of the flow types it has routed.
+type flowTypes struct {
+	gen     uint64 // the graph's generation the record belongs to (Graph.Forget moves it)
+	weights []float64
+	// index: (weight, rep·E + canonical destination) → −1 seen once (routed directly), i + 1
+	// type i.
+	index typeIndex
+	// Type i's shares are entries start[i] … start[i+1]−1; lat[i] its path latency.
+	start []int32
+	lat   []float64
+	// Per share: the canonical link's orbit base (orbit index · |Γ|), its element's digits (the
+	// non-trivial factors'), its share.
+	base  []int32
+	dig   [][maxFactors]uint16
+	share []float64
+	rec   bool // carry records shares instead of loading links
+}
+
+// typeIndex is an open-addressing table from a flow type's key (never 0) to its entry, grown
+// to twice the keys it holds: no allocation once warm, memory in proportion to the types.
+type typeIndex struct {
+	keys []uint64
+	vals []int32
+	n    int
+}
+
+// slot is where key k is, or the empty slot where it would go.
+func (x *typeIndex) slot(k uint64) int {
+	mask := len(x.keys) - 1
+	i := int((k*0x9e3779b97f4a7c15)>>32) & mask
+	for x.keys[i] != 0 && x.keys[i] != k {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get is key k's entry (0: none).
+func (x *typeIndex) get(k uint64) int32 {
+	if x.n == 0 {
+		return 0
+	}
+	if i := x.slot(k); x.keys[i] == k {
+		return x.vals[i]
+	}
+	return 0
+}
+
+// put sets key k's entry.
+func (x *typeIndex) put(k uint64, v int32) {
+	if 2*(x.n+1) > len(x.keys) {
+		old, vals := x.keys, x.vals
+		x.keys, x.vals, x.n = make([]uint64, max(1024, 2*len(old))), make([]int32, max(1024, 2*len(old))), 0
+		for i, ok := range old {
+			if ok != 0 {
+				x.put(ok, vals[i])
+			}
+		}
+	}
+	i := x.slot(k)
+	if x.keys[i] == 0 {
+		x.keys[i] = k
+		x.n++
+	}
+	x.vals[i] = v
+}
+
+// reset empties the table.
+func (x *typeIndex) reset() {
+	if x.n > 0 {
+		clear(x.keys)
+		x.n = 0
+	}
+}
+
+// typed routes flow s → t of weight w through its type (false: route it directly). It is only
+// called with Split routing on a fabric whose symmetry names its elements and acts freely.
+func (r *router) typed(s, t int32, w float64) bool {
+	ft, sym := &r.ft, r.g.sym
+	if gen := r.g.gen.Load(); ft.gen != gen {
+		ft.reset()
+		ft.gen = gen
+	}
+	wi := -1
+	for i, x := range ft.weights {
+		if x == w {
+			wi = i
+			break
+		}
+	}
+	if wi < 0 {
+		if len(ft.weights) == maxTypeWeights {
+			return false
+		}
+		wi = len(ft.weights)
+		ft.weights = append(ft.weights, w)
+	}
+	gs := &sym.endDig[s]
+	inv := sym.inverse(gs)
+	ct := sym.move(t, &inv) // g_s⁻¹·t
+	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
+	ti := ft.index.get(key)
+	switch {
+	case ti == 0:
+		ft.index.put(key, -1)
+		return false
+	case ti < 0:
+		if len(ft.share) >= maxTypeShares {
+			ft.reset()
+			return false
+		}
+		ti = r.record(sym.Reps[sym.EndRep[s]], ct, w) + 1
+		ft.index.put(key, ti)
+	}
+	r.replay(ti-1, gs)
+	return true
+}
+
+// record routes the canonical flow src → t of weight w as a new type and returns its number.
+func (r *router) record(src, t int32, w float64) int32 {
+	ft := &r.ft
+	i := int32(len(ft.lat))
+	if len(ft.start) == 0 {
+		ft.start = append(ft.start, 0)
+	}
+	ft.rec = true
+	r.source(src, r.g.dist.Dist(src, t), w, 0)
+	ft.lat = append(ft.lat, r.toward(t, -1))
+	ft.rec = false
+	ft.start = append(ft.start, int32(len(ft.share)))
+	return i
+}
+
+// keep records share on link k of the canonical flow being routed.
+func (ft *flowTypes) keep(sym *Symmetry, k int32, share float64) {
+	ft.base = append(ft.base, sym.orbitIx[k]*int32(sym.Order))
+	ft.dig = append(ft.dig, sym.linkDig[k])
+	ft.share = append(ft.share, share)
+}
+
+// replay loads type i's shares moved by the element with digits gs, and notes its latency.
+func (r *router) replay(i int32, gs *[maxFactors]uint16) {
+	ft, sym := &r.ft, r.g.sym
+	lo, hi := ft.start[i], ft.start[i+1]
+	base, dig, share := ft.base[lo:hi], ft.dig[lo:hi], ft.share[lo:hi]
+	// tab[f][d + g_f] = ((d + g_f) mod m_f)·stride_f: the moved digit's part of the element.
+	var tab [maxFactors][]int32
+	for f := 0; f < sym.nf; f++ {
+		tab[f] = sym.shift[f][gs[f]:]
+	}
+	at := sym.linkAt
+	add := func(k int32, x float64) {
+		if !r.used[k] {
+			r.used[k] = true
+			r.usedIdx = append(r.usedIdx, k)
+		}
+		r.load[k] += x
+	}
+	if sym.nf == 2 { // a torus, a mesh of single row and column switches
+		t0, t1 := tab[0], tab[1]
+		for j, d := range dig {
+			add(at[base[j]+t0[d[0]]+t1[d[1]]], share[j])
+		}
+	} else {
+		for j := range dig {
+			x := base[j]
+			for f := 0; f < sym.nf; f++ {
+				x += tab[f][dig[j][f]]
+			}
+			add(at[x], share[j])
+		}
+	}
+	r.note(ft.lat[i])
+}
+
+// reset forgets every type.
+func (ft *flowTypes) reset() {
+	ft.index.reset()
+	ft.weights = ft.weights[:0]
+	ft.start, ft.lat = ft.start[:0], ft.lat[:0]
+	ft.base, ft.dig, ft.share = ft.base[:0], ft.dig[:0], ft.share[:0]
+}
+
+// typing derives the tables flow types read: each endpoint's and link's element as digits of
+// the non-trivial factors, and the link of every (orbit, element). It leaves linkAt nil where
+// the elements do not number each orbit's links one to one, or a factor exceeds a digit.
+func (s *Symmetry) typing(links int) {
+	var stride int32 = 1
+	s.nf = 0
+	for _, m := range s.Factors {
+		if m > 1 {
+			if m > 1<<16 {
+				return
+			}
+			s.fm[s.nf], s.fs[s.nf] = m, stride
+			s.shift[s.nf] = make([]int32, 2*m)
+			for v := range s.shift[s.nf] {
+				s.shift[s.nf][v] = int32(v) % m * stride
+			}
+			s.nf++
+		}
+		stride *= m
+	}
+	digits := func(x int32) (d [maxFactors]uint16) {
+		for f := 0; f < s.nf; f++ {
+			d[f] = uint16(x / s.fs[f] % s.fm[f])
+		}
+		return d
+	}
+	at := make([]int32, s.orbits*s.Order)
+	for i := range at {
+		at[i] = -1
+	}
+	s.linkDig = make([][maxFactors]uint16, links)
+	for l := 0; l < links; l++ {
+		x := s.orbitIx[l]*int32(s.Order) + s.LinkElem[l]
+		if at[x] >= 0 {
+			s.linkDig = nil
+			return
+		}
+		at[x] = int32(l)
+		s.linkDig[l] = digits(s.LinkElem[l])
+	}
+	s.endDig = make([][maxFactors]uint16, len(s.EndElem))
+	for e, x := range s.EndElem {
+		s.endDig[e] = digits(x)
+	}
+	s.linkAt = at
+}
+
+// move is endpoint e moved by the element with digits g.
+func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
+	x := &s.endDig[e]
+	y := int32(0)
+	for f := 0; f < s.nf; f++ {
+		y += s.shift[f][x[f]+g[f]]
+	}
+	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
+}
+
+// inverse is the element with digits g's inverse.
+func (s *Symmetry) inverse(g *[maxFactors]uint16) (inv [maxFactors]uint16) {
+	for f := 0; f < s.nf; f++ {
+		if g[f] > 0 {
+			inv[f] = uint16(s.fm[f]) - g[f]
+		}
+	}
+	return inv
+}
+
+// WithoutFlowTypes is g with flow types off (every flow routed itself; the symmetry and its
+// sub-lattice routing kept): the reference the flow types are tested against.
+func WithoutFlowTypes(g *Graph) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	h.untyped = true
+	return h
+}
+
+// WithoutPeriods is g with periods off (periods.go): flow types alone, every flow's shares added
+// in flow order.
+func WithoutPeriods(g *Graph) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	h.unperiodic = true
+	return h
+}
