@@ -193,12 +193,19 @@ func LookupGPU(name string) (GPU, error) {
 }
 
 // MatchGPU finds the table's GPU for a device name as CUDA reports it ("NVIDIA A100-SXM4-80GB",
-// "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB"). An A100 without a memory size in its name
+// "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB", "NVIDIA B200", "NVIDIA GeForce RTX 2080 Ti",
+// "Tesla M40"). An A100 without a memory size in its name
 // (e.g. the HGX "A100-PG509-200") is the 40 GB part when memBytes says so, else the 80 GB one.
 func MatchGPU(name string, memBytes int64) (GPU, bool) {
 	n := strings.ToLower(name)
 	var key string
 	switch {
+	case strings.Contains(n, "b200"):
+		key = "b200"
+	case strings.Contains(n, "2080 ti"):
+		key = "rtx2080ti"
+	case strings.Contains(n, "tesla m40"):
+		key = "m40"
 	case strings.Contains(n, "h200"):
 		key = "h200"
 	case strings.Contains(n, "h100"):
