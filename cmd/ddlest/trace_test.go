@@ -315,7 +315,7 @@ func TestTraceFit(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "--net alphabeta --net-param latency_ns=5000 --net-param bandwidth_gbit_per_s=100") {
 		t.Errorf("trace fit: exit %d, %q %s", code, out, errOut)
 	}
-	for _, args := range [][]string{{"trace", "fit", gpuTrace(t)}, {"trace", "fit", path, "--net", "superpod"}} {
+	for _, args := range [][]string{{"trace", "fit", gpuTrace(t)}, {"trace", "fit", path, "--net", "ramp"}, {"trace", "fit", path, "--cluster", "ft-small"}} {
 		if _, errOut, code := execute(args...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
