@@ -74,7 +74,7 @@ var fitModels = map[string]fitModel{
 	// (Ueno & Yokota 2019): each level's steps cost that tier's α and bandwidth.
 	superpod.Name: {
 		tiers: []fitTier{{"nvlink", "nvswitch_ns", "node_tbps", 1e3}, {"infiniband", "ib_switch_ns", "ib_gbps", 1}},
-		fixed: []string{"nccl=off", "strategy=hierarchical"},
+		fixed: []string{"nccl=off", "strategy=all-reduce=hierarchical,reduce-scatter=hierarchical,all-gather=hierarchical,all-to-all=ring"},
 		link: func(cfg network.Config, tier int) (units.Seconds, units.BytesPerSecond) {
 			t := cfg.(*superpod.Config).Tiers()[tier]
 			return t.Link.Latency, t.Link.Bandwidth
