@@ -468,46 +468,102 @@ func newTraceCollectivesCommand() *cobra.Command {
 
 func newTraceFitCommand() *cobra.Command {
 	var f format
-	var net string
+	var nf netFlags
+	var cluster string
 	cmd := &cobra.Command{
-		Use:   "fit FILE.parquet [--net alphabeta]",
-		Short: "Fit a network model's latency and bandwidth to a trace's measured collectives, with the fit's error",
-		Long: `Fit the alphabeta network's per-step latency α and per-GPU bandwidth to the fastest call of every
-collective the trace sized (the call that waited least for its peers), minimising the relative
-errors, then price every collective with the fitted parameters. The parameters print as the
---net-param flags that reproduce them.`,
+		Use:   "fit FILE.parquet [--net alphabeta|superpod | --cluster NAME]",
+		Short: "Fit a network model's per-tier latency and bandwidth to a trace's measured collectives, with the fit's error",
+		Long: `Fit a network's per-step latency α and per-GPU bandwidth, tier by tier, to the fastest call of
+every collective the trace sized (the call that waited least for its peers), minimising the
+relative errors, then price every collective with the fitted parameters. alphabeta has one tier;
+superpod (the network of the DGX cluster presets, --cluster dgx-a100|dgx-h100|…) has NVLink inside
+a node and InfiniBand across nodes: calls within a node fit NVLink, calls spanning nodes fit
+InfiniBand given the NVLink fit (priced with the network's own hierarchical ring, nccl=off). A tier
+no call exercises keeps its preset value. The parameters print as the --net-param flags that
+reproduce them.`,
 		Example: `  ddlest trace fit job.parquet --net alphabeta
+  ddlest trace fit job.parquet --cluster dgx-a100 --format json
   ddlest collective --net alphabeta --net-param latency_ns=… --net-param bandwidth_gbit_per_s=… --op all-reduce --size 64MB --gpus 2`,
 		Args: positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cluster == "" && nf.net == "" && nf.preset == "" {
+				nf.net = "alphabeta"
+			}
+			choice, err := nf.choice()
+			if err != nil {
+				return err
+			}
+			c, err := clusterFor(cluster, &nf)
+			if err != nil {
+				return err
+			}
 			tf, ranks, err := summarize(args[0])
 			if err != nil {
 				return err
 			}
 			defer tf.Close()
-			fit, err := job.CollectiveFits(ranks, net)
+			fit, err := job.CollectiveFits(ranks, c, choice)
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if f == formatJSON {
-				return writeJSON(w, fit)
-			}
-			if f == formatTable {
-				fmt.Fprintf(w, "%s: %s fitted to %d collectives: α %v, bandwidth %v (%.4g Gb/s); MAPE %.1f%% against the fastest calls\n",
-					filepath.Base(tf.Path), fit.Network, fit.Used, fit.Alpha, fit.Bandwidth, fit.Bandwidth.Gbit(), 100*fit.MAPE)
-				fmt.Fprintf(w, "  --net %s", fit.Network)
-				for _, p := range fit.Params {
-					fmt.Fprintf(w, " --net-param %s", p)
-				}
-				fmt.Fprint(w, "\n\n")
-			}
-			return writeCalibration(w, tf.Path, fit.Network+" (fitted)", fit.Rows, f)
+			return writeFit(cmd.OutOrStdout(), tf.Path, fit, f)
 		},
 	}
-	cmd.Flags().StringVar(&net, "net", "alphabeta", "network model to fit: "+strings.Join(job.FitNetworks, ", "))
+	addNetFlags(cmd, &nf, "")
+	addClusterFlag(cmd, &cluster)
 	addFormatFlag(cmd, &f)
 	return cmd
+}
+
+// writeFit renders a fit: per tier α, bandwidth, rows used and MAPE, the flags that reproduce
+// it, then every row priced with it (table, JSON); CSV lists the tiers and an "overall" row.
+func writeFit(w io.Writer, path string, fit *job.CollectiveFit, f format) error {
+	switch f {
+	case formatJSON:
+		return writeJSON(w, fit)
+	case formatCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"tier", "constrained", "alpha_s", "bandwidth_bytes_per_s", "rows_used", "mape", "note"})
+		for _, t := range fit.Tiers {
+			mape := ""
+			if t.Constrained {
+				mape = ftoa(t.MAPE)
+			}
+			_ = cw.Write([]string{t.Name, fmt.Sprint(t.Constrained), ftoa(float64(t.Alpha)), ftoa(float64(t.Bandwidth)), fmt.Sprint(t.Calls), mape, t.Note})
+		}
+		_ = cw.Write([]string{"overall", "", "", "", fmt.Sprint(fit.Used), ftoa(fit.MAPE), strings.Join(fitFlags(fit), " ")})
+		cw.Flush()
+		return cw.Error()
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s: %s fitted to %d collectives; MAPE %.1f%% against the fastest calls\n", filepath.Base(path), fit.Network, fit.Used, 100*fit.MAPE)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  tier\tα\tbandwidth\trows\tMAPE\t")
+	for _, t := range fit.Tiers {
+		if !t.Constrained {
+			fmt.Fprintf(tw, "  %s\t%v\t%v\t–\t–\t(%s)\n", t.Name, t.Alpha, t.Bandwidth, t.Note)
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%v\t%v (%.4g Gb/s)\t%d\t%.1f%%\t\n", t.Name, t.Alpha, t.Bandwidth, t.Bandwidth.Gbit(), t.Calls, 100*t.MAPE)
+	}
+	tw.Flush()
+	fmt.Fprintf(b, "  %s\n\n", strings.Join(fitFlags(fit), " "))
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeCalibration(w, path, fit.Network+" (fitted)", fit.Rows, f)
+}
+
+// fitFlags are the command-line flags that reproduce a fit.
+func fitFlags(fit *job.CollectiveFit) []string {
+	flags := []string{"--net " + fit.Network}
+	if fit.Cluster != "" {
+		flags = []string{"--cluster " + fit.Cluster}
+	}
+	for _, p := range fit.Params {
+		flags = append(flags, "--net-param "+p)
+	}
+	return flags
 }
 
 func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibration, f format) error {

@@ -315,9 +315,26 @@ func TestTraceFit(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "--net alphabeta --net-param latency_ns=5000 --net-param bandwidth_gbit_per_s=100") {
 		t.Errorf("trace fit: exit %d, %q %s", code, out, errOut)
 	}
-	for _, args := range [][]string{{"trace", "fit", gpuTrace(t)}, {"trace", "fit", path, "--net", "superpod"}} {
+	for _, args := range [][]string{{"trace", "fit", gpuTrace(t)}, {"trace", "fit", path, "--net", "ramp"}, {"trace", "fit", path, "--cluster", "ft-small"}} {
 		if _, errOut, code := execute(args...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
+	}
+}
+
+// The shared DLRM-like trace (2 ranks of a 128-rank job: every sized collective spans nodes)
+// fits on the DGX A100 network without error, constrains InfiniBand only and says so for NVLink.
+func TestTraceFitDLRM(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/traces/kineto/dlrm-like_rank-*.json.gz")
+	if len(files) == 0 {
+		t.Skip("shared DLRM-like traces absent")
+	}
+	pq := filepath.Join(t.TempDir(), "dlrm.parquet")
+	if _, errOut, code := execute(append([]string{"trace", "import", "-q", "-o", pq}, files...)...); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	out, errOut, code := execute("trace", "fit", pq, "--cluster", "dgx-a100", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "nvlink,false,") || !strings.Contains(out, "not constrained by the trace") || !strings.Contains(out, "infiniband,true,") {
+		t.Errorf("trace fit DLRM: exit %d, %q %s", code, out, errOut)
 	}
 }
