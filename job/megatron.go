@@ -176,7 +176,9 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		all = new(transformerReport)
 	}
 	rep := &all.rep
-	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf, Result: rep.Result}
+	// Both branches left the report zero but for its Result's slices: set its fields (a
+	// composite literal would zero the large record a second time).
+	rep.Workload, rep.GPU, rep.Efficiency, rep.Transformer = "megatron", gpu, o.Efficiency.On(gpu), &all.tf
 	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 
