@@ -176,22 +176,20 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		all = new(transformerReport)
 	}
 	rep := &all.rep
-	*rep = Report{Workload: "megatron", GPU: gpu, Efficiency: o.Efficiency.On(gpu), Transformer: &all.tf, Result: rep.Result}
+	// Both branches left the report zero but for its Result's slices: set its fields (a
+	// composite literal would zero the large record a second time).
+	rep.Workload, rep.GPU, rep.Efficiency, rep.Transformer = "megatron", gpu, o.Efficiency.On(gpu), &all.tf
 	all.tf.Mode = o.Mode
 	cfg.Capacity = gpu.Memory()
 
 	switch o.Mode {
 	case ModeAuto:
-		tg, err := scaling.Resolve(o.Scaling)
-		if err != nil {
-			return nil, cfg, err
-		}
 		limit := o.ParamsPerGPU
 		if limit == 0 {
 			limit = gpu.MPParamsPerGPU
 		}
-		auto, err := megatron.Auto(megatron.AutoConfig{
-			Target: tg, MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
+		tg, auto, err := resolveAuto(o.Scaling, megatron.AutoConfig{
+			MaxGPUs: o.MaxGPUs, ParamsPerGPU: limit, Capacity: cfg.Capacity,
 			Vocab: cfg.Vocab, SeqParallel: cfg.SeqParallel, TPComm: cfg.TPComm, Recompute: cfg.Recompute, Precision: cfg.Precision, RankOrder: cfg.RankOrder,
 			Optimizer: cfg.Optimizer, MicroBatch: cfg.MicroBatch, UntiedEmbeddings: cfg.UntiedEmbeddings,
 			DPBucketBytes: cfg.DPBucketBytes, Stack: cfg.Stack,
@@ -219,6 +217,59 @@ func resolveMegatron(o MegatronOptions) (*Report, megatron.Config, error) {
 		}
 	}
 	return rep, cfg, nil
+}
+
+// autoKey is what auto mode's resolution depends on: the scaling-law request and the cluster
+// limits and execution settings (a megatron.AutoConfig without its Target, which the request
+// determines).
+type autoKey struct {
+	req scaling.Request
+	ac  megatron.AutoConfig
+}
+
+type autoResolved struct {
+	tg   scaling.Target
+	auto megatron.AutoResult
+}
+
+// autoCache keeps the auto-mode resolutions of recent requests: the scaling law and RAMP's
+// layout rule (with its memory-bound micro-batch) are pure functions of autoKey, and every
+// estimate of a sweep or a search over networks, clusters or profiles asks for the same one
+// again. Failures are not kept (their errors are computed again). Bounded (cleared when full)
+// and safe for concurrent estimates.
+var autoCache = struct {
+	sync.RWMutex
+	m map[autoKey]autoResolved
+}{m: map[autoKey]autoResolved{}}
+
+const autoCacheSize = 1024
+
+// resolveAuto is scaling.Resolve(req) then megatron.Auto(ac with that target), from autoCache
+// when these inputs were resolved before.
+func resolveAuto(req scaling.Request, ac megatron.AutoConfig) (scaling.Target, megatron.AutoResult, error) {
+	k := autoKey{req, ac}
+	autoCache.RLock()
+	r, ok := autoCache.m[k]
+	autoCache.RUnlock()
+	if ok {
+		return r.tg, r.auto, nil
+	}
+	tg, err := scaling.Resolve(req)
+	if err != nil {
+		return tg, megatron.AutoResult{}, err
+	}
+	ac.Target = tg
+	auto, err := megatron.Auto(ac)
+	if err != nil {
+		return tg, auto, err
+	}
+	autoCache.Lock()
+	if len(autoCache.m) >= autoCacheSize {
+		clear(autoCache.m)
+	}
+	autoCache.m[k] = autoResolved{tg, auto}
+	autoCache.Unlock()
+	return tg, auto, nil
 }
 
 // transformerReport is a transformer report and what it points to, in one piece.

@@ -114,7 +114,7 @@ func Build(c Config) (*partition.Plan, error) {
 		return nil, err
 	}
 	g := geometry(c)
-	return buildPlan(&c, &g, new(Scratch)), nil
+	return buildPlan(&c, &g, new(Scratch), nil), nil
 }
 
 // BuildChecked validates c, checks its closed-form footprint (CheckMemory's verdict, memErr) and
@@ -143,13 +143,14 @@ func BuildCheckedInto(s *Scratch, c Config, force bool) (plan *partition.Plan, m
 		return nil, nil, err
 	}
 	g := geometry(c)
-	if memErr = checkMemory(&g, &c); memErr != nil && !force {
+	var feet stageFeet
+	if memErr = checkMemory(&g, &c, &feet); memErr != nil && !force {
 		return nil, memErr, nil
 	}
 	if s == nil {
 		s = new(Scratch)
 	}
-	return buildPlan(&c, &g, s), memErr, nil
+	return buildPlan(&c, &g, s, &feet), memErr, nil
 }
 
 // slab is s emptied with room for n elements: appending up to n never moves it, so the
@@ -161,8 +162,31 @@ func slab[T any](s []T, n int) []T {
 	return s[:0]
 }
 
-// buildPlan is Build of a valid configuration c and its geometry g, into s.
-func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
+// stageFeet are the footprints checkMemory computed (ok), which the build of the same
+// configuration reuses: the first and last stage's and, when hasMid, stage 1's (the middle
+// stages' when no MoE dense layer reaches past stage 0).
+type stageFeet struct {
+	first, mid, last footprint
+	hasMid, ok       bool
+}
+
+// footprint is stage i's footprint, from feet when checkMemory computed it.
+func (feet *stageFeet) footprint(g *geom, c *Config, i int) footprint {
+	switch {
+	case feet == nil || !feet.ok:
+	case i == 0:
+		return feet.first
+	case i == c.PP-1:
+		return feet.last
+	case i == 1 && feet.hasMid:
+		return feet.mid
+	}
+	return stageFootprint(g, c, i)
+}
+
+// buildPlan is Build of a valid configuration c and its geometry g, into s; feet, when not
+// nil, holds the footprints checkMemory computed for c.
+func buildPlan(c *Config, g *geom, s *Scratch, feet *stageFeet) *partition.Plan {
 	p, t := c.PP, c.TP
 	_, _, ppStride := c.Strides()
 	mbs := c.MicroBatches()
@@ -255,11 +279,13 @@ func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
 		blocks := blockSlab[start:len(blockSlab):len(blockSlab)]
 		st := partition.Stage{Index: i, Blocks: blocks}
 		var flop units.FLOP
+		cpdp := mbs * t * c.CPs() * c.DP
 		for _, b := range blocks {
 			st.Params += b.Params * float64(b.Repeat)
+			k := units.FLOP(b.Repeat * cpdp)
 			for _, op := range b.Ops {
 				if op.Kind.IsMatMul() && (op.Phase == partition.Forward || op.Phase == partition.Backward) {
-					flop += op.FLOP * units.FLOP(b.Repeat*mbs*t*c.CPs()*c.DP)
+					flop += op.FLOP * k
 				}
 			}
 		}
@@ -315,7 +341,7 @@ func buildPlan(c *Config, g *geom, s *Scratch) *partition.Plan {
 			})
 			st.PerIterationCollectives = collSlab[len(collSlab)-1 : len(collSlab) : len(collSlab)]
 		}
-		foot := stageFootprint(g, c, i)
+		foot := feet.footprint(g, c, i)
 		st.Memory = foot.at(c, i)
 		plan.Stages[i] = st
 		if i > 0 && i < p-1 && d == 0 {

@@ -259,16 +259,17 @@ func PeakMemory(c Config) partition.Memory {
 // only in the micro-batches in flight.
 func CheckMemory(c Config) error {
 	g := geometry(c)
-	return checkMemory(&g, &c)
+	return checkMemory(&g, &c, new(stageFeet))
 }
 
 // checkMemory is CheckMemory of c and its geometry g.
-func checkMemory(g *geom, c *Config) error {
+func checkMemory(g *geom, c *Config, feet *stageFeet) error {
 	if c.MoE.Experts > 0 && g.moeAct == nil {
 		g.moeAct = &moeActivations{} // every stage's MoE layers save the same: count them once
 	}
 	p := c.PP
-	first := stageMemory(g, c, 0)
+	feet.first = stageFootprint(g, c, 0)
+	first := feet.first.at(c, 0)
 	bad, worst, wm := 0, -1, partition.Memory{}
 	note := func(i int, m partition.Memory) {
 		if m.Total > m.Capacity {
@@ -288,6 +289,7 @@ func checkMemory(g *geom, c *Config) error {
 		// they are: their footprints fall with the index, so stage 1 is their worst and those
 		// that do not fit are the first k, found by bisection.
 		mid := stageFootprint(g, c, 1)
+		feet.mid, feet.hasMid = mid, true
 		if m := mid.at(c, 1); m.Total > m.Capacity {
 			k := 1 + sort.Search(p-2, func(j int) bool { m := mid.at(c, 1+j); return m.Total <= m.Capacity })
 			note(1, m)
@@ -295,8 +297,10 @@ func checkMemory(g *geom, c *Config) error {
 		}
 	}
 	if p > 1 {
-		note(p-1, stageMemory(g, c, p-1))
+		feet.last = stageFootprint(g, c, p-1)
+		note(p-1, feet.last.at(c, p-1))
 	}
+	feet.ok = true
 	if bad == 0 {
 		return nil
 	}

@@ -1,0 +1,52 @@
+package job
+
+import (
+	"testing"
+
+	"github.com/ddlest/ddlest/partition/megatron"
+	"github.com/ddlest/ddlest/scaling"
+)
+
+// TestResolveAutoCached: a cached auto-mode resolution is the uncached one (scaling.Resolve then
+// megatron.Auto on the same inputs), on the first call and on a hit; a request that fails
+// fails every time with the same error and is not kept.
+func TestResolveAutoCached(t *testing.T) {
+	ac := megatron.AutoConfig{MaxGPUs: megatron.DefaultMaxGPUs, ParamsPerGPU: megatron.DefaultParamsPerGPU,
+		Capacity: 80e9, Vocab: megatron.DefaultVocab}
+	for _, loss := range []float64{1.8, 2.1} {
+		req := scaling.DefaultRequest(loss)
+		wantTG, err := scaling.Resolve(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct := ac
+		direct.Target = wantTG
+		want, err := megatron.Auto(direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for call := range 2 {
+			tg, auto, err := resolveAuto(req, ac)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tg != wantTG || auto != want {
+				t.Errorf("loss %g call %d: got %+v %+v, want %+v %+v", loss, call, tg, auto, wantTG, want)
+			}
+		}
+	}
+	bad := ac
+	bad.MaxGPUs = 0 // Auto: "--max-gpus 0 must be ≥ 1"
+	req := scaling.DefaultRequest(1.8)
+	_, _, err1 := resolveAuto(req, bad)
+	_, _, err2 := resolveAuto(req, bad)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("max GPUs 0: errors %v and %v, want the same error twice", err1, err2)
+	}
+	autoCache.RLock()
+	_, kept := autoCache.m[autoKey{req, bad}]
+	autoCache.RUnlock()
+	if kept {
+		t.Error("a failed resolution was cached")
+	}
+}
