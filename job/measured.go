@@ -40,6 +40,9 @@ type measuredTraining struct {
 type measuredRun struct {
 	// Case is the run as its source labels it.
 	Case string `json:"case"`
+	// Model is a model preset (configs/models.json) whose architecture replaces the series'
+	// model, so a shape is written once; the series' execution stays (Set changes it).
+	Model string `json:"model"`
 	// Set are job keys (as --set takes them) that differ from the series' job.
 	Set map[string]string `json:"set"`
 	// Value is the measured seconds per iteration.
@@ -132,9 +135,16 @@ func ValidateMeasured() (MeasuredReport, error) {
 	return rep, nil
 }
 
-// job is the series' job with the run's keys set (in key order).
+// job is the series' job with the run's model preset and then its keys set (in key order).
 func (m measuredTraining) job(r measuredRun) (*Job, error) {
 	j := m.Job.Clone()
+	if r.Model != "" {
+		e := j.Execution
+		if err := j.UseModel(r.Model); err != nil {
+			return nil, err
+		}
+		j.Execution = e // the preset's shape only: its own training run is not this row's
+	}
 	keys := make([]string, 0, len(r.Set))
 	for k := range r.Set {
 		keys = append(keys, k)
