@@ -254,7 +254,7 @@ func CollectiveFits(ranks []traces.RankSummary, cluster *Cluster, base NetworkCh
 		fit.Tiers = append(fit.Tiers, tf)
 	}
 	if len(set) == 0 {
-		return nil, errs.Usage("trace fit needs, on some tier, at least two priced collectives of different sizes; the trace has %d priced collective(s) (collectives need a known kind, a size and a group ≥ 2)", len(xs))
+		return nil, errs.Usage("trace fit needs, on some tier, at least two priced collectives of different sizes; the trace has %d priced collective(s) (collectives need a known kind other than send/recv and barrier, a size and a group ≥ 2)", len(xs))
 	}
 	m, cfg, p, err := build(set)
 	if err != nil {
@@ -264,7 +264,7 @@ func CollectiveFits(ranks []traces.RankSummary, cluster *Cluster, base NetworkCh
 	for i := range fit.Tiers {
 		fit.Tiers[i].Alpha, fit.Tiers[i].Bandwidth = fm.link(cfg, i)
 	}
-	if fit.Rows, _, err = calibrate(ranks, m); err != nil {
+	if fit.Rows, _, err = calibrate(ranks, m, gpus, nil); err != nil {
 		return nil, err
 	}
 	for i, r := range fit.Rows {
@@ -323,15 +323,12 @@ func fitAffine(xs []affineSample) (x, v float64, ok bool) {
 	return x, v, v > 0 && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-// fittable is the collective a trace row prices as (send/recv between two ranks), if the
-// trace sized it.
+// fittable is the collective a trace row prices as, if the trace identified and sized it: not
+// send/recv (the trace names no peer, so no path) nor barrier (no data).
 func fittable(c traces.CollectiveStat) (network.Collective, bool) {
 	op, ok := TraceOp(c.Collective)
 	g := int(c.GroupSize)
-	if op == network.SendRecv {
-		g = 2
-	}
-	if !ok || c.Bytes <= 0 || g < 2 {
+	if !ok || op == network.SendRecv || op == network.Barrier || c.Bytes <= 0 || g < 2 {
 		return network.Collective{}, false
 	}
 	return network.Collective{Op: op, Bytes: units.Bytes(c.Bytes), Group: network.Group{Size: g, Stride: 1}, DType: dtype.FP32}, true

@@ -80,6 +80,13 @@
 // one row group (131,072 rows) at a time. BenchmarkImport and BenchmarkImportLarge (a 1.5 GB
 // trace) measure throughput, CPU time per MB, peak heap and resident set.
 //
+// Waiting vs transfer (SummarizeSteps, matchCalls): a rank's collective kernel runs from its
+// launch until every peer has joined and the data has moved, so the ranks' kernels of one call
+// overlap. Calls are matched across the trace's ranks by collective, group size and overlap in
+// time (the trace keeps no NCCL sequence number); with s_last the latest start among a call's
+// matched kernels, a rank's wait is s_last − s and its transfer e − s_last (e its end). Only the
+// ranks in the trace are seen: with fewer than the group, the transfer is an upper bound.
+//
 // Errors name the file and the position (byte offset, event index): truncated or invalid JSON,
 // corrupt gzip (told apart from bad JSON inside a good stream by draining it), negative or
 // non-numeric durations, empty files, directories, unknown collective dtypes.

@@ -157,7 +157,90 @@ type CollectiveStat struct {
 	// MinNs is the fastest call: a collective's kernel on one rank lasts from its launch until
 	// every peer has joined and the data has moved, so the fastest call waited least.
 	MinNs int64
+	// Matched calls overlap a call of the same collective and group size on at least one other
+	// rank of the trace (matchCalls): for each, the wait is its last peer's start less its own
+	// start and the transfer its end less that last start; WaitNs and TransferNs are their sums.
+	// Ranks is the most ranks (this one included) seen in one matched call.
+	Matched, WaitNs, TransferNs int64
+	Ranks                       int32
 }
+
+// call is one collective kernel, kept to match the ranks' calls once every rank is read.
+type call struct {
+	rank       int // index of the rank in the summaries
+	key        CollectiveStat
+	start, end int64
+}
+
+// matchCalls separates waiting from transfer. A rank's collective kernel runs from its own
+// launch until every peer has joined and the data has moved, so the calls of one collective on
+// the ranks of its group overlap in time, and after the last of them starts every peer has
+// arrived: a call's transfer is its end less the last peer's start, its wait the rest. The
+// calls of one collective are matched across ranks by collective and group size (not size: an
+// all-to-all-v moves a different size on each rank) and by overlapping in time, on each other
+// rank the call that overlaps it most. A call no other rank's call overlaps is left unmatched
+// (one rank in the trace, or a sampled trace that kept another call there). Only the ranks in
+// the trace are seen: with fewer than the group, a later peer's arrival is missed and the
+// transfer is an upper bound.
+func matchCalls(out []RankSummary, calls []call) {
+	type bucket struct {
+		coll  string
+		group int32
+	}
+	buckets := map[bucket][]int{}
+	for i, c := range calls {
+		k := bucket{c.key.Collective, c.key.GroupSize}
+		buckets[k] = append(buckets[k], i)
+	}
+	index := make([]map[CollectiveStat]int, len(out)) // a rank's rows by key
+	best := map[int]int{}                             // rank → the peer call overlapping most
+	for _, b := range buckets {
+		sort.Slice(b, func(i, j int) bool { return calls[b[i]].start < calls[b[j]].start })
+		var longest int64
+		for _, i := range b {
+			longest = max(longest, calls[i].end-calls[i].start)
+		}
+		for _, i := range b {
+			c := calls[i]
+			clear(best)
+			// Calls that overlap c start in (c.start − longest, c.end).
+			lo := sort.Search(len(b), func(j int) bool { return calls[b[j]].start > c.start-longest })
+			for _, j := range b[lo:] {
+				p := calls[j]
+				if p.start >= c.end {
+					break
+				}
+				if p.rank == c.rank || p.end <= c.start {
+					continue
+				}
+				if k, ok := best[p.rank]; !ok || overlap(p, c) > overlap(calls[k], c) {
+					best[p.rank] = j
+				}
+			}
+			if len(best) == 0 {
+				continue
+			}
+			last := c.start
+			for _, j := range best {
+				last = max(last, calls[j].start)
+			}
+			if index[c.rank] == nil {
+				index[c.rank] = make(map[CollectiveStat]int, len(out[c.rank].Collectives))
+				for k, s := range out[c.rank].Collectives {
+					index[c.rank][CollectiveStat{Collective: s.Collective, Bytes: s.Bytes, GroupSize: s.GroupSize}] = k
+				}
+			}
+			s := &out[c.rank].Collectives[index[c.rank][c.key]]
+			s.Matched++
+			s.WaitNs += last - c.start
+			s.TransferNs += c.end - last
+			s.Ranks = max(s.Ranks, int32(1+len(best)))
+		}
+	}
+}
+
+// overlap is the time two calls share.
+func overlap(a, b call) int64 { return min(a.end, b.end) - max(a.start, b.start) }
 
 // union tracks the measure of a union of intervals that arrive sorted by start.
 type union struct {
@@ -272,6 +355,7 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 	launches := false
 	kernels := map[string]*KernelStat{}
 	colls := map[CollectiveStat]*CollectiveStat{}
+	var calls []call
 	finish := func() {
 		if cur == nil {
 			return
@@ -408,6 +492,7 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 				}
 				c.Count++
 				c.TotalNs += e.DurNs
+				calls = append(calls, call{rank: len(out), key: key, start: e.StartNs, end: e.StartNs + e.DurNs})
 			case "kernel":
 				cur.ByPhase[e.Phase] += e.DurNs
 				if e.Layer >= 0 {
@@ -428,7 +513,11 @@ func (f *File) SummarizeSteps(sel Steps) ([]RankSummary, error) {
 		return nil
 	})
 	finish()
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	matchCalls(out, calls)
+	return out, nil
 }
 
 // choose is the selected steps of a rank's (nil: the whole trace).

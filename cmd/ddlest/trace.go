@@ -566,6 +566,9 @@ func fitFlags(fit *job.CollectiveFit) []string {
 	return flags
 }
 
+// writeCalibration renders the measured collectives against a network: measured, wait and
+// transfer, predicted and errors; a cell with no value is "—" in the table, null in JSON, empty
+// in CSV, and the row's reason says why.
 func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibration, f format) error {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Rank < rows[j].Rank })
 	switch f {
@@ -573,20 +576,12 @@ func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibr
 		return writeJSON(w, map[string]any{"file": file, "network": net, "collectives": rows})
 	case formatCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "fastest_s", "waiting_s", "predicted_s", "error", "error_fastest", "algorithm", "note"})
-		opt := func(p *float64) string { // empty where the row is not priced
-			if p == nil {
-				return ""
-			}
-			return ftoa(*p)
-		}
+		_ = cw.Write([]string{"rank", "collective", "bytes", "group", "count", "measured_s", "fastest_s", "wait_s", "transfer_s", "matched", "ranks",
+			"predicted_s", "error", "error_fastest", "error_transfer", "algorithm", "reason"})
 		for _, r := range rows {
-			predicted := ""
-			if r.Error != nil {
-				predicted = ftoa(float64(r.Predicted))
-			}
 			_ = cw.Write([]string{fmt.Sprint(r.Rank), r.Collective, fmt.Sprint(int64(r.Bytes)), fmt.Sprint(r.Group), fmt.Sprint(r.Count),
-				ftoa(float64(r.Measured)), ftoa(float64(r.Fastest)), ftoa(float64(r.Waiting)), predicted, opt(r.Error), opt(r.ErrorFastest), r.Algorithm, r.Note})
+				ftoa(float64(r.Measured)), ftoa(float64(r.Fastest)), optCell(r.Wait, ""), optCell(r.Transfer, ""), fmt.Sprint(r.Matched), fmt.Sprint(r.Ranks),
+				optCell(r.Predicted, ""), optCell(r.Error, ""), optCell(r.ErrorFastest, ""), optCell(r.ErrorTransfer, ""), r.Algorithm, r.Reason})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -594,26 +589,39 @@ func writeCalibration(w io.Writer, file, net string, rows []job.CollectiveCalibr
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s: measured collectives against %s\n\n", filepath.Base(file), net)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\tcollective\tsize\tgroup\tcount\tmeasured\tfastest\tpredicted\terror\tvs fastest\talgorithm\t")
-	for _, r := range rows {
-		errS, fastS, pred := "–", "–", "–"
-		switch {
-		case r.Error != nil:
-			errS, pred = fmt.Sprintf("%+.0f%%", 100**r.Error), r.Predicted.String()
-			if r.ErrorFastest != nil {
-				fastS = fmt.Sprintf("%+.0f%%", 100**r.ErrorFastest)
-			}
-		case r.Note != "":
-			errS = "(" + r.Note + ")"
+	fmt.Fprintln(tw, "rank\tcollective\tsize\tgroup\tcount\tmeasured\twait\ttransfer\tpredicted\terror\tvs transfer\talgorithm\t  reason")
+	pct := func(e *float64) string {
+		if e == nil {
+			return "—"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\t\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured, r.Fastest, pred, errS, fastS, r.Algorithm)
+		return fmt.Sprintf("%+.0f%%", 100**e)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%d\t%d\t%v\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", r.Rank, r.Collective, r.Bytes, r.Group, r.Count, r.Measured,
+			optCell(r.Wait, "—"), optCell(r.Transfer, "—"), optCell(r.Predicted, "—"), pct(r.Error), pct(r.ErrorTransfer), r.Algorithm, r.Reason)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(b, "\nA rank's collective kernel also times its wait for the peers: the fastest call waited least.")
+	fmt.Fprintln(b, "\nA rank's collective kernel runs from its launch until every peer has joined: wait is the time before the")
+	fmt.Fprintln(b, "last rank of the trace started the same call, transfer the time after it (what the network prices).")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// optCell is a value that may be absent: seconds as the unit prints them in a table (SI seconds
+// in CSV, empty=""), a float as ftoa; none when absent.
+func optCell[T units.Seconds | float64](v *T, none string) string {
+	switch {
+	case v == nil:
+		return none
+	case none == "":
+		return ftoa(float64(*v))
+	}
+	if s, ok := any(*v).(units.Seconds); ok {
+		return s.String()
+	}
+	return ftoa(float64(*v))
 }
 
 // summarize opens a trace and summarises its ranks (the caller closes the file).

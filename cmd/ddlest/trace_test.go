@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,14 +181,14 @@ func TestTraceCollectives(t *testing.T) {
 	}
 	recs, _ := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	// A 1 MiB ring all-reduce over 2 ranks at 20 GB/s: 2·(1/2)·1,048,576 B / 20e9 B/s = 52.4 µs
-	// against the 100 µs measured: −47.6%. Both calls took 100 µs: the fastest is 100 µs, no
-	// waiting shows.
+	// against the 100 µs measured: −47.6%. Both calls took 100 µs: the fastest is 100 µs. The
+	// trace has one rank: its wait cannot be separated.
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
 	}
 	if r := recs[len(recs)-1]; len(recs) != 2 || r[col["collective"]] != "all_reduce" || r[col["measured_s"]] != "0.0001" ||
-		r[col["fastest_s"]] != "0.0001" || r[col["waiting_s"]] != "0" || !strings.HasPrefix(r[col["predicted_s"]], "5.24288e-05") ||
+		r[col["fastest_s"]] != "0.0001" || r[col["wait_s"]] != "" || r[col["transfer_s"]] != "" || r[col["reason"]] != "one rank: wait not separable" || !strings.HasPrefix(r[col["predicted_s"]], "5.24288e-05") ||
 		!strings.HasPrefix(r[col["error"]], "-0.4757") {
 		t.Errorf("calibration %v", recs)
 	}
@@ -197,7 +200,7 @@ func TestTraceCollectives(t *testing.T) {
 	}
 	out, _, _ := execute("trace", "collectives", unsized, "--net", "alphabeta", "--format", "csv")
 	if recs, _ := csv.NewReader(strings.NewReader(out)).ReadAll(); len(recs) != 2 || recs[1][col["predicted_s"]] != "" ||
-		recs[1][col["error"]] != "" || recs[1][col["note"]] != "size not recorded in the trace" {
+		recs[1][col["error"]] != "" || recs[1][col["reason"]] != "size not recorded in the trace; one rank: wait not separable" {
 		t.Errorf("unpriced row: %v", recs)
 	}
 	// On a cluster: its network prices (2 ranks of a DGX A100 node share NVLink, 300 GB/s each way,
@@ -212,6 +215,182 @@ func TestTraceCollectives(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.Network != "superpod" || len(doc.Collectives) != 1 ||
 		!(doc.Collectives[0].Predicted > 0 && doc.Collectives[0].Predicted < 5.24288e-05) {
 		t.Fatalf("trace collectives --cluster: exit %d %s\n%s", code, errOut, stdout)
+	}
+}
+
+// collEvent is a collective kernel of a hand-written trace (device = rank, one stream).
+func collEvent(rank int32, coll string, bytes int64, group int32, startUs, durUs int64) traces.Event {
+	return traces.Event{Rank: rank, Device: rank, Stream: 7, Name: "ncclKernel_" + coll, Category: "collective", StartNs: startUs * 1000, DurNs: durUs * 1000,
+		Phase: "unknown", Layer: -1, Collective: coll, Bytes: bytes, GroupSize: group}
+}
+
+// calibrationCSV runs trace collectives --format csv on events and returns its rows as maps of
+// column → cell.
+func calibrationCSV(t *testing.T, events []traces.Event, args ...string) []map[string]string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.parquet")
+	if err := traces.WriteFile(path, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	return collectivesCSV(t, append([]string{path}, args...)...)
+}
+
+// collectivesCSV runs trace collectives ARGS --format csv and returns its rows as maps.
+func collectivesCSV(t *testing.T, args ...string) []map[string]string {
+	t.Helper()
+	out, errOut, code := execute(append([]string{"trace", "collectives", "--format", "csv"}, args...)...)
+	if code != 0 {
+		t.Fatalf("trace collectives: exit %d %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// Every row that cannot be priced says why, with empty predicted and error cells (never 0).
+// On oddl (no gather; at most 4,096 nodes, ODDL §4B) one rank's eight calls, one per row:
+// seven are not priced, each for its own reason; the 1 MB all-reduce over 2 is.
+func TestTraceCollectivesReasons(t *testing.T) {
+	rows := calibrationCSV(t, []traces.Event{
+		collEvent(0, "other", 1e6, 2, 0, 10),
+		collEvent(0, "send_recv", 1e6, 2, 100, 10),
+		collEvent(0, "barrier", 0, 2, 200, 10),
+		collEvent(0, "all_reduce", 0, 2, 300, 10),
+		collEvent(0, "all_reduce", 1e6, 0, 400, 10),
+		collEvent(0, "gather", 1e6, 2, 500, 10),
+		collEvent(0, "all_reduce", 1e6, 8192, 600, 10),
+		collEvent(0, "all_reduce", 1e6, 2, 700, 10),
+	}, "--net", "oddl")
+	want := map[string]string{ // collective/bytes/group → reason
+		"other/1000000/2":         "not identified",
+		"send_recv/1000000/2":     "send/recv: the trace names no peer",
+		"barrier/0/2":             "barrier: moves no data",
+		"all_reduce/0/2":          "size not recorded",
+		"all_reduce/1000000/0":    "group size not recorded",
+		"gather/1000000/2":        "no algorithm of network oddl runs gather",
+		"all_reduce/1000000/8192": "group of 8192 is larger than the network",
+		"all_reduce/1000000/2":    "",
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(rows), len(want), rows)
+	}
+	for _, r := range rows {
+		key := r["collective"] + "/" + r["bytes"] + "/" + r["group"]
+		reason, ok := want[key]
+		if !ok {
+			t.Errorf("unexpected row %v", r)
+			continue
+		}
+		if !strings.HasSuffix(r["reason"], "one rank: wait not separable") || r["wait_s"] != "" || r["transfer_s"] != "" {
+			t.Errorf("%s: a one-rank trace separates no wait: %v", key, r)
+		}
+		priced := r["predicted_s"] != "" && r["error"] != ""
+		if reason == "" {
+			if !priced || r["reason"] != "one rank: wait not separable" {
+				t.Errorf("%s: want priced, got %v", key, r)
+			}
+			continue
+		}
+		if r["predicted_s"] != "" || r["error"] != "" || r["error_fastest"] != "" || r["algorithm"] != "" || !strings.Contains(r["reason"], reason) {
+			t.Errorf("%s: want not priced with reason %q, got %v", key, reason, r)
+		}
+	}
+	// The table shows "—" in the predicted and error cells of such a row, never 0.
+	path := filepath.Join(t.TempDir(), "one.parquet")
+	if err := traces.WriteFile(path, nil, []traces.Event{collEvent(0, "barrier", 0, 2, 0, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := execute("trace", "collectives", path)
+	if code != 0 || !regexp.MustCompile(`barrier +0 B +2 +1 +10 µs +— +— +— +— +—`).MatchString(out) {
+		t.Errorf("table of an unpriced row:\n%s", out)
+	}
+}
+
+// Wait and transfer of one call seen on two ranks, counted by hand: rank 0 starts at 0 and ends
+// at 100 µs, rank 1 starts at 60 µs and ends at 105 µs. Every peer has arrived at 60 µs: rank 0
+// waited 60 µs and transferred 40 µs, rank 1 waited 0 and transferred 45 µs. A 1 MiB ring
+// all-reduce over 2 at 20 GB/s and no latency is 2·(1/2)·1,048,576 B / 20e9 B/s = 52.4288 µs:
+// +31.07% against 40 µs, +16.51% against 45 µs. Rank 0's second call (at 1 ms) overlaps no
+// call of rank 1: 1 of its 2 calls is separated.
+func TestTraceCollectivesWaitTransfer(t *testing.T) {
+	rows := calibrationCSV(t, []traces.Event{
+		collEvent(0, "all_reduce", 1<<20, 2, 0, 100),
+		collEvent(1, "all_reduce", 1<<20, 2, 60, 45),
+		collEvent(0, "all_reduce", 1<<20, 2, 1000, 100),
+	}, "--net", "alphabeta", "--net-bw", "20GB/s", "--net-latency", "0us")
+	type want struct {
+		wait, transfer, errTransfer float64
+		matched, reason             string
+	}
+	wants := []want{{60e-6, 40e-6, 52.4288/40 - 1, "1", "wait and transfer of 1 of 2 calls"}, {0, 45e-6, 52.4288/45 - 1, "1", ""}}
+	if len(rows) != 2 {
+		t.Fatalf("rows %v", rows)
+	}
+	for i, w := range wants {
+		r := rows[i]
+		if !cellNear(r["wait_s"], w.wait) || !cellNear(r["transfer_s"], w.transfer) || !cellNear(r["error_transfer"], w.errTransfer) ||
+			r["matched"] != w.matched || r["ranks"] != "2" || !strings.Contains(r["reason"], w.reason) || (w.reason == "" && r["reason"] != "") {
+			t.Errorf("rank %d: want %+v, got %v", i, w, r)
+		}
+	}
+}
+
+// cellNear parses a CSV cell and compares it with want (1e-9 relative, or 1e-15 absolute for 0).
+func cellNear(cell string, want float64) bool {
+	v, err := strconv.ParseFloat(cell, 64)
+	return err == nil && math.Abs(v-want) <= 1e-9*math.Abs(want)+1e-15
+}
+
+// dlrmTrace imports the shared DLRM-like traces (skipped when ../shared/traces is absent).
+func dlrmTrace(t *testing.T) string {
+	t.Helper()
+	files, _ := filepath.Glob("../../../shared/traces/kineto/dlrm-like_rank-*.json.gz")
+	if len(files) == 0 {
+		t.Skip("shared DLRM-like traces absent")
+	}
+	pq := filepath.Join(t.TempDir(), "dlrm.parquet")
+	if _, errOut, code := execute(append([]string{"trace", "import", "-q", "-o", pq}, files...)...); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	return pq
+}
+
+// The shared DLRM-like trace: 2 ranks of a 128-rank job. Both ranks ran the two 1 GiB
+// all-gathers; their kernels in the JSON (ts, dur in µs): rank 0 1682725898585321 + 42496 and
+// 1682725899185890 + 63644, rank 1 1682725898585405 + 42744 and 1682725899187182 + 62163.
+// Rank 0 waited 84 and 1,292 µs (mean 688 µs) and transferred 42,412 and 62,352 µs (mean
+// 52,382 µs); rank 1 started last both times: no wait, transfer its mean 52,453.5 µs. The other
+// 126 peers are not in the trace: the reason says so.
+func TestTraceCollectivesDLRM(t *testing.T) {
+	pq := dlrmTrace(t)
+	want := map[string][2]float64{"0": {688e-6, 52382e-6}, "1": {0, 52453.5e-6}}
+	seen := 0
+	for _, r := range collectivesCSV(t, pq) {
+		w, ok := want[r["rank"]]
+		if !ok || r["collective"] != "all_gather" {
+			continue
+		}
+		seen++
+		wait, _ := strconv.ParseFloat(r["wait_s"], 64)
+		tr, _ := strconv.ParseFloat(r["transfer_s"], 64)
+		// 1 µs of the JSON's rounding over ~50 ms
+		if math.Abs(wait-w[0]) > 1e-6 || math.Abs(tr-w[1]) > 1e-6 || r["matched"] != "2" ||
+			!strings.Contains(r["reason"], "2 of 128 ranks in the trace: the other 126 peers' arrival is not seen") {
+			t.Errorf("rank %s all-gather: want wait %g transfer %g, got %v", r["rank"], w[0], w[1], r)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d all-gather rows, want 2", seen)
 	}
 }
 
@@ -325,14 +504,7 @@ func TestTraceFit(t *testing.T) {
 // The shared DLRM-like trace (2 ranks of a 128-rank job: every sized collective spans nodes)
 // fits on the DGX A100 network without error, constrains InfiniBand only and says so for NVLink.
 func TestTraceFitDLRM(t *testing.T) {
-	files, _ := filepath.Glob("../../../shared/traces/kineto/dlrm-like_rank-*.json.gz")
-	if len(files) == 0 {
-		t.Skip("shared DLRM-like traces absent")
-	}
-	pq := filepath.Join(t.TempDir(), "dlrm.parquet")
-	if _, errOut, code := execute(append([]string{"trace", "import", "-q", "-o", pq}, files...)...); code != 0 {
-		t.Fatalf("import: %s", errOut)
-	}
+	pq := dlrmTrace(t)
 	out, errOut, code := execute("trace", "fit", pq, "--cluster", "dgx-a100", "--format", "csv")
 	if code != 0 || !strings.Contains(out, "nvlink,false,") || !strings.Contains(out, "not constrained by the trace") || !strings.Contains(out, "infiniband,true,") {
 		t.Errorf("trace fit DLRM: exit %d, %q %s", code, out, errOut)
