@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -93,5 +94,30 @@ func TestContract(t *testing.T) {
 	}
 	if _, err := Temp(filepath.Join(dir, "nope"), "x"); errs.ExitCode(err) != errs.ExitUsage {
 		t.Errorf("missing temp dir: %v", err)
+	}
+}
+
+// A full disk while writing is an I/O failure (exit 1, not bad input) naming the output, and
+// leaves nothing behind: the writer's error is a real ENOSPC, from writing to Linux's /dev/full.
+func TestFullDisk(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.parquet")
+	err = Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "rows"); err != nil {
+			return err
+		}
+		_, err := full.Write([]byte("more rows"))
+		return err
+	})
+	if !errors.Is(err, syscall.ENOSPC) || errs.ExitCode(err) != errs.ExitRuntime || !strings.Contains(err.Error(), path) {
+		t.Errorf("full disk: %v (exit %d), want ENOSPC naming %s, exit 1", err, errs.ExitCode(err), path)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries left behind", len(entries))
 	}
 }
