@@ -20,15 +20,7 @@ func TestSummarize(t *testing.T) {
 		{Rank: 0, Device: 0, Stream: 7, Name: "a", Category: "kernel", StartNs: 40, DurNs: 10, Phase: "optimizer", Layer: -1},
 		{Rank: 1, Device: -1, Stream: 1, Name: "aten::mm", Category: "cpu_op", StartNs: 3, DurNs: 4, Phase: "fwd", Layer: -1},
 	}
-	path := filepath.Join(t.TempDir(), "s.parquet")
-	if err := WriteFile(path, nil, ev); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openEvents(t, ev)
 	got, err := f.Summarize()
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +75,7 @@ func TestSummarizeSteps(t *testing.T) {
 			ev[i].Phase = "unknown"
 		}
 	}
-	path := filepath.Join(t.TempDir(), "steps.parquet")
-	if err := WriteFile(path, nil, ev); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openEvents(t, ev)
 	type totals struct{ selected, window, busy, compute, comm, memory, overlap, idle int64 }
 	for _, c := range []struct {
 		steps string
@@ -123,4 +107,19 @@ func TestSummarizeSteps(t *testing.T) {
 			t.Errorf("--steps %q accepted", bad)
 		}
 	}
+}
+
+// openEvents writes events to a trace file and opens it (closed when the test ends).
+func openEvents(t *testing.T, ev []Event) *File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.parquet")
+	if err := WriteFile(path, nil, ev); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

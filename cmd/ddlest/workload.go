@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -111,15 +110,6 @@ func writeReport(w io.Writer, r *job.Report, f format) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func completeProfiles(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -259,12 +259,6 @@ func (s shape) layerParams(t int) float64 {
 	return layer
 }
 
-// attnParams is the attention half's parameters on one rank.
-func (s shape) attnParams(t int) float64 {
-	_, attn, _ := s.counts(t)
-	return attn
-}
-
 // validate adds the architecture's problems to p (heads and hidden already checked positive).
 func (x Arch) validate(p *params.Problems, hidden, heads, tp int, okA, okT bool) {
 	if x.KVHeads < 0 || x.HeadDim < 0 || x.FFNHidden < 0 {
