@@ -86,6 +86,15 @@ func (b *Breakdown) Comm(d partition.Dim) *units.Seconds {
 	return &b.CP // partition.DimCP, the last
 }
 
+// ExposedComm is the exposed communication over every dimension, summed in CommOrder.
+func (b *Breakdown) ExposedComm() units.Seconds {
+	var t units.Seconds
+	for _, d := range CommOrder {
+		t += *b.Comm(d)
+	}
+	return t
+}
+
 // StageTime is one pipeline stage's work per micro-batch: compute by phase and the exposed
 // block collectives of the forward and the backward pass.
 type StageTime struct {
@@ -241,7 +250,7 @@ func EstimateInto(r *Result, in Input) error {
 	// ZeRO-2/3's per-layer data-parallel traffic is data-parallel communication, exposed on the
 	// critical stage every micro-batch.
 	r.Breakdown.DP += units.Seconds(mbs) * c.commDim[partition.DimDP]
-	it.ExposedComm = r.Breakdown.TP + r.Breakdown.EP + r.Breakdown.MP + r.Breakdown.SP + r.Breakdown.CP + r.Breakdown.PP + r.Breakdown.DP
+	it.ExposedComm = r.Breakdown.ExposedComm()
 	it.Bubble = bubble
 	it.Total = it.Compute + it.ExposedComm + it.Bubble
 	if it.Total > 0 {
