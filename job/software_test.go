@@ -26,6 +26,17 @@ func TestSoftwarePresets(t *testing.T) {
 		"megatron-2022": {true, true, true, false, false},
 		"megatron-core": {false, true, false, true, true},
 		"deepspeed":     {true, false, false, false, true},
+		"nemo-24.07":    {false, true, false, true, true},
+	}
+	// NeMo 24.07's recipes keep bf16 gradients in distributed fused Adam, whose step is one fused
+	// pass, with the weight-gradient accumulation fused into the GEMM and fused attention
+	// (configs/software.json's sources).
+	nemo, _ := New("megatron")
+	if err := nemo.Set("software", "nemo-24.07"); err != nil {
+		t.Fatal(err)
+	}
+	if e := exec(nemo); e.FP32GradReduce || e.OptimizerStep != partition.StepFused || e.GradAccum != partition.AccumGEMM || e.Attention != megatron.AttnFlash {
+		t.Errorf("nemo-24.07: fp32_grad_reduce %v optimizer_step %v grad_accum %v attention %v, want false, fused, gemm, flash", e.FP32GradReduce, e.OptimizerStep, e.GradAccum, e.Attention)
 	}
 	for name, w := range want {
 		j, _ := New("megatron")
@@ -58,6 +69,8 @@ func TestSoftwarePresets(t *testing.T) {
 		{"megatron-2022", "no_dp_overlap", "false", "execution.no_dp_overlap false"},
 		{"megatron-core", "pp_scatter_gather", "true", "execution.pp_scatter_gather true"},
 		{"deepspeed", "interleave", "2", "execution.interleave 2"},
+		{"nemo-24.07", "async_tp", "false", "execution.async_tp false"},
+		{"nemo-24.07", "optimizer_step", "megatron", "execution.optimizer_step megatron"},
 	} {
 		j := j.Clone()
 		if err := j.Set("software", c.software); err != nil {
