@@ -39,11 +39,15 @@
 //
 // FlashAttention (ops of kind partition.FusedAttention): the kernel executes FlashWork of the
 // op's convention FLOP (½ forward under the causal mask, 5/8 backward) at the GPU's measured
-// FlashAttention efficiency of the dense fp16/bf16 peak, configs/gemm.json's flash_attention
-// (A100: FlashAttention-2 §4.1, up to 73% forward and 63% backward; H100: FlashAttention-3, 75%
-// forward, 61% backward derived): t = max(FLOP · FlashWork / (peak · e), bytes / (HBM · e_memory)).
-// The efficiencies are the papers' best over their sweeps (sequence 512–16k, head dimension 64 or
-// 128): an upper bound for short sequences. GPUs without an entry refuse --attention flash.
+// FlashAttention efficiency e of the dense fp16/bf16 peak, configs/gemm.json's flash_attention:
+// t = max(FLOP · FlashWork / (peak · e), bytes / (HBM · e_memory)). A100: FlashAttention-2 §4.1's
+// best over its sweep, 73% forward and 63% backward, for every shape (an upper bound for short
+// sequences). H100/H200: FlashAttention-3 §4.1's measured curve for head dimension 128 at
+// sequence lengths 512 … 16k, e(s) piecewise linear in log2 s between the measured lengths and
+// flat beyond them, evaluated at the op's query length and nearest measured head dimension; the
+// causal forward is measured, the causal backward is the non-causal one times the forward's
+// causal/non-causal ratio at the same length; on GH100s e is scaled by the sustained share.
+// GPUs without an entry refuse --attention flash.
 //
 // profile.Scaled calibrates any profile to measured phase totals (the HammingMesh paper's A100
 // times ship as such "published" profiles).

@@ -17,7 +17,9 @@ import (
 // peak 312 TFLOP/s, A100 datasheet): the forward's convention FLOP is 4·16·2048²·128, of which
 // the causal kernel runs half at 73% of the peak; the backward's is twice that, of which it runs
 // 5/8 (2.5 × the executed forward) at 63% (FlashAttention-2 §1 and §4.1). On the H100 (989.4
-// TFLOP/s) the forward runs at 75% (FlashAttention-3's abstract).
+// TFLOP/s) head dimension 128 at s = 2048 runs FlashAttention-3's measured 521 TFLOP/s causal
+// forward, and its 501 TFLOP/s non-causal backward scaled by the forward's causal/non-causal
+// 521/625 (FlashAttention-3 §4.1 charts, head dim 128), both at the saturated node's share.
 func TestFlashAttentionTime(t *testing.T) {
 	gr := partition.NewGraph(16, 8)
 	q := tensor.Shape{16, 2048, 128}
@@ -40,7 +42,7 @@ func TestFlashAttentionTime(t *testing.T) {
 		fwd, bwd float64
 	}{
 		{"a100-80gb", 312e12, 0.73, 0.63},
-		{"h100", 989.4e12, 0.75 * sustained, 0.61 * sustained}, // saturated node (gemm_test.go)
+		{"h100", 989.4e12, 521e12 / 989.4e12 * sustained, 501e12 * 521 / 625 / 989.4e12 * sustained}, // saturated node (gemm_test.go)
 	} {
 		g, _ := LookupGPU(c.gpu)
 		r, err := New(g, DefaultEfficiency, dtype.BF16)
@@ -59,6 +61,29 @@ func TestFlashAttentionTime(t *testing.T) {
 		// Recomputation re-runs the forward kernel.
 		if got := r.OpTime(partition.AsPhase(fwd, partition.Recompute)); got != r.OpTime(fwd) {
 			t.Errorf("%s recomputed forward %v, want %v", c.gpu, got, r.OpTime(fwd))
+		}
+	}
+}
+
+// TestFlashAttentionCurve: between FlashAttention-3's measured sequence lengths the H100's
+// efficiency is linear in log2(s), flat beyond them, and head dimensions without a curve take the
+// nearest measured one (128 only). By hand from the §4.1 charts (head dim 128, causal forward):
+// s = 2048·√2 (half way from 2k to 4k in log2) runs (521 + 579)/2 = 550 TFLOP/s; s = 256 the 512
+// bar's 292, s = 64k the 16k bar's 616; d = 64 and 256 as d = 128.
+func TestFlashAttentionCurve(t *testing.T) {
+	g, _ := LookupGPU("h100")
+	r, err := New(g, DefaultEfficiency, dtype.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s, d  int
+		tflop float64
+	}{{2896, 128, 550}, {256, 128, 292}, {65536, 128, 616}, {2048, 64, 521}, {2048, 256, 521}} {
+		// 2896 = round(2048·√2): log2 is 11.4998, within 2e-4 of half way.
+		got := r.flash.efficiency(c.s, c.d, false) / sustained * 989.4
+		if math.Abs(got-c.tflop) > 0.05 {
+			t.Errorf("s %d d %d: %.2f TFLOP/s, want %g", c.s, c.d, got, c.tflop)
 		}
 	}
 }
@@ -86,6 +111,9 @@ func TestFlashAttentionRefused(t *testing.T) {
 		{`[{` + ok + `, "flash_attention": {"fwd": 1.2, "bwd": 0.5}, "sources": {` + src + `, "flash_attention": "f"}}]`, "x.flash_attention.fwd 1.2 must be in (0, 1]"},
 		{`[{` + ok + `, "flash_attention": {"fwd": 0.7, "bwd": 0}, "sources": {` + src + `, "flash_attention": "f"}}]`, "x.flash_attention.bwd 0 must be in (0, 1]"},
 		{`[{` + ok + `, "flash_attention": {"fwd": 0.7, "bwd": 0.6}, "sources": {` + src + `}}]`, "x.sources.flash_attention: missing"},
+		{`[{` + ok + `, "flash_attention": {"curves": [{"head_dim": 128, "seq": [512, 256], "causal_fwd_tflops": [1, 2], "fwd_tflops": [1, 2], "bwd_tflops": [1, 2]}]}, "sources": {` + src + `, "flash_attention": "f"}}]`, "x.flash_attention.curves[0].seq [512 256] must be positive and increasing"},
+		{`[{` + ok + `, "flash_attention": {"curves": [{"head_dim": 128, "seq": [512], "causal_fwd_tflops": [1, 2], "fwd_tflops": [1], "bwd_tflops": [1]}]}, "sources": {` + src + `, "flash_attention": "f"}}]`, "x.flash_attention.curves[0].causal_fwd_tflops has 2 values for 1 sequence lengths"},
+		{`[{` + ok + `, "flash_attention": {"fwd": 0.7, "curves": [{"head_dim": 128, "seq": [512], "causal_fwd_tflops": [1], "fwd_tflops": [1], "bwd_tflops": [0]}]}, "sources": {` + src + `, "flash_attention": "f"}}]`, "x.flash_attention: fwd/bwd and curves both given"},
 	} {
 		if _, err := decodeGEMM([]byte(c.table), "gemm.json"); err == nil || errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want exit 2 naming %q", c.table, err, c.want)

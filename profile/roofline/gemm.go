@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -74,10 +75,53 @@ type GEMMShapeEntry struct {
 }
 
 // FlashEfficiency is the fraction of the dense fp16/bf16 tensor peak that FlashAttention
-// kernels reach on the FLOP they execute (partition.FlashWork), per pass.
+// kernels reach on the FLOP they execute (partition.FlashWork), per pass: one fraction for
+// every shape (Forward, Backward), or measured curves over the sequence length per head
+// dimension (Curves), of which the nearest head dimension's applies.
 type FlashEfficiency struct {
-	Forward  float64 `json:"fwd"`
-	Backward float64 `json:"bwd"`
+	Forward  float64      `json:"fwd,omitempty"`
+	Backward float64      `json:"bwd,omitempty"`
+	Curves   []FlashCurve `json:"curves,omitempty"`
+}
+
+// FlashCurve is one head dimension's measured FlashAttention throughput (TFLOP/s in the
+// FlashAttention-2 §4.1 convention) at sequence lengths Seq: the causal forward pass, and the
+// non-causal forward and backward passes. The causal backward pass is taken to lose to the
+// mask what the forward does at the same length [D]: bwd · causal_fwd / fwd.
+type FlashCurve struct {
+	HeadDim   int       `json:"head_dim"`
+	Seq       []int     `json:"seq"`
+	CausalFwd []float64 `json:"causal_fwd_tflops"`
+	Fwd       []float64 `json:"fwd_tflops"`
+	Bwd       []float64 `json:"bwd_tflops"`
+}
+
+// check names what is wrong with the curve (p collects it under prefix).
+func (c FlashCurve) check(p *params.Problems, prefix string) {
+	p.AtLeast(prefix+".head_dim", c.HeadDim, 1)
+	if len(c.Seq) < 1 {
+		p.Addf("%s.seq: no sequence length", prefix)
+	}
+	for i, s := range c.Seq {
+		if s < 1 || (i > 0 && s <= c.Seq[i-1]) {
+			p.Addf("%s.seq %v must be positive and increasing", prefix, c.Seq)
+			break
+		}
+	}
+	for _, x := range []struct {
+		k string
+		v []float64
+	}{{"causal_fwd_tflops", c.CausalFwd}, {"fwd_tflops", c.Fwd}, {"bwd_tflops", c.Bwd}} {
+		if len(x.v) != len(c.Seq) {
+			p.Addf("%s.%s has %d values for %d sequence lengths", prefix, x.k, len(x.v), len(c.Seq))
+			continue
+		}
+		for _, v := range x.v {
+			if !(v > 0) || math.IsInf(v, 0) {
+				p.Addf("%s.%s %g must be > 0", prefix, x.k, v)
+			}
+		}
+	}
 }
 
 var (
@@ -122,13 +166,20 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 		cited := []string{"sms", "tile", "mamf_flop_per_s"}
 		if f := e.FlashAttention; f != nil {
 			cited = append(cited, "flash_attention")
-			for _, x := range []struct {
-				k string
-				v float64
-			}{{"fwd", f.Forward}, {"bwd", f.Backward}} {
-				if !(x.v > 0 && x.v <= 1) {
-					p.Addf("%s.flash_attention.%s %g must be in (0, 1]", e.GPU, x.k, x.v)
+			if len(f.Curves) == 0 {
+				for _, x := range []struct {
+					k string
+					v float64
+				}{{"fwd", f.Forward}, {"bwd", f.Backward}} {
+					if !(x.v > 0 && x.v <= 1) {
+						p.Addf("%s.flash_attention.%s %g must be in (0, 1]", e.GPU, x.k, x.v)
+					}
 				}
+			} else if f.Forward != 0 || f.Backward != 0 {
+				p.Addf("%s.flash_attention: fwd/bwd and curves both given; give one", e.GPU)
+			}
+			for i, c := range f.Curves {
+				c.check(&p, fmt.Sprintf("%s.flash_attention.curves[%d]", e.GPU, i))
 			}
 		}
 		if f := e.FP8SplitAccumulate; f != 0 {
@@ -259,22 +310,84 @@ func GEMMCeiling(m GEMMModel, g GPU, dt dtype.DType) (float64, bool) {
 
 // flashEfficiency is the GPU's FlashAttention efficiency for dt, when configs/gemm.json has one
 // (the kernels run fp16 and bf16 only).
-func flashEfficiency(gpu string, dt dtype.DType) (FlashEfficiency, bool) {
+func flashEfficiency(gpu string, dt dtype.DType) (f FlashEfficiency, sustained float64, ok bool) {
 	if dt != dtype.FP16 && dt != dtype.BF16 {
-		return FlashEfficiency{}, false
+		return FlashEfficiency{}, 0, false
 	}
 	t, err := GEMMTable()
 	if err != nil {
-		return FlashEfficiency{}, false
+		return FlashEfficiency{}, 0, false
 	}
 	e, ok := t.Get(gpu)
 	if !ok || e.FlashAttention == nil {
-		return FlashEfficiency{}, false
+		return FlashEfficiency{}, 0, false
 	}
-	f := *e.FlashAttention
-	f.Forward *= sustainedShare(e)
-	f.Backward *= sustainedShare(e)
-	return f, true
+	return *e.FlashAttention, sustainedShare(e), true
+}
+
+// flashRates is a GPU's FlashAttention model for one dtype, resolved against its peak: one
+// efficiency per pass, or per measured head dimension the efficiencies at log2 of each
+// measured sequence length (piecewise linear between them, flat beyond the ends).
+type flashRates struct {
+	fwd, bwd float64 // no curves
+	curves   []flashRateCurve
+}
+
+type flashRateCurve struct {
+	logD           float64
+	logS, fwd, bwd []float64
+}
+
+// newFlashRates resolves f against the dense tensor peak (FLOP/s), every efficiency scaled by
+// the sustained share of the burst rate the measurements ran at.
+func newFlashRates(f FlashEfficiency, peak, sustained float64) flashRates {
+	r := flashRates{fwd: f.Forward * sustained, bwd: f.Backward * sustained}
+	for _, c := range f.Curves {
+		rc := flashRateCurve{logD: math.Log2(float64(c.HeadDim))}
+		for i, s := range c.Seq {
+			rc.logS = append(rc.logS, math.Log2(float64(s)))
+			rc.fwd = append(rc.fwd, c.CausalFwd[i]*1e12/peak*sustained)
+			rc.bwd = append(rc.bwd, c.Bwd[i]*c.CausalFwd[i]/c.Fwd[i]*1e12/peak*sustained)
+		}
+		r.curves = append(r.curves, rc)
+	}
+	return r
+}
+
+// efficiency is the fraction of the peak a causal FlashAttention pass (backward: bwd) reaches
+// over queries of sequence s and head dimension d.
+func (r *flashRates) efficiency(s, d int, bwd bool) float64 {
+	if len(r.curves) == 0 {
+		if bwd {
+			return r.bwd
+		}
+		return r.fwd
+	}
+	c, ld := &r.curves[0], math.Log2(float64(d))
+	for i := 1; i < len(r.curves); i++ {
+		if math.Abs(r.curves[i].logD-ld) < math.Abs(c.logD-ld) {
+			c = &r.curves[i]
+		}
+	}
+	ys := c.fwd
+	if bwd {
+		ys = c.bwd
+	}
+	return interpolate(c.logS, ys, math.Log2(float64(s)))
+}
+
+// interpolate is the piecewise-linear y(x) through the points (xs increasing), flat beyond them.
+func interpolate(xs, ys []float64, x float64) float64 {
+	if x <= xs[0] {
+		return ys[0]
+	}
+	for i := 1; i < len(xs); i++ {
+		if x <= xs[i] {
+			f := (x - xs[i-1]) / (xs[i] - xs[i-1])
+			return ys[i-1] + f*(ys[i]-ys[i-1])
+		}
+	}
+	return ys[len(ys)-1]
 }
 
 // flashGPUs lists the GPUs with a measured FlashAttention efficiency.

@@ -98,7 +98,7 @@ type Roofline struct {
 	dt     dtype.DType // the training dtype
 	// flash is the GPU's FlashAttention efficiency for the training dtype (configs/gemm.json);
 	// hasFlash reports whether it has one.
-	flash    FlashEfficiency
+	flash    flashRates
 	hasFlash bool
 }
 
@@ -116,7 +116,9 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.tensor[d] = units.FLOPPerSecond(g.TensorFLOPs[d.String()]) // 0: unsupported (checked above for dt)
 		r.vector[d] = g.VectorPeak(d)
 	}
-	r.flash, r.hasFlash = flashEfficiency(g.Name, dt)
+	if f, sustained, ok := flashEfficiency(g.Name, dt); ok {
+		r.flash, r.hasFlash = newFlashRates(f, float64(r.tensor[dt]), sustained), true
+	}
 	r.dt = dt
 	if eff.GEMM != GEMMConstant {
 		for d := range dtype.DType(dtype.Count) {
@@ -151,10 +153,8 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	var rate units.FLOPPerSecond
 	switch {
 	case op.Kind == partition.FusedAttention:
-		e := r.flash.Forward
-		if op.Phase == partition.Backward {
-			e = r.flash.Backward
-		}
+		// The op's output is q = [B, s, d]: the efficiency at its sequence and head dimension.
+		e := r.flash.efficiency(op.Output[1], op.Output[2], op.Phase == partition.Backward)
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(e)
 		work := op.FLOP * units.FLOP(partition.FlashWork(op.Phase))
 		return units.Max(work.Over(rate), (op.Read + op.Written).Over(r.hbm))
