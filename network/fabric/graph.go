@@ -63,6 +63,10 @@ type Graph struct {
 	// turns flow types off (WithoutFlowTypes).
 	gen                 *atomic.Uint64
 	untyped, unperiodic bool
+	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
+	// (WithoutBounds).
+	ends      *endRates
+	unbounded bool
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
@@ -100,6 +104,7 @@ type Symmetry struct {
 	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
 	endDig, linkDig [][maxFactors]uint16
 	linkAt          []int32
+	moves           *moveTables // endpoints moved along a factor (lattice.go)
 }
 
 // Nodes is the number of nodes.
@@ -269,7 +274,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	for i, l := range g.links {
 		g.rate[i] = float64(l.Rate) * float64(l.Width)
 	}
-	g.phys, g.owner = int(phys), &owners{}
+	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
 	g.windows = newCache[windowKey, []drain](1 << 12)

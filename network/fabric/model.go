@@ -57,6 +57,10 @@ type Model struct {
 	total []float64
 	vols  []slotVolume
 	key   []byte
+	// The bounds' scratch (bound.go): what each member of a group sends and receives, and the
+	// bound loads of the collective being chosen, per pattern.
+	lbOut, lbIn []float64
+	lower       map[collective.Pattern]Load
 }
 
 type routeKey struct {
@@ -110,14 +114,17 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.view.g = c.Group
-	var best network.Cost
-	return collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
-		cost, err := m.priceWith(a, c)
-		if err == nil && won != nil && (*won == nil || cost.Total < best.Total) {
-			*won, best = a, cost
-		}
-		return cost, err
-	})
+	var bound func(collective.Algorithm) (units.Seconds, bool)
+	if !m.g.unbounded {
+		m.resetBounds()
+		bound = func(a collective.Algorithm) (units.Seconds, bool) { return m.bound(a, c) }
+	}
+	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
+		func(a collective.Algorithm) (network.Cost, error) { return m.priceWith(a, c) })
+	if err == nil && won != nil {
+		*won = a
+	}
+	return cost, err
 }
 
 // priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
