@@ -338,16 +338,21 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
 		r.fl = make([]flowRec, 0, hint)
 	}
+	// Every group sends the same flows between its members: list them once (in part and flow
+	// order), then place them group by group.
+	proto := r.proto[:0]
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) { proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w}) })
+	}
+	r.proto = proto
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
 		base := g.Base(gi)
 		r.group()
-		for i := 0; i < pt.N; i++ {
-			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
-				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
-			})
+		for _, f := range proto {
+			r.collect(m.endpoint(base+int(f.s)*g.Stride), m.endpoint(base+int(f.t)*g.Stride), int(f.part), f.w)
 		}
 	}
 }

@@ -84,6 +84,7 @@ type router struct {
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl      []flowRec
+	proto   []memberFlow // one group's flows, between member indices (Model.collect)
 	starts  []int32
 	pts     []int32 // the groups' members, for their period
 	witness []int
