@@ -243,7 +243,8 @@ type candidate struct {
 // priced in offered order).
 func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(Algorithm) (units.Seconds, bool),
 	price func(Algorithm) (network.Cost, error)) (network.Cost, Algorithm, error) {
-	var cands []candidate
+	var candBuf [16]candidate
+	cands := candBuf[:0]
 	for i, a := range offered {
 		if !a.Implements(op) {
 			continue
@@ -268,7 +269,12 @@ func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(A
 	}
 	var best network.Cost
 	won, at := Algorithm(nil), -1
-	reasons := make([]string, len(offered))
+	var reasonBuf [16]string
+	reasons := reasonBuf[:0]
+	if len(offered) > len(reasonBuf) {
+		reasons = make([]string, 0, len(offered))
+	}
+	reasons = reasons[:len(offered)]
 	infeasible, infAt := error(nil), -1
 	for _, c := range cands {
 		a := offered[c.i]

@@ -21,7 +21,9 @@ import (
 //
 //	(likewise in(e)/R_in(e)), and with a NIC cap the NIC's share max(out(e), in(e))/NIC; any
 //	endpoint gives a bound, so the members of one concurrent group suffice (the other groups
-//	only add load). Flows to oneself and uniform parts are left out (a weaker bound).
+//	only add load). Flows to oneself and uniform parts are left out (a weaker bound). Where
+//	every endpoint has the same rates (every fabric here), the busiest member's sends and
+//	receives over the one rate are the same quotients, without a division per member.
 //	Latency: the endpoint's overhead where the round has a flow (finish adds the slowest
 //	path's latency and the serialised messages to it), else 0.
 //
@@ -37,10 +39,11 @@ import (
 type endRates struct {
 	once    sync.Once
 	out, in []float64
+	same    bool // every endpoint has the same out-rate, and the same in-rate
 }
 
 // endpointRates returns the endpoints' total out- and in-link rates.
-func (g *Graph) endpointRates() (out, in []float64) {
+func (g *Graph) endpointRates() *endRates {
 	er := g.ends
 	er.once.Do(func() {
 		er.out, er.in = make([]float64, g.Endpoints), make([]float64, g.Endpoints)
@@ -54,8 +57,12 @@ func (g *Graph) endpointRates() (out, in []float64) {
 				er.in[l.To] += r
 			}
 		}
+		er.same = true
+		for e := range er.out {
+			er.same = er.same && er.out[e] == er.out[0] && er.in[e] == er.in[0]
+		}
 	})
-	return er.out, er.in
+	return er
 }
 
 // bound is a lower bound on algorithm a's price of c (false: none): its rounds priced on the
@@ -79,8 +86,9 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 		}
 	}
 	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
-	lv := boundMembers{members: &m.view}
-	if err := fa.Rounds(c.Op, c.Bytes, &lv, &m.flows); err != nil || lv.asked || m.affordable(c.Group) != nil {
+	lv := &m.lbView
+	lv.members, lv.asked = &m.view, false
+	if err := fa.Rounds(c.Op, c.Bytes, lv, &m.flows); err != nil || lv.asked || m.affordable(c.Group) != nil {
 		return 0, false // declined (pricing says why), or rounds sized on a routed link
 	}
 	m.steps = m.steps[:0]
@@ -145,9 +153,28 @@ func (m *Model) lowerLoad(pt collective.Pattern, g network.Group) Load {
 	if !flows {
 		return Load{}
 	}
-	rOut, rIn := m.g.endpointRates()
+	rates := m.g.endpointRates()
+	rOut, rIn := rates.out, rates.in
 	nic := float64(m.g.NIC)
 	pb := 0.0
+	if rates.same && !m.g.memberwise {
+		// One rate for all: the busiest member's sends and receives (x ↦ x/r is monotone, so
+		// the same quotient as the member by member maximum below).
+		hiOut, hiIn := 0.0, 0.0
+		for k := range out {
+			hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
+		}
+		if hiOut > 0 {
+			pb = hiOut / rOut[0]
+		}
+		if hiIn > 0 {
+			pb = max(pb, hiIn/rIn[0])
+		}
+		if nic > 0 {
+			pb = max(pb, max(hiOut, hiIn)/nic)
+		}
+		return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
+	}
 	for k := 0; k < p; k++ {
 		e := m.endpoint(base + k*g.Stride)
 		if out[k] > 0 {

@@ -93,7 +93,12 @@ func boundCases(t *testing.T) []boundCase {
 // bound's proof made a test (relative slack 1e-9, the chooser's).
 func TestBoundsBelowPrices(t *testing.T) {
 	bounded, positive := 0, 0
-	for _, c := range boundCases(t) {
+	cases := boundCases(t)
+	memberwise := map[string]*fabric.Model{}
+	for _, c := range cases {
+		memberwise[c.name] = c.m.Memberwise()
+	}
+	for _, c := range cases {
 		for _, col := range c.cols {
 			for _, a := range collective.Algorithms() {
 				if !a.Implements(col.Op) {
@@ -110,6 +115,11 @@ func TestBoundsBelowPrices(t *testing.T) {
 				}
 				if float64(b) > float64(p.Total)*(1+1e-9) {
 					t.Errorf("%s %s %s %v over %+v: bound %v above price %v", c.name, a.Name(), col.Op, col.Bytes, col.Group, b, p.Total)
+				}
+				// Where every endpoint has the same rates, the busiest member's sends over the
+				// one rate are the member by member maximum (x ↦ x/r is monotone): equal.
+				if bw, okw := memberwise[c.name].BoundOf(a, col); !okw || bw != b {
+					t.Errorf("%s %s %s %v over %+v: bound %v, member by member %v", c.name, a.Name(), col.Op, col.Bytes, col.Group, b, bw)
 				}
 			}
 		}

@@ -57,3 +57,15 @@ func (m *Model) Unbounded() *Model {
 	}
 	return u
 }
+
+// Memberwise is the same job on the graph whose bounds divide member by member even where every
+// endpoint has the same rates.
+func (m *Model) Memberwise() *Model {
+	h := WithoutSymmetry(m.g)
+	h.sym, h.memberwise = m.g.sym, true
+	u, err := NewModel(h, m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

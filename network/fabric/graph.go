@@ -65,8 +65,8 @@ type Graph struct {
 	untyped, unperiodic bool
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
-	ends      *endRates
-	unbounded bool
+	ends                  *endRates
+	unbounded, memberwise bool // memberwise: bounds read every member's rates (tests)
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the

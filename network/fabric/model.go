@@ -61,6 +61,7 @@ type Model struct {
 	// bound loads of the collective being chosen, per pattern.
 	lbOut, lbIn []float64
 	lower       map[collective.Pattern]Load
+	lbView      boundMembers
 }
 
 type routeKey struct {
