@@ -311,8 +311,12 @@ func (g *Grid) Memo(key any, build func() any) any {
 
 // Member is the member at grid position (r, c), wrapping both coordinates.
 func (g *Grid) Member(r, c int) int32 {
-	r = ((r % g.Rows) + g.Rows) % g.Rows
-	c = ((c % g.Cols) + g.Cols) % g.Cols
+	if r < 0 || r >= g.Rows { // positions on the grid (most calls) need no division
+		r = ((r % g.Rows) + g.Rows) % g.Rows
+	}
+	if c < 0 || c >= g.Cols {
+		c = ((c % g.Cols) + g.Cols) % g.Cols
+	}
 	return g.At[r*g.Cols+c]
 }
 
