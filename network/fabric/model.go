@@ -239,6 +239,7 @@ func (m *Model) endpoint(r int) int32 {
 
 // route loads the links with one round of pattern pt run by every concurrent group of shape g.
 func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
+	pt = canonical(pt)
 	key := routeKey{pt: pt, g: g}
 	if ld, ok := m.routes[key]; ok {
 		return ld, nil
@@ -258,6 +259,21 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	m.routes[key] = ld
 	m.g.loads.put(shared, ld)
 	return ld, nil
+}
+
+// canonical is pt written so that patterns with the same flows in the same order are equal
+// (their routing is cached once): a RingNext part is the Shift part of the same digit
+// (Part.Each runs one code for both), its K taken mod Size. The hierarchical ring's one-level
+// shift over a group of 4 is then the ring's (TestStepwiseDigits: both kinds, any K, give the
+// flows of one definition).
+func canonical(pt collective.Pattern) collective.Pattern {
+	for i := 0; i < pt.N; i++ {
+		q := &pt.Parts[i]
+		if (q.Kind == collective.RingNext || q.Kind == collective.Shift) && q.Size > 0 {
+			q.Kind, q.K = collective.Shift, (q.K%q.Size+q.Size)%q.Size
+		}
+	}
+	return pt
 }
 
 // load routes one round of pattern pt of every concurrent group of shape g onto r's links (the
