@@ -72,14 +72,10 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 	if !ok {
 		return 0, false
 	}
-	link := func(pt collective.Pattern) collective.Link {
-		ld, ok := m.lower[pt]
-		if !ok {
-			ld = m.lowerLoad(pt, c.Group)
-			m.lower[pt] = ld
-		}
-		return m.link(ld)
+	if m.lbLink == nil {
+		m.lbLink = m.lowerLink // one method value per model
 	}
+	link := m.lbLink
 	if b, ok := a.(collective.Bounder); ok {
 		if t, ok := b.Bound(c.Op, c.Bytes, &m.view, link); ok {
 			return t, true
@@ -98,6 +94,17 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 		return nil
 	})
 	return collective.Price(collective.Schedule{Steps: m.steps}, m.env.Reducer, c.DType).Total, true
+}
+
+// lowerLink is the bound link of one round of pt over the group being priced (m.view.g),
+// computed once per collective.
+func (m *Model) lowerLink(pt collective.Pattern) collective.Link {
+	ld, ok := m.lower[pt]
+	if !ok {
+		ld = m.lowerLoad(pt, m.view.g)
+		m.lower[pt] = ld
+	}
+	return m.link(ld)
 }
 
 // resetBounds forgets the bound loads of the previous collective.

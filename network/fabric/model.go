@@ -62,6 +62,9 @@ type Model struct {
 	lbOut, lbIn []float64
 	lower       map[collective.Pattern]Load
 	lbView      boundMembers
+	lbLink      func(collective.Pattern) collective.Link
+	lbBound     func(collective.Algorithm) (units.Seconds, bool)
+	lbCol       network.Collective // the collective being chosen, for lbBound
 }
 
 type routeKey struct {
@@ -118,7 +121,10 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 	var bound func(collective.Algorithm) (units.Seconds, bool)
 	if !m.g.unbounded {
 		m.resetBounds()
-		bound = func(a collective.Algorithm) (units.Seconds, bool) { return m.bound(a, c) }
+		if m.lbBound == nil {
+			m.lbBound = func(a collective.Algorithm) (units.Seconds, bool) { return m.bound(a, m.lbCol) }
+		}
+		bound, m.lbCol = m.lbBound, c
 	}
 	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
 		func(a collective.Algorithm) (network.Cost, error) { return m.priceWith(a, c) })
