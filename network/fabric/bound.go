@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/units"
@@ -84,8 +85,18 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
 	lv := &m.lbView
 	lv.members, lv.asked = &m.view, false
-	if err := fa.Rounds(c.Op, c.Bytes, lv, &m.flows); err != nil || lv.asked || m.affordable(c.Group) != nil {
-		return 0, false // declined (pricing says why), or rounds sized on a routed link
+	err := fa.Rounds(c.Op, c.Bytes, lv, &m.flows)
+	if err == nil && !lv.asked {
+		err = m.affordable(c.Group)
+	}
+	if err != nil || lv.asked {
+		// Declined (kept for pricing, which would decline again with the same rounds), another
+		// error (pricing meets it), or rounds sized on a routed link.
+		var d *collective.Declined
+		if !lv.asked && errors.As(err, &d) {
+			m.declines = append(m.declines, declined{a.Name(), err})
+		}
+		return 0, false
 	}
 	m.steps = m.steps[:0]
 	_ = m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
@@ -97,18 +108,43 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 }
 
 // lowerLink is the bound link of one round of pt over the group being priced (m.view.g),
-// computed once per collective.
+// once per collective: the routed load itself where the round has been routed before (the next
+// model of a job: the bounds are then the prices), else lowerLoad (kept with the graph's routed
+// rounds, and forgotten with them).
 func (m *Model) lowerLink(pt collective.Pattern) collective.Link {
 	ld, ok := m.lower[pt]
 	if !ok {
-		ld = m.lowerLoad(pt, m.view.g)
+		var shared loadKey
+		if ld, _, shared, ok = m.routed(canonical(pt), m.view.g); !ok {
+			if ld, ok = m.g.bounds.get(shared); !ok {
+				ld = m.lowerLoad(pt, m.view.g)
+				m.g.bounds.put(shared, ld)
+			}
+		}
 		m.lower[pt] = ld
 	}
 	return m.link(ld)
 }
 
-// resetBounds forgets the bound loads of the previous collective.
+// declined is an algorithm the bounds found declining the collective being chosen.
+type declined struct {
+	name string
+	err  error
+}
+
+// priceChosen prices c with a for best: a decline the bounds found is returned as it is.
+func (m *Model) priceChosen(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+	for _, d := range m.declines {
+		if d.name == a.Name() {
+			return network.Cost{}, d.err
+		}
+	}
+	return m.priceWith(a, c)
+}
+
+// resetBounds forgets the bound loads and declines of the previous collective.
 func (m *Model) resetBounds() {
+	m.declines = m.declines[:0]
 	if m.lower == nil {
 		m.lower = map[collective.Pattern]Load{}
 	}

@@ -58,11 +58,12 @@ func (m *Model) Unbounded() *Model {
 	return u
 }
 
-// Memberwise is the same job on the graph whose bounds divide member by member even where every
+// Fresh is the same job on a copy of the graph with empty caches (so best's bounds are computed,
+// not read from routed rounds); memberwise: the bounds divide member by member even where every
 // endpoint has the same rates.
-func (m *Model) Memberwise() *Model {
+func (m *Model) Fresh(memberwise bool) *Model {
 	h := WithoutSymmetry(m.g)
-	h.sym, h.memberwise = m.g.sym, true
+	h.sym, h.memberwise = m.g.sym, memberwise
 	u, err := NewModel(h, m.env, m.opt)
 	if err != nil {
 		panic(err)

@@ -56,6 +56,8 @@ type Graph struct {
 	// Routed rounds and grid arrangements (with the successor tables built on them), shared by
 	// the models of every job placed on the graph.
 	loads *cache[loadKey, Load]
+	// bounds holds best's bound loads of rounds not routed (bound.go), by the same keys.
+	bounds *cache[loadKey, Load]
 	grids *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
@@ -277,6 +279,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	g.bounds = newCache[loadKey, Load](1 << 15)
 	g.windows = newCache[windowKey, []drain](1 << 12)
 	g.gen = new(atomic.Uint64)
 	if dist == nil {
@@ -384,6 +387,7 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
 	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	h.bounds = newCache[loadKey, Load](1 << 15)
 	h.windows = newCache[windowKey, []drain](1 << 12)
 	return &h
 }
@@ -475,6 +479,7 @@ func (c *cache[K, V]) forget() {
 // scratch).
 func (g *Graph) Forget() {
 	g.loads.forget()
+	g.bounds.forget()
 	g.grids.forget()
 	g.windows.forget()
 	g.gen.Add(1)

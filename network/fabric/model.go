@@ -65,6 +65,7 @@ type Model struct {
 	lbLink      func(collective.Pattern) collective.Link
 	lbBound     func(collective.Algorithm) (units.Seconds, bool)
 	lbCol       network.Collective // the collective being chosen, for lbBound
+	declines    []declined
 }
 
 type routeKey struct {
@@ -127,7 +128,7 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 		bound, m.lbCol = m.lbBound, c
 	}
 	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
-		func(a collective.Algorithm) (network.Cost, error) { return m.priceWith(a, c) })
+		func(a collective.Algorithm) (network.Cost, error) { return m.priceChosen(a, c) })
 	if err == nil && won != nil {
 		*won = a
 	}
@@ -246,15 +247,15 @@ func (m *Model) endpoint(r int) int32 {
 // route loads the links with one round of pattern pt run by every concurrent group of shape g.
 func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	pt = canonical(pt)
-	key := routeKey{pt: pt, g: g}
-	if ld, ok := m.routes[key]; ok {
+	ld, key, shared, ok := m.routed(pt, g)
+	if ok {
 		return ld, nil
 	}
-	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
-	if ld, ok := m.g.loads.get(shared); ok {
-		m.routes[key] = ld
-		return ld, nil
-	}
+	return m.routeNew(pt, g, key, shared)
+}
+
+// routeNew routes a round not routed before and caches it under its keys.
+func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
 	sym, err := m.load(r, pt, g)
@@ -265,6 +266,22 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	m.routes[key] = ld
 	m.g.loads.put(shared, ld)
 	return ld, nil
+}
+
+// routed is the cached routing of one round of pt (canonical) over every concurrent group of
+// shape g, if this model or another model of the same job on the graph has routed it, and the
+// keys it is cached under.
+func (m *Model) routed(pt collective.Pattern, g network.Group) (Load, routeKey, loadKey, bool) {
+	key := routeKey{pt: pt, g: g}
+	if ld, ok := m.routes[key]; ok {
+		return ld, key, loadKey{}, true
+	}
+	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
+	if ld, ok := m.g.loads.get(shared); ok {
+		m.routes[key] = ld
+		return ld, key, shared, true
+	}
+	return Load{}, key, shared, false
 }
 
 // canonical is pt written so that patterns with the same flows in the same order are equal
