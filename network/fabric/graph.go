@@ -58,7 +58,7 @@ type Graph struct {
 	loads *cache[loadKey, Load]
 	// bounds holds best's bound loads of rounds not routed (bound.go), by the same keys.
 	bounds *cache[loadKey, Load]
-	grids *cache[gridKey, gridEntry]
+	grids  *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
