@@ -94,61 +94,73 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 		// error (pricing meets it), or rounds sized on a routed link.
 		var d *collective.Declined
 		if !lv.asked && errors.As(err, &d) {
-			m.declines = append(m.declines, declined{a.Name(), err})
+			m.known = append(m.known, outcome{name: a.Name(), err: err})
 		}
 		return 0, false
 	}
 	m.steps = m.steps[:0]
+	exact := true
 	_ = m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
-		m.steps = append(m.steps, collective.Step{Link: link(pt), Bytes: r.Bytes, Repeat: n,
-			FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+		lo := m.lowerOf(pt)
+		exact = exact && lo.exact
+		m.steps = collective.AppendStep(m.steps, roundStep(r, m.link(lo.ld), n))
 		return nil
 	})
-	return collective.Price(collective.Schedule{Steps: m.steps}, m.env.Reducer, c.DType).Total, true
-}
-
-// lowerLink is the bound link of one round of pt over the group being priced (m.view.g),
-// once per collective: the routed load itself where the round has been routed before (the next
-// model of a job: the bounds are then the prices), else lowerLoad (kept with the graph's routed
-// rounds, and forgotten with them).
-func (m *Model) lowerLink(pt collective.Pattern) collective.Link {
-	ld, ok := m.lower[pt]
-	if !ok {
-		var shared loadKey
-		if ld, _, shared, ok = m.routed(canonical(pt), m.view.g); !ok {
-			if ld, ok = m.g.bounds.get(shared); !ok {
-				ld = m.lowerLoad(pt, m.view.g)
-				m.g.bounds.put(shared, ld)
-			}
-		}
-		m.lower[pt] = ld
+	cost := m.schedulePrice(c)
+	if exact {
+		// Every round routed before: these are priceWith's steps, and this is its price.
+		m.known = append(m.known, outcome{name: a.Name(), cost: cost})
 	}
-	return m.link(ld)
+	return cost.Total, true
 }
 
-// declined is an algorithm the bounds found declining the collective being chosen.
-type declined struct {
+// lowerLink is the bound link of one round of pt over the group being priced (lowerOf).
+func (m *Model) lowerLink(pt collective.Pattern) collective.Link { return m.link(m.lowerOf(pt).ld) }
+
+// lowerLoadOf is a round's bound load; exact: the routed load itself.
+type lowerLoadOf struct {
+	ld    Load
+	exact bool
+}
+
+// lowerOf is the bound load of one round of pt over the group being priced (m.view.g): the
+// routed load itself where the round has been routed before (the next model of a
+// job: the bounds are then the prices), else lowerLoad (kept with the graph's routed rounds, and
+// forgotten with them).
+func (m *Model) lowerOf(pt collective.Pattern) lowerLoadOf {
+	var lo lowerLoadOf
+	var shared loadKey
+	if lo.ld, _, shared, lo.exact = m.routed(canonical(pt), m.view.g); !lo.exact {
+		var ok bool
+		if lo.ld, ok = m.g.bounds.get(shared); !ok {
+			lo.ld = m.lowerLoad(pt, m.view.g)
+			m.g.bounds.put(shared, lo.ld)
+		}
+	}
+	return lo
+}
+
+// outcome is what best's bounds found of a candidate: a decline, or its price (every round
+// routed before).
+type outcome struct {
 	name string
+	cost network.Cost
 	err  error
 }
 
-// priceChosen prices c with a for best: a decline the bounds found is returned as it is.
+// priceChosen prices c with a for best: what the bounds found of a is returned as it is.
 func (m *Model) priceChosen(a collective.Algorithm, c network.Collective) (network.Cost, error) {
-	for _, d := range m.declines {
-		if d.name == a.Name() {
-			return network.Cost{}, d.err
+	for _, k := range m.known {
+		if k.name == a.Name() {
+			return k.cost, k.err
 		}
 	}
 	return m.priceWith(a, c)
 }
 
-// resetBounds forgets the bound loads and declines of the previous collective.
+// resetBounds forgets the outcomes of the previous collective.
 func (m *Model) resetBounds() {
-	m.declines = m.declines[:0]
-	if m.lower == nil {
-		m.lower = map[collective.Pattern]Load{}
-	}
-	clear(m.lower)
+	m.known = m.known[:0]
 }
 
 // boundMembers is the group as the bound sees it: a round sized on a routed link is noted, not

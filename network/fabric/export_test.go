@@ -70,3 +70,12 @@ func (m *Model) Fresh(memberwise bool) *Model {
 	}
 	return u
 }
+
+// Again is a new model of the same job on the same graph (its routed rounds shared).
+func (m *Model) Again() *Model {
+	u, err := NewModel(m.g, m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

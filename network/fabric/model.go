@@ -57,15 +57,14 @@ type Model struct {
 	total []float64
 	vols  []slotVolume
 	key   []byte
-	// The bounds' scratch (bound.go): what each member of a group sends and receives, and the
-	// bound loads of the collective being chosen, per pattern.
+	// The bounds' scratch (bound.go): what each member of a group sends and receives, the view
+	// and closures the bounds use, the collective being chosen and what its bounds found.
 	lbOut, lbIn []float64
-	lower       map[collective.Pattern]Load
 	lbView      boundMembers
 	lbLink      func(collective.Pattern) collective.Link
 	lbBound     func(collective.Algorithm) (units.Seconds, bool)
 	lbCol       network.Collective // the collective being chosen, for lbBound
-	declines    []declined
+	known       []outcome          // what the bounds found of the candidates: a decline, a price
 }
 
 type routeKey struct {
@@ -154,7 +153,17 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	}); err != nil {
 		return network.Cost{}, err
 	}
-	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+	return m.schedulePrice(c), nil
+}
+
+// schedulePrice prices m.steps, the steps of m.flows, with the one cost function.
+func (m *Model) schedulePrice(c network.Collective) network.Cost {
+	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType)
+}
+
+// roundStep is round r's step over link l, repeated n times.
+func roundStep(r *collective.Round, l collective.Link, n int) collective.Step {
+	return collective.Step{Link: l, Bytes: r.Bytes, Repeat: n, FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig}
 }
 
 // PricePattern prices one round of raw traffic, no algorithm (SiPAC Figs. 10–11's one-to-all,
@@ -218,8 +227,7 @@ func (m *Model) step(r *collective.Round, pt collective.Pattern, n int, g networ
 	if err != nil {
 		return err
 	}
-	m.steps = collective.AppendStep(m.steps, collective.Step{Link: m.link(ld), Bytes: r.Bytes, Repeat: n,
-		FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+	m.steps = collective.AppendStep(m.steps, roundStep(r, m.link(ld), n))
 	return nil
 }
 
