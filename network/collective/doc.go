@@ -12,7 +12,7 @@
 // given a lower bound on each candidate's price: it prices them in increasing order of their
 // bounds and skips those whose bound exceeds the cheapest price found (the same pick and cost,
 // the routing of the losers spared). T below is monotone in every step's α (up) and B (down), so
-// the rounds priced on links no slower and no wider than the real ones bound an algorithm; one
+// the rounds priced on links no slower and no narrower than the real ones bound an algorithm; one
 // whose rounds are sized on a routed link (the tree's pipeline) bounds itself (Bounder: each pass
 // of the tree costs at least d·α + S/B, whatever its chunk count).
 //
