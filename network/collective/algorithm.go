@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ddlest/ddlest/internal/errs"
@@ -35,6 +36,15 @@ type Algorithm interface {
 type Flowing interface {
 	Algorithm
 	Rounds(op network.Op, s units.Bytes, g Members, out *Flows) error
+}
+
+// Bounder is implemented by flow algorithms whose rounds depend on a routed link (a pipeline's
+// chunk count, sized on the link Members.Link returns), so that their rounds cannot be priced on
+// bounds of the links: a lower bound on the price of op over g's members when each round of
+// pattern pt has at least link(pt)'s latency and at most its bandwidth (false: none). A fabric's
+// best-of loop skips an algorithm whose bound exceeds a price already found (ChooseBounded).
+type Bounder interface {
+	Bound(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool)
 }
 
 // Flows is a flow algorithm's output: the name to report and the rounds.
@@ -189,40 +199,122 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 		}
 		return network.Cost{}, errs.Usage("strategy %s cannot run %s on network %s; valid: %s, %s", want, op, netName, Best, strings.Join(can, ", "))
 	}
-	var best network.Cost
-	found := false
-	var reasons []string
-	var infeasible error
-	for _, a := range offered {
+	best, _, err := chooseBest(netName, offered, op, nil, price)
+	return best, err
+}
+
+// ChooseBounded is Choose with a lower bound on each candidate's price (bound: false where it
+// has none) and the algorithm chosen. Best prices the candidates in increasing order of their
+// bounds (those without one first, in offered order) and skips a candidate whose bound exceeds
+// the cheapest price found so far by more than boundSlack: its price is at least its bound, so
+// it cannot be the cheapest, and the pick (the first cheapest in offered order) and its cost are
+// those of Choose. Declines and infeasible candidates are reported in offered order as Choose
+// does. What the skipped candidates are spared is their pricing (on a routed fabric, their
+// rounds' routing); a skipped candidate whose pricing would have failed otherwise than by a
+// decline (a fabric whose members cannot reach each other, which fails every candidate alike)
+// is not seen.
+func ChooseBounded(netName, want string, offered []Algorithm, op network.Op, bound func(Algorithm) (units.Seconds, bool),
+	price func(Algorithm) (network.Cost, error)) (network.Cost, Algorithm, error) {
+	if want != Best && want != "" {
+		var won Algorithm
+		c, err := Choose(netName, want, offered, op, func(a Algorithm) (network.Cost, error) {
+			won = a
+			return price(a)
+		})
+		return c, won, err
+	}
+	return chooseBest(netName, offered, op, bound, price)
+}
+
+// boundSlack is the relative margin by which a bound must exceed the best price to skip a
+// candidate: a bound is computed in another order than the price (a sum of other floats), so
+// rounding may put an exact bound a few ulps above a price it equals; 1e-9 is far above any
+// such rounding and far below any difference a pick depends on.
+const boundSlack = 1e-9
+
+// candidate is one offered algorithm in the best-of loop: its offered position and bound.
+type candidate struct {
+	i     int
+	bound units.Seconds
+	has   bool
+}
+
+// chooseBest is the best-of loop (Choose, ChooseBounded; bound nil: none, every candidate
+// priced in offered order).
+func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(Algorithm) (units.Seconds, bool),
+	price func(Algorithm) (network.Cost, error)) (network.Cost, Algorithm, error) {
+	var candBuf [16]candidate
+	cands := candBuf[:0]
+	for i, a := range offered {
 		if !a.Implements(op) {
 			continue
 		}
-		c, err := price(a)
+		c := candidate{i: i}
+		if bound != nil {
+			c.bound, c.has = bound(a)
+		}
+		cands = append(cands, c)
+	}
+	if bound != nil {
+		// Unbounded first, then by bound; ties in offered order.
+		slices.SortStableFunc(cands, func(x, y candidate) int {
+			if x.has != y.has {
+				if !x.has {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(x.bound, y.bound)
+		})
+	}
+	var best network.Cost
+	won, at := Algorithm(nil), -1
+	var reasonBuf [16]string
+	reasons := reasonBuf[:0]
+	if len(offered) > len(reasonBuf) {
+		reasons = make([]string, 0, len(offered))
+	}
+	reasons = reasons[:len(offered)]
+	infeasible, infAt := error(nil), -1
+	for _, c := range cands {
+		a := offered[c.i]
+		if c.has && at >= 0 && float64(c.bound) > float64(best.Total)*(1+boundSlack) {
+			continue
+		}
+		cost, err := price(a)
 		var d *Declined
 		if errors.As(err, &d) {
-			reasons = append(reasons, a.Name()+": "+d.Reason)
+			reasons[c.i] = a.Name() + ": " + d.Reason
 			continue
 		}
 		if errs.ExitCode(err) == errs.ExitInfeasible {
-			infeasible = cmp.Or(infeasible, err)
-			reasons = append(reasons, a.Name()+": "+err.Error())
+			if infAt < 0 || c.i < infAt {
+				infeasible, infAt = err, c.i
+			}
+			reasons[c.i] = a.Name() + ": " + err.Error()
 			continue
 		}
 		if err != nil {
-			return network.Cost{}, err
+			return network.Cost{}, nil, err
 		}
-		if !found || c.Total < best.Total {
-			best, found = c, true
+		if at < 0 || cost.Total < best.Total || (cost.Total == best.Total && c.i < at) {
+			best, won, at = cost, a, c.i
 		}
 	}
-	if !found {
+	if at < 0 {
 		if infeasible != nil {
-			return network.Cost{}, infeasible
+			return network.Cost{}, nil, infeasible
 		}
-		if len(reasons) > 0 {
-			return network.Cost{}, errs.Usage("no algorithm of network %s runs %s here (%s)", netName, op, strings.Join(reasons, "; "))
+		var said []string
+		for _, r := range reasons {
+			if r != "" {
+				said = append(said, r)
+			}
 		}
-		return network.Cost{}, errs.Usage("no algorithm of network %s runs %s", netName, op)
+		if len(said) > 0 {
+			return network.Cost{}, nil, errs.Usage("no algorithm of network %s runs %s here (%s)", netName, op, strings.Join(said, "; "))
+		}
+		return network.Cost{}, nil, errs.Usage("no algorithm of network %s runs %s", netName, op)
 	}
-	return best, nil
+	return best, won, nil
 }

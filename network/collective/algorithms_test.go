@@ -200,6 +200,78 @@ func TestChoose(t *testing.T) {
 	}
 }
 
+// ChooseBounded prices the candidates in increasing order of their bounds and skips those whose
+// bound exceeds the cheapest price found; the pick is Choose's (the first cheapest in offered
+// order) and declines are reported in offered order. Hand-made candidates (names a–f; their
+// bounds and prices, in ms, written here): f has no bound and goes first; then b (bound 1, price
+// 5), e (bound 2, price 4, declined), a (bound 3, price 4), c (bound 4, price 4: a tie, not
+// skipped; a comes first in offered order and stays the pick), d (bound 4.5 > 4: skipped).
+func TestChooseBounded(t *testing.T) {
+	type hand struct {
+		bound, price float64 // ms; bound < 0: none
+		declined     bool
+	}
+	cands := map[string]hand{"a": {3, 4, false}, "b": {1, 5, false}, "c": {4, 4, false}, "d": {4.5, 9, false},
+		"e": {2, 4, true}, "f": {-1, 7, false}}
+	var offered []Algorithm
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		offered = append(offered, NewFlow(n, "", allOps, nil))
+	}
+	var priced []string
+	bound := func(a Algorithm) (units.Seconds, bool) {
+		h := cands[a.Name()]
+		return units.Seconds(h.bound * 1e-3), h.bound >= 0
+	}
+	price := func(a Algorithm) (network.Cost, error) {
+		priced = append(priced, a.Name())
+		h := cands[a.Name()]
+		if h.declined {
+			return network.Cost{}, Decline("declined by hand")
+		}
+		return network.Cost{Algorithm: a.Name(), Total: units.Seconds(h.price * 1e-3)}, nil
+	}
+	c, won, err := ChooseBounded("test", Best, offered, network.AllReduce, bound, price)
+	if err != nil || c.Algorithm != "a" || won.Name() != "a" || c.Total != units.Seconds(4*1e-3) {
+		t.Fatalf("pick %+v %v %v, want a at 4 ms", c, won, err)
+	}
+	if got := strings.Join(priced, ","); got != "f,b,e,a,c" {
+		t.Errorf("priced %s, want f,b,e,a,c (d skipped: its bound 4.5 ms exceeds a's 4 ms)", got)
+	}
+	plain, err := Choose("test", Best, offered, network.AllReduce, price)
+	if err != nil || plain != c {
+		t.Errorf("without bounds %+v %v, with %+v", plain, err, c)
+	}
+	// Every candidate declined: the reasons in offered order, whatever the bounds' order.
+	_, _, err = ChooseBounded("test", Best, offered[:2], network.AllReduce, bound, func(a Algorithm) (network.Cost, error) {
+		return network.Cost{}, Decline("no %s here", a.Name())
+	})
+	if err == nil || !strings.Contains(err.Error(), "(a: no a here; b: no b here)") {
+		t.Errorf("all declined: %v", err)
+	}
+}
+
+// The tree's bound (treeBound) on links of latency α and bandwidth B: each pass costs at least
+// d·α + S/B (d = ⌊log2 p⌋ levels), whatever its chunk count; hand count for p = 64 (d = 6),
+// α = 1 µs, B = 10 GB/s, S = 1 GB: broadcast 6 µs + 100 ms, all-reduce twice that; and it is
+// below the tree's price on those links.
+func TestTreeBound(t *testing.T) {
+	l := Link{Latency: units.Us(1), Bandwidth: units.GBps(10)}
+	g := &levelMembers{lay: flat(64, l)}
+	for _, c := range []struct {
+		op     network.Op
+		passes float64
+	}{{network.Broadcast, 1}, {network.Reduce, 1}, {network.AllReduce, 2}} {
+		b, ok := Tree.Bound(c.op, 1e9, g, func(Pattern) Link { return l })
+		want := c.passes * (6e-6 + 0.1)
+		if !ok || math.Abs(float64(b)-want) > 1e-12*want {
+			t.Errorf("tree %s bound %v, want %v", c.op, b, want)
+		}
+		if p := Price(mustLevels(Tree, c.op, 1e9, flat(64, l)), nil, dtype.FP16); p.Total < b {
+			t.Errorf("tree %s price %v below its bound %v", c.op, p.Total, b)
+		}
+	}
+}
+
 // Strategies parse as one name, op=name pairs, or both; unknown names list the valid ones.
 func TestParseChoice(t *testing.T) {
 	valid := []string{"ring", "rings", "linear"}

@@ -8,7 +8,13 @@
 // successor table), with the reduction each receiver does and any circuit set-up before it. Every
 // concurrent group of the job runs the same rounds. Networks offer algorithms (no closed enum:
 // network packages add their own, RAMP-x, HammingMesh's rings); Choose is the one best-of loop,
-// and a Choice is a strategy ("best", a name, or op=name pairs).
+// and a Choice is a strategy ("best", a name, or op=name pairs). ChooseBounded is the same loop
+// given a lower bound on each candidate's price: it prices them in increasing order of their
+// bounds and skips those whose bound exceeds the cheapest price found (the same pick and cost,
+// the routing of the losers spared). T below is monotone in every step's α (up) and B (down), so
+// the rounds priced on links no slower and no narrower than the real ones bound an algorithm; one
+// whose rounds are sized on a routed link (the tree's pipeline) bounds itself (Bounder: each pass
+// of the tree costs at least d·α + S/B, whatever its chunk count).
 //
 // Two pricers turn rounds into Steps, and Price sums the steps (RAMP §7.4.1):
 //

@@ -124,7 +124,6 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 		n = min(n, int(q.Limit))
 	}
 	stride, size, K := int(q.Stride), int(q.Size), int(q.K)
-	digit := func(m int) int { return (m / stride) % size }
 	switch q.Kind {
 	case RingNext, Shift:
 		if size <= 1 {
@@ -134,16 +133,31 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 		if k == 0 {
 			return
 		}
-		for m := 0; m < n; m++ {
-			d := digit(m)
-			if dst := m + (((d+k)%size)-d)*stride; dst < n {
+		// Member m's digit is ⌊m/stride⌋ mod size; it sends to the member k digits on, wrapping
+		// within its digit's cycle (stepped, not divided, member by member).
+		for m, d, run := 0, 0, 0; m < n; m++ {
+			dst := m + k*stride
+			if d+k >= size {
+				dst -= size * stride
+			}
+			if dst < n {
 				f(m, dst, w)
+			}
+			if run++; run == stride {
+				if run, d = 0, d+1; d == size {
+					d = 0
+				}
 			}
 		}
 	case Chain:
-		for m := 0; m < n; m++ {
-			if digit(m) < size-1 && m+stride < n {
+		for m, d, run := 0, 0, 0; m < n; m++ {
+			if d < size-1 && m+stride < n {
 				f(m, m+stride, w)
+			}
+			if run++; run == stride {
+				if run, d = 0, d+1; d == size {
+					d = 0
+				}
 			}
 		}
 	case TwoChains:
@@ -157,6 +171,7 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 			}
 		}
 	case XOR:
+		digit := func(m int) int { return (m / stride) % size }
 		for m := 0; m < n; m++ {
 			d := digit(m)
 			if e := d ^ K; e != d && e < size {
@@ -186,6 +201,7 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 			f(m, (m-1)/2, w)
 		}
 	case Peers:
+		digit := func(m int) int { return (m / stride) % size }
 		for m := 0; m < n; m++ {
 			d := digit(m)
 			for e := 0; e < size; e++ {
@@ -295,8 +311,12 @@ func (g *Grid) Memo(key any, build func() any) any {
 
 // Member is the member at grid position (r, c), wrapping both coordinates.
 func (g *Grid) Member(r, c int) int32 {
-	r = ((r % g.Rows) + g.Rows) % g.Rows
-	c = ((c % g.Cols) + g.Cols) % g.Cols
+	if r < 0 || r >= g.Rows { // positions on the grid (most calls) need no division
+		r = ((r % g.Rows) + g.Rows) % g.Rows
+	}
+	if c < 0 || c >= g.Cols {
+		c = ((c % g.Cols) + g.Cols) % g.Cols
+	}
 	return g.At[r*g.Cols+c]
 }
 

@@ -13,6 +13,8 @@ type Flow struct {
 	name, summary string
 	ops           func(network.Op) bool
 	rounds        func(op network.Op, s units.Bytes, g Members, out *Flows) error
+	// bound, where set, is the algorithm's Bounder (its rounds ask for a routed link).
+	bound func(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool)
 }
 
 // NewFlow builds a flow algorithm.
@@ -27,6 +29,14 @@ func (a Flow) Implements(op network.Op) bool { return a.ops(op) }
 // Rounds emits the rounds of op over g's members.
 func (a Flow) Rounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	return a.rounds(op, s, g, out)
+}
+
+// Bound is a lower bound on the price (Bounder), where the algorithm has one.
+func (a Flow) Bound(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool) {
+	if a.bound == nil {
+		return 0, false
+	}
+	return a.bound(op, s, g, link)
 }
 
 func allOps(network.Op) bool { return true }

@@ -172,7 +172,10 @@ func buildRingTables(g *Grid) ringTables {
 		fwd := &Successors{Next: make([]int32, len(g.At))}
 		back := &Successors{Next: make([]int32, len(g.At))}
 		for k, c := range cyc {
-			d := cyc[(k+1)%len(cyc)]
+			d := cyc[0]
+			if k+1 < len(cyc) {
+				d = cyc[k+1]
+			}
 			from, to := g.Member(c.Row, c.Col), g.Member(d.Row, d.Col)
 			fwd.Next[from], back.Next[to] = to, from
 		}

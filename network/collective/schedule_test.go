@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -149,4 +150,48 @@ func mustLevels(a Algorithm, op network.Op, s units.Bytes, lay Layout) Schedule 
 		panic(err)
 	}
 	return sch
+}
+
+// Shift, RingNext and Chain parts step their members' digits instead of dividing; their flows are
+// those of the definitions (PartKind), written here with divisions: for Shift/RingNext member m of
+// digit d = ⌊m/Stride⌋ mod Size sends to m + ((d + K) mod Size − d)·Stride, for Chain to
+// m + Stride when d < Size − 1; only members below n (and Limit) take part.
+func TestStepwiseDigits(t *testing.T) {
+	type flow struct{ s, d int }
+	for _, kind := range []PartKind{Shift, RingNext, Chain} {
+		for _, stride := range []int32{1, 2, 3, 8} {
+			for _, size := range []int32{1, 2, 3, 4, 7} {
+				for _, k := range []int32{-5, -1, 0, 1, 2, 3, 6} {
+					for _, n := range []int{1, 5, 12, 56, 61} {
+						for _, limit := range []int32{0, 9} {
+							q := Part{Kind: kind, Stride: stride, Size: size, K: k, Limit: limit}
+							var got, want []flow
+							q.Each(n, func(s, d int, _ float64) { got = append(got, flow{s, d}) })
+							nn := n
+							if limit > 0 {
+								nn = min(n, int(limit))
+							}
+							st, sz, kk := int(stride), int(size), int(k)
+							for m := 0; m < nn; m++ {
+								d := m / st % sz
+								switch {
+								case kind == Chain:
+									if d < sz-1 && m+st < nn {
+										want = append(want, flow{m, m + st})
+									}
+								case sz > 1 && ((kk%sz)+sz)%sz != 0:
+									if dst := m + ((d+((kk%sz)+sz)%sz)%sz-d)*st; dst < nn {
+										want = append(want, flow{m, dst})
+									}
+								}
+							}
+							if fmt.Sprint(got) != fmt.Sprint(want) {
+								t.Fatalf("%+v over %d: %v, want %v", q, n, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }

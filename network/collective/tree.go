@@ -20,7 +20,7 @@ import (
 // flows every parent sends its chunk to both children in one round (TreeDown) and the fabric
 // finds the busiest link (the parent's port, which carries both).
 var Tree = Flow{name: "tree", summary: "pipelined binary tree (broadcast, reduce, all-reduce)",
-	ops: Ops(network.Broadcast, network.Reduce, network.AllReduce), rounds: treeRounds}
+	ops: Ops(network.Broadcast, network.Reduce, network.AllReduce), rounds: treeRounds, bound: treeBound}
 
 func treeRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	out.Algorithm = "binary tree"
@@ -49,4 +49,31 @@ func treeRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 		out.add(d)
 	}
 	return nil
+}
+
+// treeBound bounds the tree's price below whatever its chunk count k: a pass of k + d − 1
+// stages of S/k bytes over a link of latency α and bandwidth B costs
+//
+//	(k + d − 1)·(α + S/(k·B)) + reductions ≥ d·α + S/B   (k ≥ 1, reductions ≥ 0),
+//
+// so with α and B bounded by link(pattern) each pass costs at least d·α + S/B.
+func treeBound(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool) {
+	p := g.P()
+	if p <= 1 {
+		return 0, true
+	}
+	depth := max(1, bits.Len(uint(p))-1)
+	pass := func(k PartKind) units.Seconds {
+		l := link(One(Part{Kind: k}))
+		return units.Seconds(depth)*l.Latency + s.Over(l.Bandwidth)
+	}
+	switch op {
+	case network.Broadcast:
+		return pass(TreeDown), true
+	case network.Reduce:
+		return pass(TreeUp), true
+	case network.AllReduce:
+		return pass(TreeUp) + pass(TreeDown), true
+	}
+	return 0, false
 }

@@ -53,6 +53,18 @@
 // the window) sum their bytes per link, and each collective's calls last at least until the
 // links they use have drained all of it.
 //
+// Best. Before routing any candidate, each gets a lower bound on its price: its rounds priced on
+// loads no larger than routing leaves (what the busiest member of one group sends or receives
+// over its endpoint's link rates, the endpoint overhead as the latency; bound.go), or the
+// algorithm's own bound where its rounds are sized on a routed link (the tree's pipeline).
+// collective.ChooseBounded prices the candidates in increasing order of their bounds and skips
+// those whose bound exceeds the cheapest price found: the same pick at the same cost
+// (TestBestWithBounds against WithoutBounds; TestBoundsBelowPrices checks every bound). A round
+// routed before bounds itself by its routed load, so for the next model of a job the bounds are
+// the prices and nothing is priced twice. On the
+// data-parallel all-reduce over 16,384 accelerators of the large Hx4Mesh, the torus algorithm's
+// 10.3 ms leaves six of the eight candidates unrouted (the tree's bound alone is 20 ms).
+//
 // The level schedules of network/collective are the exact fast path on non-blocking fabrics: a
 // test builds the SuperPod and α–β fabrics and checks that the flow pricer equals the level
 // pricer for every generic algorithm (relative 1e-9).

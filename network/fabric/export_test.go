@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 )
@@ -29,4 +30,52 @@ func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {
 		return 0, nil
 	}
 	return r.lastQ, append([]uint16(nil), r.lastTau[:m.g.sym.nf]...)
+}
+
+// BoundOf is best's lower bound on algorithm a's price of c (bound.go; false: none).
+func (m *Model) BoundOf(a collective.Algorithm, c network.Collective) (units.Seconds, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.view.g = c.Group
+	m.resetBounds()
+	return m.bound(a, c)
+}
+
+// PriceWith prices c with algorithm a (declined or not).
+func (m *Model) PriceWith(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.view.g = c.Group
+	return m.priceWith(a, c)
+}
+
+// Unbounded is the same job on the graph without best's bounds (WithoutBounds).
+func (m *Model) Unbounded() *Model {
+	u, err := NewModel(WithoutBounds(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err) // the job fits: it was placed on the same graph
+	}
+	return u
+}
+
+// Fresh is the same job on a copy of the graph with empty caches (so best's bounds are computed,
+// not read from routed rounds); memberwise: the bounds divide member by member even where every
+// endpoint has the same rates.
+func (m *Model) Fresh(memberwise bool) *Model {
+	h := WithoutSymmetry(m.g)
+	h.sym, h.memberwise = m.g.sym, memberwise
+	u, err := NewModel(h, m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// Again is a new model of the same job on the same graph (its routed rounds shared).
+func (m *Model) Again() *Model {
+	u, err := NewModel(m.g, m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -56,13 +56,19 @@ type Graph struct {
 	// Routed rounds and grid arrangements (with the successor tables built on them), shared by
 	// the models of every job placed on the graph.
 	loads *cache[loadKey, Load]
-	grids *cache[gridKey, gridEntry]
+	// bounds holds best's bound loads of rounds not routed (bound.go), by the same keys.
+	bounds *cache[loadKey, Load]
+	grids  *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
 	gen                 *atomic.Uint64
 	untyped, unperiodic bool
+	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
+	// (WithoutBounds).
+	ends                  *endRates
+	unbounded, memberwise bool // memberwise: bounds read every member's rates (tests)
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the
@@ -100,6 +106,7 @@ type Symmetry struct {
 	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
 	endDig, linkDig [][maxFactors]uint16
 	linkAt          []int32
+	moves           *moveTables // endpoints moved along a factor (lattice.go)
 }
 
 // Nodes is the number of nodes.
@@ -269,9 +276,10 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	for i, l := range g.links {
 		g.rate[i] = float64(l.Rate) * float64(l.Width)
 	}
-	g.phys, g.owner = int(phys), &owners{}
+	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	g.bounds = newCache[loadKey, Load](1 << 15)
 	g.windows = newCache[windowKey, []drain](1 << 12)
 	g.gen = new(atomic.Uint64)
 	if dist == nil {
@@ -379,6 +387,7 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
 	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
+	h.bounds = newCache[loadKey, Load](1 << 15)
 	h.windows = newCache[windowKey, []drain](1 << 12)
 	return &h
 }
@@ -470,6 +479,7 @@ func (c *cache[K, V]) forget() {
 // scratch).
 func (g *Graph) Forget() {
 	g.loads.forget()
+	g.bounds.forget()
 	g.grids.forget()
 	g.windows.forget()
 	g.gen.Add(1)

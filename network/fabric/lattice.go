@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
@@ -65,6 +66,7 @@ func (s *Symmetry) elements(g *Graph) error {
 	for i := range idx {
 		idx[i] = -1
 	}
+	s.moves = &moveTables{at: map[int64][]int32{}}
 	s.orbitIx, s.orbits, s.free = make([]int32, len(g.links)), 0, true
 	for l := range g.links {
 		o := s.LinkOrbit[l]
@@ -97,6 +99,30 @@ func (s *Symmetry) act(e int32, f int, stride, d int32) int32 {
 		nd -= m
 	}
 	return s.endAt[int(s.EndRep[e])*s.Order+int(x+(nd-dig)*stride)]
+}
+
+// moveTables holds, per (factor, step), every endpoint moved by that step (Symmetry.mover),
+// built on first use: the invariance checks of sub-lattice routing move every sender of a round
+// once or twice per candidate step.
+type moveTables struct {
+	mu sync.Mutex
+	at map[int64][]int32
+}
+
+// mover is the table of act(e, f, stride, d) for every endpoint e.
+func (s *Symmetry) mover(f int, stride, d int32) []int32 {
+	key := int64(f)<<32 | int64(d)
+	s.moves.mu.Lock()
+	defer s.moves.mu.Unlock()
+	if t, ok := s.moves.at[key]; ok {
+		return t
+	}
+	t := make([]int32, len(s.EndElem))
+	for e := range t {
+		t[e] = s.act(int32(e), f, stride, d)
+	}
+	s.moves.at[key] = t
+	return t
 }
 
 // lattice is a subgroup H of a symmetry Γ: the multiples of step[f] along each factor f, of
@@ -265,6 +291,7 @@ func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n in
 // is one to one, so senders that all move onto senders are all of them.
 func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
 	s, E := m.g.sym, int32(m.g.Endpoints)
+	move := s.mover(f, stride, d)
 	if pt.Parts[0].Kind == collective.Uniform { // then the only part
 		if len(r.gmap) < n {
 			r.gmap = make([]int32, n)
@@ -273,7 +300,7 @@ func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Patter
 			r.gmap[k] = -1
 		}
 		for _, k := range set {
-			x, y := inv[k], inv[s.act(k, f, stride, d)]
+			x, y := inv[k], inv[move[k]]
 			if y < 0 || (r.gmap[x] >= 0 && r.gmap[x] != y) {
 				return false
 			}
@@ -283,7 +310,7 @@ func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Patter
 	}
 	for _, k := range set {
 		row, e := k/E*E, k%E
-		if inv[row+s.act(e, f, stride, d)] != s.act(inv[k], f, stride, d) {
+		if inv[row+move[e]] != move[inv[k]] {
 			return false
 		}
 	}

@@ -57,6 +57,14 @@ type Model struct {
 	total []float64
 	vols  []slotVolume
 	key   []byte
+	// The bounds' scratch (bound.go): what each member of a group sends and receives, the view
+	// and closures the bounds use, the collective being chosen and what its bounds found.
+	lbOut, lbIn []float64
+	lbView      boundMembers
+	lbLink      func(collective.Pattern) collective.Link
+	lbBound     func(collective.Algorithm) (units.Seconds, bool)
+	lbCol       network.Collective // the collective being chosen, for lbBound
+	known       []outcome          // what the bounds found of the candidates: a decline, a price
 }
 
 type routeKey struct {
@@ -110,14 +118,20 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.view.g = c.Group
-	var best network.Cost
-	return collective.Choose(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, func(a collective.Algorithm) (network.Cost, error) {
-		cost, err := m.priceWith(a, c)
-		if err == nil && won != nil && (*won == nil || cost.Total < best.Total) {
-			*won, best = a, cost
+	var bound func(collective.Algorithm) (units.Seconds, bool)
+	if !m.g.unbounded {
+		m.resetBounds()
+		if m.lbBound == nil {
+			m.lbBound = func(a collective.Algorithm) (units.Seconds, bool) { return m.bound(a, m.lbCol) }
 		}
-		return cost, err
-	})
+		bound, m.lbCol = m.lbBound, c
+	}
+	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
+		func(a collective.Algorithm) (network.Cost, error) { return m.priceChosen(a, c) })
+	if err == nil && won != nil {
+		*won = a
+	}
+	return cost, err
 }
 
 // priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
@@ -139,7 +153,17 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	}); err != nil {
 		return network.Cost{}, err
 	}
-	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType), nil
+	return m.schedulePrice(c), nil
+}
+
+// schedulePrice prices m.steps, the steps of m.flows, with the one cost function.
+func (m *Model) schedulePrice(c network.Collective) network.Cost {
+	return collective.Price(collective.Schedule{Algorithm: m.flows.Algorithm, Steps: m.steps}, m.env.Reducer, c.DType)
+}
+
+// roundStep is round r's step over link l, repeated n times.
+func roundStep(r *collective.Round, l collective.Link, n int) collective.Step {
+	return collective.Step{Link: l, Bytes: r.Bytes, Repeat: n, FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig}
 }
 
 // PricePattern prices one round of raw traffic, no algorithm (SiPAC Figs. 10–11's one-to-all,
@@ -203,8 +227,7 @@ func (m *Model) step(r *collective.Round, pt collective.Pattern, n int, g networ
 	if err != nil {
 		return err
 	}
-	m.steps = collective.AppendStep(m.steps, collective.Step{Link: m.link(ld), Bytes: r.Bytes, Repeat: n,
-		FanIn: r.FanIn, ReduceBytes: r.ReduceBytes, Reconfig: r.Reconfig})
+	m.steps = collective.AppendStep(m.steps, roundStep(r, m.link(ld), n))
 	return nil
 }
 
@@ -231,15 +254,16 @@ func (m *Model) endpoint(r int) int32 {
 
 // route loads the links with one round of pattern pt run by every concurrent group of shape g.
 func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
-	key := routeKey{pt: pt, g: g}
-	if ld, ok := m.routes[key]; ok {
+	pt = canonical(pt)
+	ld, key, shared, ok := m.routed(pt, g)
+	if ok {
 		return ld, nil
 	}
-	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
-	if ld, ok := m.g.loads.get(shared); ok {
-		m.routes[key] = ld
-		return ld, nil
-	}
+	return m.routeNew(pt, g, key, shared)
+}
+
+// routeNew routes a round not routed before and caches it under its keys.
+func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
 	sym, err := m.load(r, pt, g)
@@ -250,6 +274,37 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	m.routes[key] = ld
 	m.g.loads.put(shared, ld)
 	return ld, nil
+}
+
+// routed is the cached routing of one round of pt (canonical) over every concurrent group of
+// shape g, if this model or another model of the same job on the graph has routed it, and the
+// keys it is cached under.
+func (m *Model) routed(pt collective.Pattern, g network.Group) (Load, routeKey, loadKey, bool) {
+	key := routeKey{pt: pt, g: g}
+	if ld, ok := m.routes[key]; ok {
+		return ld, key, loadKey{}, true
+	}
+	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
+	if ld, ok := m.g.loads.get(shared); ok {
+		m.routes[key] = ld
+		return ld, key, shared, true
+	}
+	return Load{}, key, shared, false
+}
+
+// canonical is pt written so that patterns with the same flows in the same order are equal
+// (their routing is cached once): a RingNext part is the Shift part of the same digit
+// (Part.Each runs one code for both), its K taken mod Size. The hierarchical ring's one-level
+// shift over a group of 4 is then the ring's (TestStepwiseDigits: both kinds, any K, give the
+// flows of one definition).
+func canonical(pt collective.Pattern) collective.Pattern {
+	for i := 0; i < pt.N; i++ {
+		q := &pt.Parts[i]
+		if (q.Kind == collective.RingNext || q.Kind == collective.Shift) && q.Size > 0 {
+			q.Kind, q.K = collective.Shift, (q.K%q.Size+q.Size)%q.Size
+		}
+	}
+	return pt
 }
 
 // load routes one round of pattern pt of every concurrent group of shape g onto r's links (the
@@ -331,16 +386,21 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
 		r.fl = make([]flowRec, 0, hint)
 	}
+	// Every group sends the same flows between its members: list them once (in part and flow
+	// order), then place them group by group.
+	proto := r.proto[:0]
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) { proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w}) })
+	}
+	r.proto = proto
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
 		base := g.Base(gi)
 		r.group()
-		for i := 0; i < pt.N; i++ {
-			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
-				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
-			})
+		for _, f := range proto {
+			r.collect(m.endpoint(base+int(f.s)*g.Stride), m.endpoint(base+int(f.t)*g.Stride), int(f.part), f.w)
 		}
 	}
 }

@@ -36,6 +36,12 @@ type flowRec struct {
 	w          float64
 }
 
+// memberFlow is a flow between members of a group (their indices), of part part.
+type memberFlow struct {
+	s, t, part int32
+	w          float64
+}
+
 // collect notes flow s → t of weight w of part i (its NIC share counted now).
 func (r *router) collect(s, t int32, i int, w float64) {
 	r.nic(s, t, w)

@@ -84,6 +84,7 @@ type router struct {
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl      []flowRec
+	proto   []memberFlow // one group's flows, between member indices (Model.collect)
 	starts  []int32
 	pts     []int32 // the groups' members, for their period
 	witness []int
@@ -450,9 +451,23 @@ func (r *router) finish(sym *Symmetry) Load {
 		r.maxLat, r.flows = 0, false
 		return out
 	}
-	for _, k := range r.usedIdx {
-		r.busiest(&out, k, r.load[k])
-		r.load[k], r.used[k] = 0, false
+	if r.routing == Split { // busiest, with the slot rates read directly
+		load, used, rate := r.load, r.used, r.g.rate
+		hi, at := out.PerByte, int32(-1)
+		for _, k := range r.usedIdx {
+			if pb := load[k] / rate[k]; pb > hi {
+				hi, at = pb, k
+			}
+			load[k], used[k] = 0, false
+		}
+		if at >= 0 {
+			out.PerByte, out.Class = hi, r.g.links[at].Class
+		}
+	} else {
+		for _, k := range r.usedIdx {
+			r.busiest(&out, k, r.load[k])
+			r.load[k], r.used[k] = 0, false
+		}
 	}
 	r.usedIdx = r.usedIdx[:0]
 	r.maxLat, r.flows = 0, false

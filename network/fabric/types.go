@@ -180,17 +180,17 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 		tab[f] = sym.shift[f][gs[f]:]
 	}
 	at := sym.linkAt
-	add := func(k int32, x float64) {
-		if !r.used[k] {
-			r.used[k] = true
-			r.usedIdx = append(r.usedIdx, k)
-		}
-		r.load[k] += x
-	}
+	// The router's slices held in locals: this loop is most of a large round's work.
+	load, used, idx := r.load, r.used, r.usedIdx
 	if sym.nf == 2 { // a torus, a mesh of single row and column switches
 		t0, t1 := tab[0], tab[1]
 		for j, d := range dig {
-			add(at[base[j]+t0[d[0]]+t1[d[1]]], share[j])
+			k := at[base[j]+t0[d[0]]+t1[d[1]]]
+			if !used[k] {
+				used[k] = true
+				idx = append(idx, k)
+			}
+			load[k] += share[j]
 		}
 	} else {
 		for j := range dig {
@@ -198,9 +198,15 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			for f := 0; f < sym.nf; f++ {
 				x += tab[f][dig[j][f]]
 			}
-			add(at[x], share[j])
+			k := at[x]
+			if !used[k] {
+				used[k] = true
+				idx = append(idx, k)
+			}
+			load[k] += share[j]
 		}
 	}
+	r.usedIdx = idx
 	r.note(ft.lat[i])
 }
 

@@ -1,0 +1,255 @@
+package fabric
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/ddlest/ddlest/internal/units"
+	"github.com/ddlest/ddlest/network"
+	"github.com/ddlest/ddlest/network/collective"
+)
+
+// Bounds. Best prices every algorithm a network offers and keeps the cheapest; most of that work
+// is routing the rounds of candidates that lose. Before routing anything, each candidate gets a
+// lower bound on its price (collective.ChooseBounded prices them in increasing order of their
+// bounds and skips one whose bound exceeds the cheapest price found). The bound of one round of
+// pattern pt is a Load no larger than the one routing it leaves:
+//
+//	PerByte: every unit of weight that endpoint e sends leaves through its out-links and every
+//	unit it receives enters through its in-links, so for the busiest link
+//
+//	    max_l load(l)/rate(l) ≥ Σ_{l ∈ out(e)} load(l) / Σ_{l ∈ out(e)} rate(l) ≥ out(e)/R_out(e)
+//
+//	(likewise in(e)/R_in(e)), and with a NIC cap the NIC's share max(out(e), in(e))/NIC; any
+//	endpoint gives a bound, so the members of one concurrent group suffice (the other groups
+//	only add load). Flows to oneself and uniform parts are left out (a weaker bound). Where
+//	every endpoint has the same rates (every fabric here), the busiest member's sends and
+//	receives over the one rate are the same quotients, without a division per member.
+//	Latency: the endpoint's overhead where the round has a flow (finish adds the slowest
+//	path's latency and the serialised messages to it), else 0.
+//
+// The price (collective.Price) of steps whose links are no slower and no narrower is no larger:
+// every term is a repeat count times a latency, reconfiguration, reduction or bytes over a
+// bandwidth, all unchanged but the link's. So an algorithm's rounds priced on the bound loads
+// bound its price, unless the rounds themselves depend on a routed link (a pipeline sized on
+// Members.Link): those algorithms bound themselves (collective.Bounder, the tree), or have none.
+// WithoutBounds turns the skipping off (the reference the tests compare picks and prices with).
+
+// endRates is each endpoint's total out- and in-link rate (bundles counted by width), built once
+// per graph.
+type endRates struct {
+	once    sync.Once
+	out, in []float64
+	same    bool // every endpoint has the same out-rate, and the same in-rate
+}
+
+// endpointRates returns the endpoints' total out- and in-link rates.
+func (g *Graph) endpointRates() *endRates {
+	er := g.ends
+	er.once.Do(func() {
+		er.out, er.in = make([]float64, g.Endpoints), make([]float64, g.Endpoints)
+		for i := range g.links {
+			l := &g.links[i]
+			r := float64(l.Width) * float64(l.Rate)
+			if int(l.From) < g.Endpoints {
+				er.out[l.From] += r
+			}
+			if int(l.To) < g.Endpoints {
+				er.in[l.To] += r
+			}
+		}
+		er.same = true
+		for e := range er.out {
+			er.same = er.same && er.out[e] == er.out[0] && er.in[e] == er.in[0]
+		}
+	})
+	return er
+}
+
+// bound is a lower bound on algorithm a's price of c (false: none): its rounds priced on the
+// bound loads (lowerLoad), or the algorithm's own bound where its rounds ask for a link.
+func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Seconds, bool) {
+	fa, ok := a.(collective.Flowing)
+	if !ok {
+		return 0, false
+	}
+	if m.lbLink == nil {
+		m.lbLink = m.lowerLink // one method value per model
+	}
+	link := m.lbLink
+	if b, ok := a.(collective.Bounder); ok {
+		if t, ok := b.Bound(c.Op, c.Bytes, &m.view, link); ok {
+			return t, true
+		}
+	}
+	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
+	lv := &m.lbView
+	lv.members, lv.asked = &m.view, false
+	err := fa.Rounds(c.Op, c.Bytes, lv, &m.flows)
+	if err == nil && !lv.asked {
+		err = m.affordable(c.Group)
+	}
+	if err != nil || lv.asked {
+		// Declined (kept for pricing, which would decline again with the same rounds), another
+		// error (pricing meets it), or rounds sized on a routed link.
+		var d *collective.Declined
+		if !lv.asked && errors.As(err, &d) {
+			m.known = append(m.known, outcome{name: a.Name(), err: err})
+		}
+		return 0, false
+	}
+	m.steps = m.steps[:0]
+	exact := true
+	_ = m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
+		lo := m.lowerOf(pt)
+		exact = exact && lo.exact
+		m.steps = collective.AppendStep(m.steps, roundStep(r, m.link(lo.ld), n))
+		return nil
+	})
+	cost := m.schedulePrice(c)
+	if exact {
+		// Every round routed before: these are priceWith's steps, and this is its price.
+		m.known = append(m.known, outcome{name: a.Name(), cost: cost})
+	}
+	return cost.Total, true
+}
+
+// lowerLink is the bound link of one round of pt over the group being priced (lowerOf).
+func (m *Model) lowerLink(pt collective.Pattern) collective.Link { return m.link(m.lowerOf(pt).ld) }
+
+// lowerLoadOf is a round's bound load; exact: the routed load itself.
+type lowerLoadOf struct {
+	ld    Load
+	exact bool
+}
+
+// lowerOf is the bound load of one round of pt over the group being priced (m.view.g): the
+// routed load itself where the round has been routed before (the next model of a
+// job: the bounds are then the prices), else lowerLoad (kept with the graph's routed rounds, and
+// forgotten with them).
+func (m *Model) lowerOf(pt collective.Pattern) lowerLoadOf {
+	var lo lowerLoadOf
+	var shared loadKey
+	if lo.ld, _, shared, lo.exact = m.routed(canonical(pt), m.view.g); !lo.exact {
+		var ok bool
+		if lo.ld, ok = m.g.bounds.get(shared); !ok {
+			lo.ld = m.lowerLoad(pt, m.view.g)
+			m.g.bounds.put(shared, lo.ld)
+		}
+	}
+	return lo
+}
+
+// outcome is what best's bounds found of a candidate: a decline, or its price (every round
+// routed before).
+type outcome struct {
+	name string
+	cost network.Cost
+	err  error
+}
+
+// priceChosen prices c with a for best: what the bounds found of a is returned as it is.
+func (m *Model) priceChosen(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+	for _, k := range m.known {
+		if k.name == a.Name() {
+			return k.cost, k.err
+		}
+	}
+	return m.priceWith(a, c)
+}
+
+// resetBounds forgets the outcomes of the previous collective.
+func (m *Model) resetBounds() {
+	m.known = m.known[:0]
+}
+
+// boundMembers is the group as the bound sees it: a round sized on a routed link is noted, not
+// routed.
+type boundMembers struct {
+	*members
+	asked bool
+}
+
+func (v *boundMembers) Link(collective.Pattern) (collective.Link, error) {
+	v.asked = true
+	return collective.Link{}, nil
+}
+
+// lowerLoad is a lower bound on the Load one round of pattern pt over every concurrent group of
+// shape g leaves (route): the busiest endpoint of the first running group's members.
+func (m *Model) lowerLoad(pt collective.Pattern, g network.Group) Load {
+	base := -1
+	for gi, n := 0, g.Groups(m.env.GPUs); gi < n; gi++ {
+		if g.Runs(gi) {
+			base = g.Base(gi)
+			break
+		}
+	}
+	if base < 0 {
+		return Load{}
+	}
+	p := g.Size
+	if cap(m.lbOut) < p {
+		m.lbOut, m.lbIn = make([]float64, p), make([]float64, p)
+	}
+	out, in := m.lbOut[:p], m.lbIn[:p]
+	clear(out)
+	clear(in)
+	flows := false
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(p, func(s, d int, w float64) {
+			if m.endpoint(base+s*g.Stride) != m.endpoint(base+d*g.Stride) {
+				out[s] += w
+				in[d] += w
+				flows = true
+			}
+		})
+	}
+	if !flows {
+		return Load{}
+	}
+	rates := m.g.endpointRates()
+	rOut, rIn := rates.out, rates.in
+	nic := float64(m.g.NIC)
+	pb := 0.0
+	if rates.same && !m.g.memberwise {
+		// One rate for all: the busiest member's sends and receives (x ↦ x/r is monotone, so
+		// the same quotient as the member by member maximum below).
+		hiOut, hiIn := 0.0, 0.0
+		for k := range out {
+			hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
+		}
+		if hiOut > 0 {
+			pb = hiOut / rOut[0]
+		}
+		if hiIn > 0 {
+			pb = max(pb, hiIn/rIn[0])
+		}
+		if nic > 0 {
+			pb = max(pb, max(hiOut, hiIn)/nic)
+		}
+		return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
+	}
+	for k := 0; k < p; k++ {
+		e := m.endpoint(base + k*g.Stride)
+		if out[k] > 0 {
+			pb = max(pb, out[k]/rOut[e])
+		}
+		if in[k] > 0 {
+			pb = max(pb, in[k]/rIn[e])
+		}
+		if nic > 0 {
+			pb = max(pb, max(out[k], in[k])/nic)
+		}
+	}
+	return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
+}
+
+// WithoutBounds is g with best's bounds off: every offered algorithm priced (the reference the
+// bounds are tested against).
+func WithoutBounds(g *Graph) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	h.unbounded = true
+	return h
+}
