@@ -1,6 +1,7 @@
 package job
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ddlest/ddlest/partition/megatron"
@@ -43,10 +44,35 @@ func TestResolveAutoCached(t *testing.T) {
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("max GPUs 0: errors %v and %v, want the same error twice", err1, err2)
 	}
-	autoCache.RLock()
-	_, kept := autoCache.m[autoKey{req, bad}]
-	autoCache.RUnlock()
-	if kept {
+	if _, kept := autoCache.get(autoKey{req, bad}); kept {
 		t.Error("a failed resolution was cached")
+	}
+}
+
+// TestBoundedCache: a hit returns what was put; the cache holds at most its size (put number
+// size+1 clears it first, leaving that one entry); clear empties it.
+func TestBoundedCache(t *testing.T) {
+	var c boundedCache[int, string]
+	const size = 4
+	for k := range size {
+		c.put(k, fmt.Sprint("v", k), size)
+	}
+	for k := range size {
+		if v, ok := c.get(k); !ok || v != fmt.Sprint("v", k) {
+			t.Errorf("get(%d) = %q, %v; want v%d", k, v, ok, k)
+		}
+	}
+	c.put(size, "last", size)
+	for k := range size {
+		if _, ok := c.get(k); ok {
+			t.Errorf("entry %d kept past the size", k)
+		}
+	}
+	if v, ok := c.get(size); !ok || v != "last" {
+		t.Errorf("the entry that cleared the cache: %q, %v", v, ok)
+	}
+	c.clear()
+	if _, ok := c.get(size); ok {
+		t.Error("clear kept an entry")
 	}
 }

@@ -54,40 +54,56 @@ type ClusterPreset struct {
 	Sources     map[string]string `json:"sources"`
 }
 
-// The cluster presets are parsed once into their nodes (fast) and each is decoded, strictly, and
-// validated when first used: a command uses one or two of them.
+// The cluster presets are indexed once by name (their syntax checked, nothing built), each is
+// parsed into its nodes when first read and decoded, strictly, and validated when first used: a
+// command uses one or two of them.
 var clusterIdx struct {
-	once  sync.Once
-	nodes *registry.Registry[*yaml.Node] // preset name → its entry
-	err   error
+	once    sync.Once
+	entries *registry.Registry[*clusterEntry] // preset name → its entry
+	err     error
 
 	mu      sync.Mutex
 	decoded map[string]*ClusterPreset
 }
 
+// clusterEntry is a preset's text in configs/clusters.json and its nodes, parsed once.
+type clusterEntry struct {
+	el   params.Element
+	once sync.Once
+	node *yaml.Node
+	err  error
+}
+
+func (e *clusterEntry) parse() (*yaml.Node, error) {
+	e.once.Do(func() {
+		if e.node, e.err = params.ParseElement(e.el); e.err != nil {
+			e.err = errs.Usage("%s: %v", clustersFile, e.err)
+		}
+	})
+	return e.node, e.err
+}
+
 const clustersFile = "configs/clusters.json"
 
-func clusterNodes() (*registry.Registry[*yaml.Node], error) {
+func clusterEntries() (*registry.Registry[*clusterEntry], error) {
 	c := &clusterIdx
 	c.once.Do(func() {
-		var list []yaml.Node
-		if c.err = params.Decode(configs.Clusters, clustersFile, &list); c.err != nil {
+		els, err := params.IndexArray(configs.Clusters, "name")
+		if err != nil {
+			c.err = errs.Usage("%s: %v", clustersFile, err)
 			return
 		}
-		c.nodes = registry.New[*yaml.Node]("cluster preset")
-		d := &params.Decoder{Name: clustersFile}
-		for i := range list {
-			n := &list[i]
-			name, ok := scalarAt(n, "name")
-			if !ok {
-				c.err = d.Errorf(n, "a cluster preset without a name")
+		c.entries = registry.New[*clusterEntry]("cluster preset")
+		for _, el := range els {
+			if el.Key == "" {
+				c.err = errs.Usage("%s:%d: a cluster preset without a name", clustersFile, el.Line)
 				return
 			}
-			c.nodes.Add(name, n)
+			c.entries.Add(el.Key, &clusterEntry{el: el})
 		}
 		c.decoded = map[string]*ClusterPreset{}
 	})
-	return c.nodes, c.err
+	return c.entries, c.err
 }
 
 // scalarAt reads the scalar at a path of mapping keys (false when absent).
@@ -112,11 +128,11 @@ func scalarAt(n *yaml.Node, keys ...string) (string, bool) {
 
 // clusterPreset decodes and validates one preset (once).
 func clusterPreset(name string) (*ClusterPreset, error) {
-	nodes, err := clusterNodes()
+	entries, err := clusterEntries()
 	if err != nil {
 		return nil, err
 	}
-	n, err := nodes.Lookup(name)
+	e, err := entries.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +142,10 @@ func clusterPreset(name string) (*ClusterPreset, error) {
 	c.mu.Unlock()
 	if ok {
 		return p, nil
+	}
+	n, err := e.parse()
+	if err != nil {
+		return nil, err
 	}
 	p = &ClusterPreset{}
 	d := &params.Decoder{Name: clustersFile}
@@ -144,12 +164,12 @@ func clusterPreset(name string) (*ClusterPreset, error) {
 
 // Clusters returns every cluster preset, decoded strictly and validated.
 func Clusters() (*registry.Registry[ClusterPreset], error) {
-	nodes, err := clusterNodes()
+	entries, err := clusterEntries()
 	if err != nil {
 		return nil, err
 	}
 	r := registry.New[ClusterPreset]("cluster preset")
-	for _, name := range nodes.Names() {
+	for _, name := range entries.Names() {
 		p, err := clusterPreset(name)
 		if err != nil {
 			return nil, err
@@ -186,14 +206,15 @@ func ClusterForNetwork(model string) (string, bool) {
 	})
 }
 
-// firstCluster is the first preset whose entry matches, read from the nodes without decoding.
+// firstCluster is the first preset whose entry matches, read from its nodes without decoding.
 func firstCluster(match func(*yaml.Node) bool) (string, bool) {
-	nodes, err := clusterNodes()
+	entries, err := clusterEntries()
 	if err != nil {
 		return "", false
 	}
-	for _, name := range nodes.Names() {
-		if n, _ := nodes.Lookup(name); match(n) {
+	for _, name := range entries.Names() {
+		e, _ := entries.Lookup(name)
+		if n, err := e.parse(); err == nil && match(n) {
 			return name, true
 		}
 	}

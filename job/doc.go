@@ -35,7 +35,10 @@
 // runs of points in grid order (shorter as the sweep ends) from a ring of sweepBatch points per
 // worker; the caller's goroutine emits them in order as the runs before them finish, while the
 // workers go on. A point runs in a worker's scratch (its job copy, report, plan and estimate
-// slices, reused without allocating); one that ran keeps its scratch until it is emitted.
+// slices, reused without allocating); one that ran keeps its scratch until it is emitted, and
+// then goes back to the worker that ran it (a scratch stays in one core's cache). What workers
+// share on a point's path is read-mostly: the process-wide placed networks and auto-mode
+// resolutions are sync.Maps, whose hits write nothing shared.
 // Infeasible points (exit-3 errors) and invalid combinations (usage errors) are rows with their
 // reason, formatted only when read (by the workers, in parallel, when the caller asks with
 // SweepOptions.Reason); any other error stops the sweep after the points before it.

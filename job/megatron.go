@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddlest/ddlest/estimator"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -236,22 +237,48 @@ type autoResolved struct {
 // layout rule (with its memory-bound micro-batch) are pure functions of autoKey, and every
 // estimate of a sweep or a search over networks, clusters or profiles asks for the same one
 // again. Failures are not kept (their errors are computed again). Bounded (cleared when full)
-// and safe for concurrent estimates.
-var autoCache = struct {
-	sync.RWMutex
-	m map[autoKey]autoResolved
-}{m: map[autoKey]autoResolved{}}
+// and safe for concurrent estimates; a hit writes nothing shared (sync.Map: the workers of a
+// sweep read it at every point, and a lock's counter would bounce between their cores).
+var autoCache boundedCache[autoKey, autoResolved]
 
 const autoCacheSize = 1024
+
+// boundedCache is a read-mostly map for concurrent use, cleared when it reaches its size: a hit
+// is a lock-free read (sync.Map), a miss stores once.
+type boundedCache[K comparable, V any] struct {
+	m sync.Map
+	n atomic.Int64 // entries stored since the last clear
+}
+
+func (c *boundedCache[K, V]) get(k K) (V, bool) {
+	v, ok := c.m.Load(k)
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return v.(V), true
+}
+
+// put stores v, clearing the cache first when it holds size entries (a racing put may leave
+// it a few over until the next clear).
+func (c *boundedCache[K, V]) put(k K, v V, size int64) {
+	if c.n.Add(1) > size {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(k, v)
+}
+
+func (c *boundedCache[K, V]) clear() {
+	c.m.Clear()
+	c.n.Store(0)
+}
 
 // resolveAuto is scaling.Resolve(req) then megatron.Auto(ac with that target), from autoCache
 // when these inputs were resolved before.
 func resolveAuto(req scaling.Request, ac megatron.AutoConfig) (scaling.Target, megatron.AutoResult, error) {
 	k := autoKey{req, ac}
-	autoCache.RLock()
-	r, ok := autoCache.m[k]
-	autoCache.RUnlock()
-	if ok {
+	if r, ok := autoCache.get(k); ok {
 		return r.tg, r.auto, nil
 	}
 	tg, err := scaling.Resolve(req)
@@ -263,12 +290,7 @@ func resolveAuto(req scaling.Request, ac megatron.AutoConfig) (scaling.Target, m
 	if err != nil {
 		return tg, auto, err
 	}
-	autoCache.Lock()
-	if len(autoCache.m) >= autoCacheSize {
-		clear(autoCache.m)
-	}
-	autoCache.m[k] = autoResolved{tg, auto}
-	autoCache.Unlock()
+	autoCache.put(k, autoResolved{tg, auto}, autoCacheSize)
 	return tg, auto, nil
 }
 
@@ -359,33 +381,24 @@ func (env *transformerEnv) init(o MegatronOptions, gpu roofline.GPU, prec partit
 
 // Placed networks: the jobs of a sweep, a search or a repeated estimate that leave the cluster
 // alone price on the same network and roofline. A network.Shareable model is kept process-wide
-// (bounded, safe for concurrent use); another only in the sweep worker's own placements, where
-// one goroutine uses it at a time.
-var shared struct {
-	sync.Mutex
-	m map[placementKey]*placement
-}
+// (bounded, safe for concurrent use, a hit writes nothing shared); another only in the sweep
+// worker's own placements, where one goroutine uses it at a time.
+var shared boundedCache[placementKey, *placement]
 
 const sharedPlacements = 256
 
 // ForgetPlacements drops the process-wide placed networks (benchmarks that price from new
 // models each time).
-func ForgetPlacements() {
-	shared.Lock()
-	shared.m = nil
-	shared.Unlock()
-}
+func ForgetPlacements() { shared.clear() }
 
 // placed returns a placement of k: the process-wide one, else the worker's (own may be nil).
 // A worker remembers the last one it was given: consecutive points of a sweep mostly share
-// their placement, and then neither hash the key nor take the process-wide lock.
+// their placement, and then do not hash the key.
 func placed(own *placements, k placementKey) *placement {
 	if own != nil && own.last != nil && own.last.key == k {
 		return own.last
 	}
-	shared.Lock()
-	p := shared.m[k]
-	shared.Unlock()
+	p, _ := shared.get(k)
 	if own != nil {
 		if p == nil {
 			p = own.get(k)
@@ -400,12 +413,7 @@ func placed(own *placements, k placementKey) *placement {
 // place keeps a new placement: process-wide when its model is shareable, else in own.
 func place(own *placements, p placement) {
 	if _, ok := p.net.(network.Shareable); ok {
-		shared.Lock()
-		if shared.m == nil || len(shared.m) >= sharedPlacements {
-			shared.m = map[placementKey]*placement{}
-		}
-		shared.m[p.key] = &p
-		shared.Unlock()
+		shared.put(p.key, &p, sharedPlacements)
 		return
 	}
 	if own != nil {

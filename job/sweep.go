@@ -265,6 +265,10 @@ type runScratch struct {
 	env       transformerEnv
 	plan      megatron.Scratch
 	netParams any
+	// worker is the worker that runs its points: emitted points give the scratch back to it, so
+	// that a scratch stays in one core's cache (a scratch another core last wrote is fetched
+	// line by line from that core).
+	worker int
 	// clusterValid: the grid leaves the cluster alone and the base's is valid, so Run need not
 	// check it again at every point.
 	clusterValid bool
@@ -312,8 +316,9 @@ type sweep struct {
 	stop     bool      // a point failed, the caller's emit failed, or ctx was cancelled
 	working  int       // workers still running
 	waiting  int       // the points the caller waits to have run, 0 when it does not wait
-	free     []*runScratch
-	runs     [][2]int // finished runs past finished, to join it in order
+	runs     [][2]int  // finished runs past finished, to join it in order
+	// free holds, per worker, the scratches no point holds.
+	free [][]*runScratch
 }
 
 // Sweep runs every point of the grid over base, in parallel, and calls emit with the points in
@@ -343,7 +348,7 @@ func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(
 	}
 	ring := min(sum.Points, sweepBatch*nw)
 	sw := &sweep{g: g, cg: cg, base: base, run: run, reason: o.Reason, n: sum.Points, points: make([]Point, ring), held: make([]*runScratch, ring),
-		values: make([]string, ring*len(g)), digits: make([]int, ring*len(g))}
+		values: make([]string, ring*len(g)), digits: make([]int, ring*len(g)), free: make([][]*runScratch, nw)}
 	sw.progress.L = &sw.mu
 	// The cluster is the base's at every point unless an axis sets one of its keys (or a
 	// preset): it is checked once and its network's placement key boxed once.
@@ -354,8 +359,8 @@ func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(
 	nw = min(nw, sum.Points)
 	sw.working = nw
 	var wg sync.WaitGroup
-	for range nw {
-		wg.Go(func() { sw.work(ctx, nw) })
+	for w := range nw {
+		wg.Go(func() { sw.work(ctx, nw, w) })
 	}
 	err = sw.emitAll(ctx, &sum, o, emit)
 	sw.mu.Lock()
@@ -366,8 +371,8 @@ func runSweep(ctx context.Context, base *Job, g Grid, o SweepOptions, emit func(
 	return sum, err
 }
 
-// work runs runs of points until there are none left or the sweep stops.
-func (sw *sweep) work(ctx context.Context, nw int) {
+// work runs runs of points until there are none left or the sweep stops (worker w of nw).
+func (sw *sweep) work(ctx context.Context, nw, w int) {
 	var cache placements // the worker's placed networks
 	var cur *runScratch  // the scratch its next point runs in
 	ring := len(sw.points)
@@ -401,7 +406,7 @@ func (sw *sweep) work(ctx context.Context, nw int) {
 				p.Values[k] = sw.g[k].Values[v]
 			}
 			if cur == nil {
-				cur = sw.scratch()
+				cur = sw.scratch(w)
 			}
 			if err := sw.run(sw.base, sw.g, sw.cg, p, d, cur, &cache); err != nil {
 				failed = true
@@ -437,16 +442,23 @@ func (sw *sweep) work(ctx context.Context, nw int) {
 	}
 }
 
-// scratch is a scratch no point holds: one given back, or a new one.
-func (sw *sweep) scratch() *runScratch {
+// scratch is a scratch no point holds for worker w: the last one given back to it (the warmest in
+// its cache), else another worker's, else a new one (so a sweep holds no more scratches than
+// points in its ring, and one per worker).
+func (sw *sweep) scratch(w int) *runScratch {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	if n := len(sw.free); n > 0 {
-		sc := sw.free[n-1]
-		sw.free = sw.free[:n-1]
+	from := w
+	for v := 0; len(sw.free[from]) == 0 && v < len(sw.free); v++ {
+		from = v
+	}
+	if n := len(sw.free[from]); n > 0 {
+		sc := sw.free[from][n-1]
+		sw.free[from] = sw.free[from][:n-1]
+		sc.worker = w
 		return sc
 	}
-	sc := &runScratch{netParams: sw.netParams, clusterValid: sw.clusterValid}
+	sc := &runScratch{netParams: sw.netParams, clusterValid: sw.clusterValid, worker: w}
 	sc.job.scratch = sc
 	return sc
 }
@@ -459,7 +471,9 @@ func (sw *sweep) emitAll(ctx context.Context, sum *SweepSummary, o SweepOptions,
 	var back []*runScratch
 	for e := 0; e < sw.n; {
 		sw.mu.Lock()
-		sw.free = append(sw.free, back...)
+		for _, sc := range back {
+			sw.free[sc.worker] = append(sw.free[sc.worker], sc)
+		}
 		back = back[:0]
 		sw.emitted = e
 		sw.progress.Broadcast() // room in the ring

@@ -3,6 +3,7 @@ package scaling
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Table9Row is one row of RAMP Table 9 used as a shape preset: the paper's embedding dimension,
@@ -32,15 +33,15 @@ var Table9 = []Table9Row{
 	{1.0, 262144, 90, 4 / 1},       // [P] Table 9 row CE 1
 }
 
-// table9Sources names each row as a shape source, formatted once (auto mode resolves a target on
-// the hot path of sweeps).
-var table9Sources = func() []string {
+// table9Sources names each row as a shape source, formatted once, when first used (auto mode
+// resolves a target on the hot path of sweeps; a process that resolves none formats none).
+var table9Sources = sync.OnceValue(func() []string {
 	out := make([]string, len(Table9))
 	for i, r := range Table9 {
 		out[i] = fmt.Sprintf("RAMP Table 9 preset (CE %.3g)", r.Loss)
 	}
 	return out
-}()
+})
 
 func table9Index(loss float64) int {
 	for i, r := range Table9 {

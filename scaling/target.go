@@ -144,7 +144,7 @@ func Resolve(r Request) (Target, error) {
 	preset, ok := Table9Preset(r.Loss)
 	if ok && r.Law == LawKaplan && r.Shape == ShapeAuto {
 		t.Shape = Shape{DModel: preset.DModel, Layers: preset.Layers, Heads: BaseHeads(preset.DModel),
-			Source: table9Sources[table9Index(preset.Loss)]}
+			Source: table9Sources()[table9Index(preset.Loss)]}
 		t.LocalBatch = preset.LocalBatch
 	} else {
 		t.Shape = AspectShape(t.ParamsForLoss, r.AspectRatio)

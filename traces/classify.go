@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -163,7 +162,7 @@ func marksPhase(e *Event) bool {
 		return true
 	case "cpu_op":
 		return strings.HasPrefix(e.Name, "autograd::engine::evaluate_function") || strings.HasPrefix(e.Name, "Optimizer.") ||
-			(strings.Contains(e.Name, "Backward") && autogradNode.MatchString(e.Name))
+			(strings.Contains(e.Name, "Backward") && autogradNode().MatchString(e.Name))
 	}
 	return false
 }
@@ -171,16 +170,16 @@ func marksPhase(e *Event) bool {
 // autogradNode is a backward node's own name, as the 2021 Kineto format records them on the
 // autograd thread (CudnnConvolutionBackward, AddmmBackward, AddBackward0): torch/csrc/autograd
 // generated functions are named <Op>Backward<N>.
-var autogradNode = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*Backward\d*$`)
+var autogradNode = lazyRegexp(`^[A-Z][A-Za-z0-9]*Backward\d*$`)
 
 // IsStep reports whether an annotation is the profiler's step marker (ProfilerStep#N).
 func IsStep(name string) bool { return strings.HasPrefix(name, "ProfilerStep#") }
 
-var layerRE = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:layers?|blocks?)[._#\[ ]?(\d+)`)
+var layerRE = lazyRegexp(`(?i)(?:^|[^a-z])(?:layers?|blocks?)[._#\[ ]?(\d+)`)
 
 // LayerOf extracts a layer index from a range name (layer_3, layers.11, block 2), or -1.
 func LayerOf(name string) int32 {
-	m := layerRE.FindStringSubmatch(name)
+	m := layerRE().FindStringSubmatch(name)
 	if m == nil {
 		return -1
 	}

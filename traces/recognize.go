@@ -3,14 +3,15 @@ package traces
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // commKernel recognises a device kernel that is communication, not computation: its library and
 // the collective it runs. Rules are tried in order; the first that matches wins.
 type commKernel struct {
 	library string
-	screen  string // a substring every name the rule matches holds (a cheap test first)
-	match   *regexp.Regexp
+	screen  string                // a substring every name the rule matches holds (a cheap test first)
+	match   func() *regexp.Regexp // compiled on first use (start-up of commands that read no trace)
 	// collective is "" when the kernel's args or its name's own words name it, as NCCL's.
 	collective string
 }
@@ -33,12 +34,18 @@ type commKernel struct {
 //     multimem_one_shot_all_reduce_kernel; and vLLM's custom all-reduce, cross_device_reduce_…
 //     (vllm csrc/custom_all_reduce.cuh).
 var commKernels = []commKernel{
-	{"nccl", "nccl", regexp.MustCompile(`(^|[ :])nccl`), ""},
-	{"rccl_msccl", "msccl", regexp.MustCompile(`(^|[ :])mscclKernel_`), "other"},
-	{"deepep", "deep_ep::", regexp.MustCompile(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
-	{"nvshmem", "nvshmem", regexp.MustCompile(`(^|[ :])nvshmem[ix]?_`), "other"},
-	{"symmetric_memory", "_all_reduce_kernel", regexp.MustCompile(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
-	{"vllm_custom_all_reduce", "cross_device_reduce_", regexp.MustCompile(`cross_device_reduce_`), "all_reduce"},
+	{"nccl", "nccl", lazyRegexp(`(^|[ :])nccl`), ""},
+	{"rccl_msccl", "msccl", lazyRegexp(`(^|[ :])mscclKernel_`), "other"},
+	{"deepep", "deep_ep::", lazyRegexp(`deep_ep::(intranode|internode|internode_ll)::`), "all_to_all"},
+	{"nvshmem", "nvshmem", lazyRegexp(`(^|[ :])nvshmem[ix]?_`), "other"},
+	{"symmetric_memory", "_all_reduce_kernel", lazyRegexp(`(multimem|one_shot|two_shot|multimem_one_shot)_all_reduce_kernel`), "all_reduce"},
+	{"vllm_custom_all_reduce", "cross_device_reduce_", lazyRegexp(`cross_device_reduce_`), "all_reduce"},
+}
+
+// lazyRegexp compiles expr once, when first used: a process that reads no trace (most of them)
+// compiles none of the recognition rules at start-up.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // CommLibrary is the library of a communication kernel, or "" for a computation kernel.
@@ -51,7 +58,7 @@ func CommLibrary(name string) string {
 
 func recogniseComm(name string) *commKernel {
 	for i := range commKernels {
-		if r := &commKernels[i]; strings.Contains(name, r.screen) && r.match.MatchString(name) {
+		if r := &commKernels[i]; strings.Contains(name, r.screen) && r.match().MatchString(name) {
 			return r
 		}
 	}

@@ -41,6 +41,8 @@ type jobFlags struct {
 	netEntry string
 	// hfConfig is --hf-config (megatron workloads): a Hugging Face config.json as the model.
 	hfConfig string
+	// described: --model's help lists the workload's presets (describe).
+	described bool
 }
 
 // keyFlag is one generated flag.
@@ -73,8 +75,27 @@ var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "clu
 // start-up would cost more than the estimate.
 func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
 	f := &jobFlags{workload: workload, model: model, byPath: map[string]string{}, fs: cmd.Flags()}
-	deferFlags(cmd, func() { f.register(cmd) })
+	var once sync.Once
+	deferFlags(cmd, func(help bool) {
+		once.Do(func() { f.register(cmd) })
+		if help {
+			f.describe()
+		}
+	})
 	return f
+}
+
+// modelUsage is --model's help; describe adds the workload's presets, which only help and
+// completion show (listing them reads every model preset).
+const modelUsage = "model preset `NAME` (ddlest models lists them with sources)"
+
+// describe completes the help text of the flags for help and shell completion.
+func (f *jobFlags) describe() {
+	if f.described {
+		return
+	}
+	f.described = true
+	f.fs.Lookup("model").Usage = modelUsage + ": " + strings.Join(job.ModelNames(f.workload), ", ")
 }
 
 // register generates the flags.
@@ -86,8 +107,12 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 	}
 	fs := cmd.Flags()
 	fs.String("cluster", job.DefaultCluster, "cluster preset `NAME` (ddlest clusters lists them): GPU, nodes and network; --gpu alone picks the GPU's own cluster")
-	models := job.ModelNames(workload)
-	fs.String("model", model, "model preset `NAME` (ddlest models lists them with sources): "+strings.Join(models, ", "))
+	fs.String("model", model, modelUsage)
+	help := cmd.HelpFunc() // the root's: cobra's
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		f.describe()
+		help(c, args)
+	})
 	seen := map[string]bool{"cluster": true, "model": true}
 	for _, k := range jobKeys(tmpl) {
 		l, path, name := k.leaf, k.path, k.flag
@@ -132,15 +157,16 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return models, cobra.ShellCompDirectiveNoFileComp
+		return job.ModelNames(workload), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
 // deferred holds the flag set-ups of commands that have not run yet.
-var deferred sync.Map // *cobra.Command → func()
+var deferred sync.Map // *cobra.Command → func(help bool)
 
-// deferFlags registers a command's flags when setupFlags reaches it.
-func deferFlags(cmd *cobra.Command, setup func()) { deferred.Store(cmd, sync.OnceFunc(setup)) }
+// deferFlags registers a command's flags when setupFlags reaches it: setup(help) registers them
+// (once) and, for help and completion, completes their help text.
+func deferFlags(cmd *cobra.Command, setup func(help bool)) { deferred.Store(cmd, setup) }
 
 // setupFlags registers the deferred flags of the command args name (all of them for help and
 // shell completion, which read every command) before cobra parses them.
@@ -149,14 +175,14 @@ func setupFlags(root *cobra.Command, args []string) {
 	if !all {
 		if c, _, err := root.Find(args); err == nil {
 			if f, ok := deferred.Load(c); ok {
-				f.(func())()
+				f.(func(bool))(false) // --help completes the text itself (the command's help function)
 			}
 		}
 		return
 	}
 	walkCommands(root, func(c *cobra.Command) {
 		if f, ok := deferred.Load(c); ok {
-			f.(func())()
+			f.(func(bool))(true)
 		}
 	})
 }

@@ -48,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = errs.ExitRuntime
 		}
 	}()
-	root := newRootCommand(stdout, stderr)
+	root := newRootCommand(stdout, stderr, args)
 	defer forgetFlags(root)
 	setupFlags(root, args)
 	root.SetArgs(args)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,50 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+// subcommands are the constructors of ddlest's commands, by name: a process builds only the
+// one its command line names (each builds flag sets, help text and completions; all of them
+// cost more start-up than an estimate), and all of them for help, completion and a name that
+// is none of them (whose error lists and suggests the valid ones).
+var subcommands = []struct {
+	name  string
+	build func() *cobra.Command
+}{
+	{"megatron", newMegatronCommand}, {"resnet", newResNetCommand}, {"cosmoflow", newCosmoFlowCommand},
+	{"dlrm", newDLRMCommand}, {"gpt3", newGPT3Command}, {"moe", newMoECommand}, {"dp", newDPCommand},
+	{"trace", newTraceCommand}, {"collective", newCollectiveCommand}, {"cost", newCostCommand},
+	{"gpus", newGPUsCommand}, {"nets", newNetsCommand}, {"run", newRunCommand}, {"clusters", newClustersCommand},
+	{"models", newModelsCommand}, {"software", newSoftwareCommand}, {"search", newSearchCommand},
+	{"sweep", newSweepCommand}, {"compare", newCompareCommand}, {"validate", newValidateCommand},
+	{"figures", newFiguresCommand}, {"version", newVersionCommand},
+}
+
+// named is which subcommands a command line needs: the one its first word that is not a flag
+// names; every one when that word names none (help, completion, a misspelt command: their
+// messages list the commands) or when there is no such word and the root's help is asked for
+// (no arguments, -h, --help); none for the root's own flags alone (--version).
+func named(args []string) (name string, all bool) {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		for _, c := range subcommands {
+			if c.name == a {
+				return a, false
+			}
+		}
+		return "", true
+	}
+	for _, a := range args {
+		if a == "-h" || a == "--help" || strings.HasPrefix(a, "--help=") {
+			return "", true
+		}
+	}
+	return "", len(args) == 0
+}
+
+// newRootCommand builds the command tree a command line needs (named): every command, the one
+// it names, or none.
+func newRootCommand(stdout, stderr io.Writer, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ddlest",
 		Short: "Estimate deep-learning training time on a cluster and network, and where the time goes",
@@ -29,7 +73,12 @@ network model prices the collectives.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newMegatronCommand(), newResNetCommand(), newCosmoFlowCommand(), newDLRMCommand(), newGPT3Command(), newMoECommand(), newDPCommand(), newTraceCommand(), newCollectiveCommand(), newCostCommand(), newGPUsCommand(), newNetsCommand(), newRunCommand(), newClustersCommand(), newModelsCommand(), newSoftwareCommand(), newSearchCommand(), newSweepCommand(), newCompareCommand(), newValidateCommand(), newFiguresCommand(), newVersionCommand())
+	only, all := named(args)
+	for _, c := range subcommands {
+		if all || c.name == only {
+			root.AddCommand(c.build())
+		}
+	}
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" { // cobra's prints its help and exits 0 on an unknown shell
@@ -39,20 +88,25 @@ network model prices the collectives.`,
 	return root
 }
 
-var parseFloatErr = regexp.MustCompile(`strconv\.Parse(Float|Int|Bool): parsing "[^"]*": (invalid syntax|value out of range)`)
+// parseFloatErr is pflag's text for a number or boolean it cannot parse (compiled when a flag
+// fails, not at every start-up).
+var parseFloatErr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`strconv\.Parse(Float|Int|Bool): parsing "[^"]*": (invalid syntax|value out of range)`)
+})
 
 // flagError turns pflag's parse errors into one-line usage errors that name the bad value and
 // what would be valid.
 func flagError(_ *cobra.Command, err error) error {
 	msg := err.Error()
-	switch m := parseFloatErr.FindStringSubmatch(msg); {
+	re := parseFloatErr()
+	switch m := re.FindStringSubmatch(msg); {
 	case m == nil:
 	case m[1] == "Float":
-		msg = parseFloatErr.ReplaceAllString(msg, "want a number")
+		msg = re.ReplaceAllString(msg, "want a number")
 	case m[1] == "Int":
-		msg = parseFloatErr.ReplaceAllString(msg, "want an integer")
+		msg = re.ReplaceAllString(msg, "want an integer")
 	default:
-		msg = parseFloatErr.ReplaceAllString(msg, "want true or false")
+		msg = re.ReplaceAllString(msg, "want true or false")
 	}
 	return errs.Usage("%s", msg)
 }

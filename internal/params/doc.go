@@ -10,4 +10,10 @@
 // `excludes:"other"`. Configs are layered (a preset, a job file, flags, --set, a sweep's grid),
 // and a non-zero value of one, given by a higher layer, zeroes the other: a preset's 300B tokens
 // give way to --steps 1. Within one layer both stay and validation names the conflict.
+//
+// JSON (every embedded config, every report) is read by a scanner that builds yaml.v3's node tree
+// with its lines (the Decoder reads YAML and JSON alike), its nodes cut from slabs. A table of
+// presets can be indexed instead (IndexArray: the syntax checked, each element's text, first line
+// and name, no tree) and each element parsed when it is first used (ParseElement): a process
+// reads one or two of a table's entries.
 package params

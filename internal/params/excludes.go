@@ -46,12 +46,14 @@ func Excludes(cfg any, path string) ([]string, error) {
 	}
 	parent := strings.TrimSuffix(full, lastKey(full))
 	var out []string
-	for _, l := range Leaves(cfg) {
-		if l.Path == full {
-			for _, k := range excluded(l.Field) {
-				out = append(out, parent+k)
-			}
+	walkLeaves(cfg, func(p []byte, sf reflect.StructField, _ reflect.Value) bool {
+		if string(p) != full {
+			return true
 		}
-	}
+		for _, k := range excluded(sf) {
+			out = append(out, parent+k)
+		}
+		return false
+	})
 	return out, nil
 }

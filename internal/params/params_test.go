@@ -133,3 +133,33 @@ func TestEmbedded(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+// TestSetPathResolve: a path is a leaf's full path or a unique suffix of whole keys (hand-made
+// tree: a.tp, a.pp, b.tp).
+func TestSetPathResolve(t *testing.T) {
+	type sub struct {
+		TP int `json:"tp"`
+		PP int `json:"pp"`
+	}
+	type other struct {
+		TP int `json:"tp"`
+	}
+	type tree struct {
+		A sub   `json:"a"`
+		B other `json:"b"`
+	}
+	c := &tree{}
+	if err := SetPath(c, "a.tp", "2"); err != nil || c.A.TP != 2 {
+		t.Errorf("full path: %v, a.tp = %d", err, c.A.TP)
+	}
+	if err := SetPath(c, "pp", "4"); err != nil || c.A.PP != 4 {
+		t.Errorf("unique suffix: %v, a.pp = %d", err, c.A.PP)
+	}
+	if err := SetPath(c, "tp", "8"); err == nil || !strings.Contains(err.Error(), "ambiguous; give one of a.tp, b.tp") {
+		t.Errorf("ambiguous suffix: %v", err)
+	}
+	// "p" ends "a.tp" and "a.pp" but is no whole key of either.
+	if err := SetPath(c, "p", "1"); err == nil || !strings.Contains(err.Error(), `unknown key "p"; valid: a.tp, a.pp, b.tp`) {
+		t.Errorf("partial key: %v", err)
+	}
+}

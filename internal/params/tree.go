@@ -357,12 +357,29 @@ type Leaf struct {
 // Leaves lists the scalar fields of the struct cfg points to, depth first, with dotted paths;
 // nested structs (and non-nil pointers to them) are descended, maps and slices skipped.
 func Leaves(cfg any) []Leaf {
-	v, _ := structOf(cfg)
 	var out []Leaf
-	var walk func(v reflect.Value, path string)
-	walk = func(v reflect.Value, path string) {
-		fields(v, func(sf reflect.StructField, fv reflect.Value, k string) bool {
-			p := join(path, k)
+	walkLeaves(cfg, func(path []byte, sf reflect.StructField, fv reflect.Value) bool {
+		out = append(out, Leaf{Path: string(path), Field: sf, Value: fv})
+		return true
+	})
+	return out
+}
+
+// walkLeaves calls f with every leaf of cfg, as Leaves lists them, until f returns false. The
+// path is built in one buffer, valid during the call: looking a key up (resolve) makes no
+// string and no Leaf per leaf.
+func walkLeaves(cfg any, f func(path []byte, sf reflect.StructField, fv reflect.Value) bool) {
+	v, _ := structOf(cfg)
+	buf := make([]byte, 0, 64)
+	var walk func(v reflect.Value) bool
+	walk = func(v reflect.Value) bool {
+		return fields(v, func(sf reflect.StructField, fv reflect.Value, k string) bool {
+			n := len(buf)
+			if n > 0 {
+				buf = append(buf, '.')
+			}
+			buf = append(buf, k...)
+			defer func() { buf = buf[:n] }()
 			for fv.Kind() == reflect.Interface || fv.Kind() == reflect.Pointer {
 				if fv.IsNil() {
 					return true
@@ -372,17 +389,14 @@ func Leaves(cfg any) []Leaf {
 			switch {
 			case fv.CanAddr() && fv.Addr().Type().Implements(textUnmarshalerType):
 			case fv.Kind() == reflect.Struct:
-				walk(fv, p)
-				return true
+				return walk(fv)
 			case fv.Kind() == reflect.Map || fv.Kind() == reflect.Slice:
 				return true
 			}
-			out = append(out, Leaf{Path: p, Field: sf, Value: fv})
-			return true
+			return f(buf, sf, fv)
 		})
 	}
-	walk(v, "")
-	return out
+	walk(v)
 }
 
 // SetPath assigns value to the leaf of cfg at path. A path may be shortened to any unique
@@ -402,21 +416,26 @@ func SetPath(cfg any, path, value string) error {
 
 // resolve finds the full path of a leaf from a unique suffix of whole keys.
 func resolve(cfg any, path string) (string, error) {
-	leaves := Leaves(cfg)
 	var hits []string
-	for _, l := range leaves {
-		if l.Path == path {
-			return path, nil
+	exact := false
+	walkLeaves(cfg, func(p []byte, _ reflect.StructField, _ reflect.Value) bool {
+		if string(p) == path {
+			exact = true
+			return false
 		}
-		if strings.HasSuffix(l.Path, "."+path) {
-			hits = append(hits, l.Path)
+		if len(p) > len(path) && p[len(p)-len(path)-1] == '.' && string(p[len(p)-len(path):]) == path {
+			hits = append(hits, string(p))
 		}
+		return true
+	})
+	if exact {
+		return path, nil
 	}
 	switch len(hits) {
 	case 0:
-		ps := make([]string, len(leaves))
-		for i, l := range leaves {
-			ps[i] = l.Path
+		var ps []string
+		for _, l := range Leaves(cfg) {
+			ps = append(ps, l.Path)
 		}
 		return "", errs.Usage("unknown key %q; valid: %s", path, strings.Join(ps, ", "))
 	case 1:
