@@ -74,7 +74,7 @@ var skipped = map[string]bool{"cluster.preset": true, "model.preset": true, "clu
 // when the command runs or shows its help (deferFlags): generating them for every command at
 // start-up would cost more than the estimate.
 func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
-	f := &jobFlags{workload: workload, model: model, byPath: map[string]string{}, fs: cmd.Flags()}
+	f := &jobFlags{workload: workload, model: model, fs: cmd.Flags()}
 	var once sync.Once
 	deferFlags(cmd, func(help bool) {
 		once.Do(func() { f.register(cmd) })
@@ -113,8 +113,12 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 		f.describe()
 		help(c, args)
 	})
-	seen := map[string]bool{"cluster": true, "model": true}
-	for _, k := range jobKeys(tmpl) {
+	keys := jobKeys(tmpl)
+	seen := make(map[string]bool, len(keys)+2)
+	seen["cluster"], seen["model"] = true, true
+	f.keys = slices.Grow(f.keys, len(keys))
+	f.byPath = make(map[string]string, len(keys))
+	for _, k := range keys {
 		l, path, name := k.leaf, k.path, k.flag
 		if seen[name] {
 			panic(fmt.Sprintf("ddlest: flag --%s generated twice (%s)", name, path))
@@ -210,7 +214,7 @@ type jobKey struct {
 // jobKeys lists a job's keys that have generated flags: the flag tag, else the last key with
 // dashes (the preset keys and the network's parameters have their own flags).
 func jobKeys(j *job.Job) []jobKey {
-	var out []jobKey
+	out := make([]jobKey, 0, 128) // ≈ 80 for megatron
 	for _, sec := range []struct {
 		prefix string
 		cfg    any
@@ -397,7 +401,9 @@ func (f *jobFlags) apply(j *job.Job) error {
 func (f *jobFlags) flagNames(err error) error {
 	msg := err.Error()
 	for path, flag := range f.byPath {
-		msg = regexp.MustCompile(`\b`+regexp.QuoteMeta(path)+`\b`).ReplaceAllString(msg, flag)
+		if strings.Contains(msg, path) { // most messages name no key: compile no expression
+			msg = regexp.MustCompile(`\b`+regexp.QuoteMeta(path)+`\b`).ReplaceAllString(msg, flag)
+		}
 	}
 	if msg == err.Error() {
 		return err
