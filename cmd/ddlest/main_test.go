@@ -435,8 +435,9 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestSubcommandTree: a command line that names a command builds it alone; one that names none
-// (help, completion, a misspelt name) builds every command; --version builds none. Each constructor is listed under
+// TestSubcommandTree: a command line that names a command builds it alone; help (`ddlest --help
+// megatron` shows the root's help, which lists every command) and a line that names none (help,
+// completion, a misspelt name) build every command; --version builds none. Each constructor is listed under
 // its command's own name, so `named` finds it.
 func TestSubcommandTree(t *testing.T) {
 	for _, c := range subcommands {
@@ -456,7 +457,7 @@ func TestSubcommandTree(t *testing.T) {
 	if got := names("--version"); len(got) != 0 {
 		t.Errorf("--version builds %v, want no command", got)
 	}
-	for _, args := range [][]string{nil, {"help"}, {"--help"}, {"-h"}, {"mgatron"}, {"completion", "bash"}, {"__complete", "megatron", ""}} {
+	for _, args := range [][]string{nil, {"help"}, {"--help"}, {"-h"}, {"--help", "megatron"}, {"megatron", "-h"}, {"mgatron"}, {"completion", "bash"}, {"__complete", "megatron", ""}} {
 		// 22 commands and cobra's completion (help is added when the tree executes).
 		if got := names(args...); len(got) != len(subcommands)+1 {
 			t.Errorf("%q builds %d commands %v, want all %d and completion", args, len(got), got, len(subcommands))

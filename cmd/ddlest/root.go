@@ -32,11 +32,17 @@ var subcommands = []struct {
 	{"figures", newFiguresCommand}, {"version", newVersionCommand},
 }
 
-// named is which subcommands a command line needs: the one its first word that is not a flag
-// names; every one when that word names none (help, completion, a misspelt command: their
-// messages list the commands) or when there is no such word and the root's help is asked for
-// (no arguments, -h, --help); none for the root's own flags alone (--version).
+// named is which subcommands a command line needs: all of them for help (no arguments, -h or
+// --help anywhere: `ddlest --help megatron` shows the root's help, which lists them) and when its
+// first word that is not a flag names no command (help, completion, a misspelt command: their
+// messages list the commands); else the one that word names, or none for the root's own flags
+// alone (--version).
 func named(args []string) (name string, all bool) {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || strings.HasPrefix(a, "--help=") {
+			return "", true
+		}
+	}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
 			continue
@@ -47,11 +53,6 @@ func named(args []string) (name string, all bool) {
 			}
 		}
 		return "", true
-	}
-	for _, a := range args {
-		if a == "-h" || a == "--help" || strings.HasPrefix(a, "--help=") {
-			return "", true
-		}
 	}
 	return "", len(args) == 0
 }
