@@ -12,6 +12,7 @@ import (
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/registry"
+	"github.com/ddlest/ddlest/internal/units"
 )
 
 // GEMMModel is how GEMM efficiency is chosen.
@@ -338,16 +339,16 @@ type flashRateCurve struct {
 	logS, fwd, bwd []float64
 }
 
-// newFlashRates resolves f against the dense tensor peak (FLOP/s), every efficiency scaled by
+// newFlashRates resolves f against the dense tensor peak, every efficiency scaled by
 // the sustained share of the burst rate the measurements ran at.
-func newFlashRates(f FlashEfficiency, peak, sustained float64) flashRates {
+func newFlashRates(f FlashEfficiency, peak units.FLOPPerSecond, sustained float64) flashRates {
 	r := flashRates{fwd: f.Forward * sustained, bwd: f.Backward * sustained}
 	for _, c := range f.Curves {
 		rc := flashRateCurve{logD: math.Log2(float64(c.HeadDim))}
 		for i, s := range c.Seq {
 			rc.logS = append(rc.logS, math.Log2(float64(s)))
-			rc.fwd = append(rc.fwd, c.CausalFwd[i]*1e12/peak*sustained)
-			rc.bwd = append(rc.bwd, c.Bwd[i]*c.CausalFwd[i]/c.Fwd[i]*1e12/peak*sustained)
+			rc.fwd = append(rc.fwd, float64(units.TFLOPS(c.CausalFwd[i])/peak)*sustained)
+			rc.bwd = append(rc.bwd, float64(units.TFLOPS(c.Bwd[i]*c.CausalFwd[i]/c.Fwd[i])/peak)*sustained)
 		}
 		r.curves = append(r.curves, rc)
 	}

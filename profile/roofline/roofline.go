@@ -117,7 +117,7 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.vector[d] = g.VectorPeak(d)
 	}
 	if f, sustained, ok := flashEfficiency(g.Name, dt); ok {
-		r.flash, r.hasFlash = newFlashRates(f, float64(r.tensor[dt]), sustained), true
+		r.flash, r.hasFlash = newFlashRates(f, r.tensor[dt], sustained), true
 	}
 	r.dt = dt
 	if eff.GEMM != GEMMConstant {
