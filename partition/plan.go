@@ -94,7 +94,21 @@ type Op struct {
 	// InLayer marks ops of the model's repeated layers (transformer layers), which a trace that
 	// annotates layers calibrates apart from the rest (profile/trace).
 	InLayer bool
+	// Ring is, for a FusedAttention op under context parallelism, the ring's size c: the kernel
+	// runs as Transformer Engine's c ring steps (AttnFuncWithCPAndKVP2P), one causal over the
+	// rank's own chunk pair and c − 1 unmasked over half of it, each 1/c of the work (see
+	// FlashRingStep). 0 or 1: one causal kernel.
+	Ring int
 }
+
+// FlashRingStep is the query length an unmasked step of a context-parallel ring runs at, for
+// a rank holding s tokens (two chunks of s/2, load-balanced): Transformer Engine's
+// AttnFuncWithCPAndKVP2P (NVIDIA/TransformerEngine transformer_engine/pytorch/attention.py
+// @001b7360) attends, at step i > 0, either all the rank's queries to the first half of the
+// received keys (i ≤ rank) or the second half of its queries to all of them (i > rank); either
+// way one side is s/2, which the kernel's tiles and waves see [D: the measured curves have
+// equal query and key lengths; the shorter side is taken].
+func FlashRingStep(s int) int { return max(1, s/2) }
 
 // Dim is the parallel dimension a collective runs over.
 type Dim int

@@ -338,15 +338,43 @@ func TestContextParallel(t *testing.T) {
 			t.Errorf("%s GEMM FLOP %g, want %g", ph, got, want)
 		}
 	}
-	for _, ph := range []partition.Phase{partition.Forward, partition.Backward} {
-		var got, want float64
-		for i, op := range l.Ops {
-			if op.Kind == partition.FusedAttention && op.Phase == ph {
-				got, want = float64(op.FLOP), float64(l1.Ops[i].FLOP)/cp
+	find := func(b partition.Block, name string) (partition.Op, bool) {
+		for _, op := range b.Ops {
+			if op.Name == name {
+				return op, true
 			}
 		}
-		if got == 0 || rel(got, want) > 1e-12 {
-			t.Errorf("%s attention FLOP %g, want %g", ph, got, want)
+		return partition.Op{}, false
+	}
+	for _, name := range []string{"attn.flash", "attn.flash.bwd"} {
+		op, ok := find(l, name)
+		op1, _ := find(l1, name)
+		if !ok || rel(float64(op.FLOP), float64(op1.FLOP)/cp) > 1e-12 {
+			t.Errorf("%s FLOP %g, want %g", name, float64(op.FLOP), float64(op1.FLOP)/cp)
+		}
+		if op.Ring != cp || op1.Ring != 0 {
+			t.Errorf("%s runs as a ring of %d (CP 1: %d), want %d (0)", name, op.Ring, op1.Ring, cp)
+		}
+	}
+	// The ring's merges (Transformer Engine attention.py @001b7360, AttnFuncWithCPAndKVP2P), hand
+	// counted on the last rank: O = 4 heads · 2048 queries · 128 · 2 B = 2,097,152 B of output,
+	// KV = 4,194,304 B of keys and values. Forward: the K/V concatenation (read and write KV),
+	// out's zeroing (write O) and 4 output corrections (read 2O, write O each): 8O + KV read,
+	// 5O + KV written. Backward: the K/V buffer copy (KV, KV), dq's copy and 3 adds (read 7O,
+	// write 4O), per step the dK/dV concatenation and accumulation, read 3 and written 2 × their
+	// size, half KV at the first 3 steps and KV at the last (7.5KV read, 5KV written): 8.5KV read and
+	// 6KV written with the copy.
+	const o, kvb = 2_097_152, 4_194_304
+	for _, w := range []struct {
+		name      string
+		read, wrt float64
+	}{{"attn.cp.merge", 8*o + kvb, 5*o + kvb}, {"attn.cp.merge.bwd", 7*o + 8.5*kvb, 4*o + 6*kvb}} {
+		op, ok := find(l, w.name)
+		if !ok || float64(op.Read) != w.read || float64(op.Written) != w.wrt {
+			t.Errorf("%s reads %g and writes %g bytes, want %g and %g", w.name, float64(op.Read), float64(op.Written), w.read, w.wrt)
+		}
+		if _, ok := find(l1, w.name); ok {
+			t.Errorf("CP 1 has a %s", w.name)
 		}
 	}
 	kv := units.Bytes(2 * 1 * (8192 / cp) * (8 * 128 / tp) * 2) // K and V of the rank's tokens, bf16

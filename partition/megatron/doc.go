@@ -22,7 +22,10 @@
 // costs every rank the same), so every per-GPU count above takes s/cp, attention's s/cp queries
 // against all s keys (FLOPs and the s² core /cp); per layer the ring sends the rank's K and V,
 // 2b(s/cp)·kv·dh/t elements, cp − 1 times forward and 2(cp − 1) backward, behind the attention
-// kernel; gradients are reduced over the DP·cp ranks that hold the same weights.
+// kernel; gradients are reduced over the DP·cp ranks that hold the same weights. With
+// FlashAttention the kernel runs as the ring's cp steps (Op.Ring) and the ring's merges are two
+// memory-bound ops (attn.cp.merge, forward and recomputed: (3cp + 1)·O + 2·KV bytes; backward
+// (3cp − 1)·O + (2.5(cp + 1) + 2)·KV; O the rank's attention output, KV its keys and values).
 //
 // ZeRO (Rajbhandari et al. 2020 §5.2; Config.ZeRO): stage 1 is the distributed optimizer; from
 // stage 2 each GPU keeps 1/(DP·cp) of the gradients, which every micro-batch's backward pass

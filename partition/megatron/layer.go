@@ -145,6 +145,49 @@ func (g geom) attnTPCollectives() []partition.Collective {
 	return cs
 }
 
+// ring is the context-parallel ring a FlashAttention kernel runs as (partition.Op.Ring): the CP
+// degree, 0 without context parallelism.
+func (g geom) ring() int {
+	if g.cp < 2 {
+		return 0
+	}
+	return g.cp
+}
+
+// rankKV is the bytes of this rank's keys and values in one layer, 2·b·s·kv·dh/t elements: what
+// each context-parallel ring step sends.
+func (g geom) rankKV() units.Bytes {
+	return units.Bytes(2 * float64(g.m*g.s) * float64(g.sh.kv*g.sh.dh/g.t) * g.sz())
+}
+
+// ringMerge is the memory traffic around the c = cp ring steps of Transformer Engine's
+// context-parallel attention, counted on the rank that does the most of it (the last, whose
+// every step covers all its queries) from NVIDIA/TransformerEngine
+// transformer_engine/pytorch/attention.py @001b7360, AttnFuncWithCPAndKVP2P, with O the
+// output's (and dQ's) bytes and KV the rank's keys and values:
+//
+//	forward   torch.cat of K and V into the ring's send buffer    read KV, write KV
+//	          out = torch.zeros_like(q)                            write O
+//	          c × flash_attn_fwd_out_correction (out += out_i·e^Δ)  read 2O, write O each
+//	backward  p2p_comm_buffers[0][0].copy_(kv)                     read KV, write KV
+//	          dq.copy_(dq_) once, then c − 1 × dq.add_(dq_)        read (2c − 1)·O, write c·O
+//	          each step: torch.cat of dk_, dv_ and dkv.add_/copy_   read 3, write 2 × its
+//	          (half the keys and values but at the last step)      (c + 1)/2 · KV in all
+//
+// The per-step softmax statistics (one value per query row) are left out. qk is the rank's
+// per-head queries [B·a/t, s, d].
+func (g geom) ringMerge(ph partition.Phase, qk tensor.Shape) partition.Op {
+	c := float64(g.ring())
+	o := g.gr.Shape(qk[0], qk[1], g.sh.dv)
+	kv := g.rankKV()
+	if ph == partition.Backward {
+		half := (c + 1) / 2 // the steps' key/value gradients, in units of KV
+		return g.gr.Pointwise("attn.cp.merge.bwd", partition.Elementwise, ph, o, g.dt, c-1, 2*c-1, c,
+			kv*units.Bytes(1+3*half), kv*units.Bytes(1+2*half))
+	}
+	return g.gr.Pointwise("attn.cp.merge", partition.Elementwise, ph, o, g.dt, 2*c, 2*c, c+1, kv, kv)
+}
+
 // cpCollectives is context parallelism's ring exchange in one layer (Megatron-Core with
 // Transformer Engine's default cp_comm_type p2p: each sequence split into 2·cp chunks, rank i
 // holding chunks i and 2cp − 1 − i so that causal attention costs every rank the same;
@@ -161,7 +204,7 @@ func (g geom) cpCollectives() []partition.Collective {
 	if g.flash {
 		fwd, bwd = "attn.flash", "attn.flash.bwd"
 	}
-	kv := units.Bytes(2 * float64(g.m*g.s) * float64(g.sh.kv*g.sh.dh/g.t) * g.sz())
+	kv := g.rankKV()
 	ring := func(name string, ph partition.Phase, sends int, behind string) partition.Collective {
 		return partition.Collective{
 			Name: name, Dim: partition.DimCP, Phase: ph, Count: sends, Overlap: partition.BehindOp, HideBehind: behind,
@@ -420,7 +463,11 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	if g.flash {       // one kernel for the attention core: scores, softmax, dropout, context
 		flash := gr.FlashAttention("attn.flash", partition.Forward, qk, sk, m*sh.kv/t, sh.dv, dt)
 		flash.Saved = saved[2] + saved[3] + saved[4] + saved[5] // Q, K, L and V
+		flash.Ring = g.ring()
 		attn = append(attn, flash)
+		if g.ring() > 1 {
+			attn = append(attn, g.ringMerge(partition.Forward, qk))
+		}
 	} else {
 		attn = append(attn, scores, softmax, drop, context)
 	}
@@ -463,8 +510,11 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 		case RecomputeSelective:
 			switch {
 			case len(fwd) != len(attn) || fwd[0].Name != "ln1":
-			case g.flash:
+			case g.flash: // the kernel, and the ring's merge under context parallelism
 				dst = append(dst, partition.AsPhase(attn[core0], partition.Recompute))
+				if g.ring() > 1 {
+					dst = append(dst, partition.AsPhase(attn[core0+1], partition.Recompute))
+				}
 			default:
 				dst = append(dst, partition.AsPhase(scores, partition.Recompute), partition.AsPhase(softmax, partition.Recompute),
 					partition.AsPhase(drop, partition.Recompute), partition.AsPhase(context, partition.Recompute))
@@ -492,7 +542,12 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	d, w := gr.LinearBackward("attn.proj.dgrad", "attn.proj.wgrad", pin, wproj, g.gemmDT)
 	attnBwd = append(attnBwd, d, w)
 	if g.flash {
-		attnBwd = append(attnBwd, gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, m*sh.kv/t, sh.dv, dt))
+		fb := gr.FlashAttentionBackward("attn.flash.bwd", qk, sk, m*sh.kv/t, sh.dv, dt)
+		fb.Ring = g.ring()
+		attnBwd = append(attnBwd, fb)
+		if g.ring() > 1 {
+			attnBwd = append(attnBwd, g.ringMerge(partition.Backward, qk))
+		}
 	} else {
 		da, db := gr.BMMBackward("attn.context.dA", "attn.context.dB", sc, vk, dt)
 		attnBwd = append(attnBwd, da, db,
@@ -514,7 +569,7 @@ func layerBlocks(g geom, repeat int) []partition.Block {
 	attnBwd = append(attnBwd, gr.Pointwise("ln1.bwd", partition.Norm, partition.Backward, x, dt, 2*partition.FlopNorm, 2, 1, lnExtra, lnExtra))
 
 	if g.moe.Experts == 0 {
-		ops := make([]partition.Op, 0, 58) // 16 forward, up to 16 recomputed, 27 backward (FP8 casts)
+		ops := make([]partition.Op, 0, 61) // 17 forward, up to 17 recomputed, 28 backward (FP8 casts, CP merges)
 		ops = append(append(ops, attn...), mlp...)
 		ops = recompute(recompute(ops, attn), mlp)
 		ops = append(append(ops, mlpBwd...), attnBwd...)

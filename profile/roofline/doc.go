@@ -47,6 +47,9 @@
 // flat beyond them, evaluated at the op's query length and nearest measured head dimension; the
 // causal forward is measured, the causal backward is the non-causal one times the forward's
 // causal/non-causal ratio at the same length; on GH100s e is scaled by the sustained share.
+// Under context parallelism (Op.Ring = c, Transformer Engine's KV ring) the work splits into c
+// equal steps, one causal at the rank's s queries and c − 1 unmasked at s/2 on the non-causal
+// curve: t = W/c · (1/e_causal(s) + (c − 1)/e_unmasked(s/2)) / peak (A100: the same e).
 // GPUs without an entry refuse --attention flash.
 //
 // profile.Scaled calibrates any profile to measured phase totals (the HammingMesh paper's A100

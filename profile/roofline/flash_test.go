@@ -81,7 +81,7 @@ func TestFlashAttentionCurve(t *testing.T) {
 		tflop float64
 	}{{2896, 128, 550}, {256, 128, 292}, {65536, 128, 616}, {2048, 64, 521}, {2048, 256, 521}} {
 		// 2896 = round(2048·√2): log2 is 11.4998, within 2e-4 of half way.
-		got := r.flash.efficiency(c.s, c.d, false) / sustained * 989.4
+		got := r.flash.efficiency(c.s, c.d, false, true) / sustained * 989.4
 		if math.Abs(got-c.tflop) > 0.05 {
 			t.Errorf("s %d d %d: %.2f TFLOP/s, want %g", c.s, c.d, got, c.tflop)
 		}
@@ -118,5 +118,50 @@ func TestFlashAttentionRefused(t *testing.T) {
 		if _, err := decodeGEMM([]byte(c.table), "gemm.json"); err == nil || errs.ExitCode(err) != errs.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want exit 2 naming %q", c.table, err, c.want)
 		}
+	}
+}
+
+// TestFlashAttentionRing: under context parallelism a FlashAttention op runs as Transformer
+// Engine's ring (partition.Op.Ring = c), 1/c of its executed work causal at the rank's s queries
+// and the rest unmasked at s/2 (partition.FlashRingStep). By hand on the H100, B·heads = 32,
+// s = 4096 queries of a rank of a CP 2 ring meeting 8192 keys, d = 128: forward work
+// ½·4·32·4096·8192·128, half at the 4k causal bar (579 TFLOP/s) and half at the 2k unmasked bar
+// (625); backward 5/8 of twice the convention, half at 542·579/638 (the 4k backward bar scaled
+// causal) and half at the 2k unmasked backward bar (501); FlashAttention-3 §4.1 charts, head dim
+// 128, at the saturated node's share. A100 (no curves): the ring costs what the one kernel does.
+func TestFlashAttentionRing(t *testing.T) {
+	gr := partition.NewGraph(16, 8)
+	q := tensor.Shape{32, 4096, 128}
+	fwd := gr.FlashAttention("attn.flash", partition.Forward, q, 8192, 32, 128, dtype.BF16)
+	bwd := gr.FlashAttentionBackward("attn.flash.bwd", q, 8192, 32, 128, dtype.BF16)
+	conv := 4 * 32 * 4096.0 * 8192 * 128
+	tf := func(x float64) float64 { return x * 1e12 * sustained }
+	wantFwd := conv / 2 / 2 * (1/tf(579) + 1/tf(625))
+	wantBwd := 2 * conv * 5 / 8 / 2 * (1/tf(542*579.0/638) + 1/tf(501))
+	g, _ := LookupGPU("h100")
+	r, err := New(g, DefaultEfficiency, dtype.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := r.OpTime(fwd)
+	fwd.Ring, bwd.Ring = 2, 2
+	if got := float64(r.OpTime(fwd)); math.Abs(got-wantFwd) > 1e-12*wantFwd {
+		t.Errorf("ring forward %g s, want %g", got, wantFwd)
+	}
+	if got := float64(r.OpTime(bwd)); math.Abs(got-wantBwd) > 1e-12*wantBwd {
+		t.Errorf("ring backward %g s, want %g", got, wantBwd)
+	}
+	if r.OpTime(fwd) >= one { // the unmasked half runs faster than the causal kernel at 4k
+		t.Errorf("ring forward %v not below the one causal kernel's %v", r.OpTime(fwd), one)
+	}
+	a, _ := LookupGPU("a100-80gb")
+	ra, err := New(a, DefaultEfficiency, dtype.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := fwd
+	single.Ring = 0
+	if got, want := ra.OpTime(fwd), ra.OpTime(single); math.Abs(float64(got-want)) > 1e-12*float64(want) {
+		t.Errorf("A100 ring %v, want the one kernel's %v", got, want)
 	}
 }

@@ -336,7 +336,8 @@ type flashRates struct {
 
 type flashRateCurve struct {
 	logD           float64
-	logS, fwd, bwd []float64
+	logS, fwd, bwd []float64 // causal
+	ncFwd, ncBwd   []float64 // unmasked (context-parallel ring steps)
 }
 
 // newFlashRates resolves f against the dense tensor peak, every efficiency scaled by
@@ -349,15 +350,18 @@ func newFlashRates(f FlashEfficiency, peak units.FLOPPerSecond, sustained float6
 			rc.logS = append(rc.logS, math.Log2(float64(s)))
 			rc.fwd = append(rc.fwd, float64(units.TFLOPS(c.CausalFwd[i])/peak)*sustained)
 			rc.bwd = append(rc.bwd, float64(units.TFLOPS(c.Bwd[i]*c.CausalFwd[i]/c.Fwd[i])/peak)*sustained)
+			rc.ncFwd = append(rc.ncFwd, float64(units.TFLOPS(c.Fwd[i])/peak)*sustained)
+			rc.ncBwd = append(rc.ncBwd, float64(units.TFLOPS(c.Bwd[i])/peak)*sustained)
 		}
 		r.curves = append(r.curves, rc)
 	}
 	return r
 }
 
-// efficiency is the fraction of the peak a causal FlashAttention pass (backward: bwd) reaches
-// over queries of sequence s and head dimension d.
-func (r *flashRates) efficiency(s, d int, bwd bool) float64 {
+// efficiency is the fraction of the peak a FlashAttention pass (backward: bwd), causal or
+// unmasked, reaches over queries of sequence s and head dimension d. Without curves (one
+// efficiency per pass, FlashAttention-2's "up to" numbers) the mask does not matter.
+func (r *flashRates) efficiency(s, d int, bwd, causal bool) float64 {
 	if len(r.curves) == 0 {
 		if bwd {
 			return r.bwd
@@ -371,8 +375,13 @@ func (r *flashRates) efficiency(s, d int, bwd bool) float64 {
 		}
 	}
 	ys := c.fwd
-	if bwd {
+	switch {
+	case bwd && causal:
 		ys = c.bwd
+	case bwd:
+		ys = c.ncBwd
+	case !causal:
+		ys = c.ncFwd
 	}
 	return interpolate(c.logS, ys, math.Log2(float64(s)))
 }

@@ -153,11 +153,7 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	var rate units.FLOPPerSecond
 	switch {
 	case op.Kind == partition.FusedAttention:
-		// The op's output is q = [B, s, d]: the efficiency at its sequence and head dimension.
-		e := r.flash.efficiency(op.Output[1], op.Output[2], op.Phase == partition.Backward)
-		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(e)
-		work := op.FLOP * units.FLOP(partition.FlashWork(op.Phase))
-		return units.Max(work.Over(rate), (op.Read + op.Written).Over(r.hbm))
+		return units.Max(r.flashTime(op), (op.Read + op.Written).Over(r.hbm))
 	case op.Kind == partition.Convolution:
 		rate = r.PeakFLOP(op.DType) * units.FLOPPerSecond(r.Eff.Conv)
 	case r.shaped[op.DType] && (op.Kind == partition.MatMul || op.Kind == partition.BatchedMatMul):
@@ -172,6 +168,23 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 		rate = r.vector[op.DType] * units.FLOPPerSecond(r.Eff.Vector)
 	}
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
+}
+
+// flashTime is a FusedAttention op's compute time: its executed work (partition.FlashWork) at
+// the efficiency of its sequence and head dimension (the op's output is q = [B, s, d]); a
+// context-parallel ring (op.Ring = c > 1) runs 1/c of it causal at s and the rest unmasked at
+// partition.FlashRingStep(s).
+func (r *Roofline) flashTime(op partition.Op) units.Seconds {
+	s, d, bwd := op.Output[1], op.Output[2], op.Phase == partition.Backward
+	peak := r.PeakFLOP(op.DType)
+	work := op.FLOP * units.FLOP(partition.FlashWork(op.Phase))
+	causal := work.Over(peak * units.FLOPPerSecond(r.flash.efficiency(s, d, bwd, true)))
+	if op.Ring < 2 {
+		return causal
+	}
+	c := units.Seconds(op.Ring)
+	ring := work.Over(peak * units.FLOPPerSecond(r.flash.efficiency(partition.FlashRingStep(s), d, bwd, false)))
+	return (causal + (c-1)*ring) / c
 }
 
 // FlashAttention checks that the GPU has a measured FlashAttention efficiency for the profile's
