@@ -24,7 +24,10 @@ import (
 //	endpoint gives a bound, so the members of one concurrent group suffice (the other groups
 //	only add load). Flows to oneself and uniform parts are left out (a weaker bound). Where
 //	every endpoint has the same rates (every fabric here), the busiest member's sends and
-//	receives over the one rate are the same quotients, without a division per member.
+//	receives over the one rate are the same quotients, without a division per member; and where
+//	every part of the round is a permutation of the members without fixed points (a shift, an
+//	XOR, a Hamiltonian cycle's successor table: collective.Part.Permutes), every member sends
+//	and receives the parts' weights summed, read without listing the flows.
 //	Latency: the endpoint's overhead where the round has a flow (finish adds the slowest
 //	path's latency and the serialised messages to it), else 0.
 //
