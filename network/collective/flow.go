@@ -231,10 +231,55 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 	}
 }
 
+// Permutes reports whether the part's flows in a group of p members are a permutation without
+// fixed points: every member sends exactly one flow and receives exactly one, none to itself
+// (what Each yields then has every member's sends and receives equal to W). It is decided from
+// the part's shape, without listing the flows: a shift or ring step by K ≢ 0 (mod Size) or an
+// XOR partner 0 < K < Size (Size a power of two) whose digit blocks tile the group (p a multiple
+// of Stride·Size), or a successor table that is such a permutation of exactly p members; any
+// other part reports false (a weaker answer, never a wrong one).
+func (q Part) Permutes(p int) bool {
+	if q.Limit > 0 && int(q.Limit) < p {
+		return false
+	}
+	stride, size, K := int(q.Stride), int(q.Size), int(q.K)
+	switch q.Kind {
+	case RingNext, Shift:
+		return stride >= 1 && size > 1 && ((K%size)+size)%size != 0 && p%(stride*size) == 0
+	case XOR:
+		return stride >= 1 && size > 1 && size&(size-1) == 0 && K > 0 && K < size && p%(stride*size) == 0
+	case Table:
+		t := tableOf(q.K)
+		return len(t.Next) == p && t.derangement()
+	}
+	return false
+}
+
 // Successors is an explicit member-to-member map (a Hamiltonian cycle, a representative tree).
 // Register it once per group geometry (Grid.Memo) and use its id in a Table part: patterns hold
 // no pointers, so fabrics cache them by value and rounds copy cheaply.
-type Successors struct{ Next []int32 }
+type Successors struct {
+	Next []int32
+	// perm: Next is a permutation of its members without fixed points (derangement; decided
+	// once, on first use).
+	once sync.Once
+	perm bool
+}
+
+// derangement reports whether Next maps its members one to one onto themselves, none to itself.
+func (s *Successors) derangement() bool {
+	s.once.Do(func() {
+		seen := make([]bool, len(s.Next))
+		for m, d := range s.Next {
+			if d < 0 || int(d) >= len(s.Next) || int(d) == m || seen[d] {
+				return
+			}
+			seen[d] = true
+		}
+		s.perm = true
+	})
+	return s.perm
+}
 
 var tables struct {
 	sync.RWMutex

@@ -24,7 +24,10 @@ import (
 //	endpoint gives a bound, so the members of one concurrent group suffice (the other groups
 //	only add load). Flows to oneself and uniform parts are left out (a weaker bound). Where
 //	every endpoint has the same rates (every fabric here), the busiest member's sends and
-//	receives over the one rate are the same quotients, without a division per member.
+//	receives over the one rate are the same quotients, without a division per member; and where
+//	every part of the round is a permutation of the members without fixed points (a shift, an
+//	XOR, a Hamiltonian cycle's successor table: collective.Part.Permutes), every member sends
+//	and receives the parts' weights summed, read without listing the flows.
 //	Latency: the endpoint's overhead where the round has a flow (finish adds the slowest
 //	path's latency and the serialised messages to it), else 0.
 //
@@ -193,32 +196,44 @@ func (m *Model) lowerLoad(pt collective.Pattern, g network.Group) Load {
 		m.lbOut, m.lbIn = make([]float64, p), make([]float64, p)
 	}
 	out, in := m.lbOut[:p], m.lbIn[:p]
-	clear(out)
-	clear(in)
-	flows := false
-	for i := 0; i < pt.N; i++ {
-		pt.Parts[i].Each(p, func(s, d int, w float64) {
-			if m.endpoint(base+s*g.Stride) != m.endpoint(base+d*g.Stride) {
-				out[s] += w
-				in[d] += w
-				flows = true
-			}
-		})
-	}
-	if !flows {
-		return Load{}
-	}
 	rates := m.g.endpointRates()
+	fast := rates.same && !m.g.memberwise
+	hiOut, hiIn, w, perm := 0.0, 0.0, 0.0, false
+	if fast {
+		w, perm = m.permuting(pt, p)
+	}
+	if perm {
+		// Every member sends and receives w (each part's weight once, added in part order:
+		// the sums the loop below leaves in every member's out and in).
+		hiOut, hiIn = w, w
+	} else {
+		clear(out)
+		clear(in)
+		flows := false
+		for i := 0; i < pt.N; i++ {
+			pt.Parts[i].Each(p, func(s, d int, w float64) {
+				if m.endpoint(base+s*g.Stride) != m.endpoint(base+d*g.Stride) {
+					out[s] += w
+					in[d] += w
+					flows = true
+				}
+			})
+		}
+		if !flows {
+			return Load{}
+		}
+		if fast {
+			for k := range out {
+				hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
+			}
+		}
+	}
 	rOut, rIn := rates.out, rates.in
 	nic := float64(m.g.NIC)
 	pb := 0.0
-	if rates.same && !m.g.memberwise {
+	if fast {
 		// One rate for all: the busiest member's sends and receives (x ↦ x/r is monotone, so
 		// the same quotient as the member by member maximum below).
-		hiOut, hiIn := 0.0, 0.0
-		for k := range out {
-			hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
-		}
 		if hiOut > 0 {
 			pb = hiOut / rOut[0]
 		}
@@ -252,4 +267,39 @@ func WithoutBounds(g *Graph) *Graph {
 	h.sym = g.sym
 	h.unbounded = true
 	return h
+}
+
+// permuting is the weight every member of a group of p sends and receives in one round of pt
+// when each part is a permutation of the members without fixed points (Part.Permutes) and the
+// placement puts distinct ranks on distinct endpoints (so no flow is to oneself): then each
+// member's sends and receives are the parts' weights summed in part order. False: list the flows.
+func (m *Model) permuting(pt collective.Pattern, p int) (float64, bool) {
+	w := 0.0
+	for i := 0; i < pt.N; i++ {
+		q := &pt.Parts[i]
+		if !q.Permutes(p) {
+			return 0, false
+		}
+		w += q.W()
+	}
+	return w, pt.N > 0 && m.injective()
+}
+
+// injective reports whether the placement puts every rank on its own endpoint (decided once per
+// model; rank r on endpoint r is).
+func (m *Model) injective() bool {
+	if m.opt.Placement == nil {
+		return true
+	}
+	m.injOnce.Do(func() {
+		seen := make([]bool, m.g.Endpoints)
+		for _, e := range m.opt.Placement {
+			if e < 0 || int(e) >= len(seen) || seen[e] {
+				return
+			}
+			seen[e] = true
+		}
+		m.inj = true
+	})
+	return m.inj
 }

@@ -198,7 +198,7 @@ func (m *Model) sublattice(r *router, pt collective.Pattern, g network.Group, n 
 	if !ok {
 		return nil
 	}
-	return m.largest(r, inv, set, pt, n)
+	return m.largest(r, inv, set, nil, pt, n)
 }
 
 // sublatticeOf is sublattice for a round collected flow by flow (router.fl; no uniform part).
@@ -206,18 +206,22 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 	if !m.latticeKinds(pt, n) {
 		return nil
 	}
-	inv, set := m.invScratch(r, pt)
-	defer r.clearInv(inv, &set)
+	inv, _ := m.invScratch(r, pt)
 	E := int32(m.g.Endpoints)
-	for _, f := range r.fl {
-		k := int32(f.part)*E + f.s
+	fl := r.fl
+	defer func() { // set the entries in use back to −1 (the flows list them)
+		for _, f := range fl {
+			inv[f.part*E+f.s] = -1
+		}
+	}()
+	for _, f := range fl {
+		k := f.part*E + f.s
 		if inv[k] >= 0 {
 			return nil
 		}
 		inv[k] = f.t
-		set = append(set, k)
 	}
-	return m.largest(r, inv, set, pt, n)
+	return m.largest(r, inv, nil, fl, pt, n)
 }
 
 // latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a
@@ -263,8 +267,9 @@ func (r *router) clearInv(inv []int32, set *[]int32) {
 	r.invSet = (*set)[:0]
 }
 
-// largest is the largest H whose moves keep the flows in inv (entries set), or nil.
-func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n int) *lattice {
+// largest is the largest H whose moves keep the flows in inv (entries set, or the flows fl
+// that set them), or nil.
+func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective.Pattern, n int) *lattice {
 	s := m.g.sym
 	h := &r.subLat // the router's: a round's lattice lives until finish
 	*h = lattice{sym: s, cosets: 1}
@@ -272,7 +277,7 @@ func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n in
 	for f, mf := range s.Factors {
 		h.step[f] = mf
 		for d := int32(1); d < mf; d++ {
-			if mf%d == 0 && m.invariantUnder(r, inv, set, pt, n, f, stride, d) {
+			if mf%d == 0 && m.invariantUnder(r, inv, set, fl, pt, n, f, stride, d) {
 				h.step[f], trivial = d, false
 				break
 			}
@@ -286,10 +291,11 @@ func (m *Model) largest(r *router, inv, set []int32, pt collective.Pattern, n in
 	return h
 }
 
-// invariantUnder reports whether the flows in inv (its entries in use listed in set) map onto
-// themselves when every endpoint moves by d along factor f. It checks the senders only: the move
-// is one to one, so senders that all move onto senders are all of them.
-func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Pattern, n, f int, stride, d int32) bool {
+// invariantUnder reports whether the flows in inv (its entries in use listed in set, or set by
+// the collected flows fl) map onto themselves when every endpoint moves by d along factor f. It
+// checks the senders only: the move is one to one, so senders that all move onto senders are
+// all of them.
+func (m *Model) invariantUnder(r *router, inv, set []int32, fl []flowRec, pt collective.Pattern, n, f int, stride, d int32) bool {
 	s, E := m.g.sym, int32(m.g.Endpoints)
 	move := s.mover(f, stride, d)
 	if pt.Parts[0].Kind == collective.Uniform { // then the only part
@@ -305,6 +311,14 @@ func (m *Model) invariantUnder(r *router, inv, set []int32, pt collective.Patter
 				return false
 			}
 			r.gmap[x] = y
+		}
+		return true
+	}
+	if fl != nil { // each flow's entry, read without dividing it into part and sender
+		for _, x := range fl {
+			if inv[x.part*E+move[x.s]] != move[x.t] {
+				return false
+			}
 		}
 		return true
 	}

@@ -65,6 +65,8 @@ type Model struct {
 	lbBound     func(collective.Algorithm) (units.Seconds, bool)
 	lbCol       network.Collective // the collective being chosen, for lbBound
 	known       []outcome          // what the bounds found of the candidates: a decline, a price
+	injOnce     sync.Once
+	inj         bool // the placement puts distinct ranks on distinct endpoints (injective)
 }
 
 type routeKey struct {

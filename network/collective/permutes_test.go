@@ -1,0 +1,69 @@
+package collective
+
+import "testing"
+
+// Part.Permutes decides from a part's shape that its flows are a permutation of the members
+// without fixed points; listing the flows (Each) checks it: when it says so, every member sends
+// one flow and receives one, none to itself. The shapes it must recognise are hand-picked: a
+// ring step and a shift along a digit that tile the group, XOR partners on a power-of-two digit,
+// the four directed rings of a 4×4 grid's Hamiltonian cycles; and those it must not: a shift by
+// a multiple of the digit's size, digit blocks that do not tile the group, a limit below it, a
+// chain, a tree, an XOR on a digit of 3, a fold.
+func TestPermutes(t *testing.T) {
+	grid := &Grid{Rows: 4, Cols: 4, At: make([]int32, 16)}
+	for i := range grid.At {
+		grid.At[i] = int32(i)
+	}
+	rt := buildRingTables(grid)
+	if rt.err != nil {
+		t.Fatal(rt.err)
+	}
+	partial := Register(&Successors{Next: []int32{1, 2, 0, -1}})
+	fixed := Register(&Successors{Next: []int32{0, 2, 3, 1}})
+	for _, c := range []struct {
+		q    Part
+		p    int
+		want bool
+	}{
+		{Part{Kind: RingNext, Stride: 1, Size: 12, K: 1}, 12, true},
+		{Part{Kind: Shift, Stride: 1, Size: 12, K: -1}, 12, true},
+		{Part{Kind: Shift, Stride: 4, Size: 3, K: 2}, 24, true},
+		{Part{Kind: Shift, Stride: 4, Size: 3, K: 3}, 24, false}, // K ≡ 0: no flow
+		{Part{Kind: Shift, Stride: 4, Size: 3, K: 1}, 20, false}, // blocks of 12 do not tile 20
+		{Part{Kind: Shift, Stride: 1, Size: 8, K: 1, Limit: 4}, 8, false},
+		{Part{Kind: XOR, Stride: 2, Size: 4, K: 3}, 16, true},
+		{Part{Kind: XOR, Stride: 1, Size: 3, K: 1}, 6, false}, // 2 ⊕ 1 = 3 is off the digit
+		{Part{Kind: XOR, Stride: 1, Size: 8, K: 4, Limit: 8}, 8, true},
+		{Part{Kind: Chain, Stride: 1, Size: 8}, 8, false},
+		{Part{Kind: TreeUp}, 8, false},
+		{Part{Kind: FoldIn, K: 4}, 8, false},
+		{TablePart(rt.ids[0]), 16, true},
+		{TablePart(rt.ids[1]), 16, true},
+		{TablePart(rt.ids[2]), 16, true},
+		{TablePart(rt.ids[3]), 16, true},
+		{TablePart(rt.ids[0]), 15, false}, // a table of 16 over 15 members
+		{TablePart(partial), 4, false},
+		{TablePart(fixed), 4, false},
+	} {
+		got := c.q.Permutes(c.p)
+		if got != c.want {
+			t.Errorf("%+v over %d: Permutes %v, want %v", c.q, c.p, got, c.want)
+		}
+		if !got {
+			continue
+		}
+		out, in := make([]int, c.p), make([]int, c.p)
+		c.q.Each(c.p, func(s, d int, w float64) {
+			if s == d || w != c.q.W() {
+				t.Errorf("%+v over %d: flow %d → %d of %g", c.q, c.p, s, d, w)
+			}
+			out[s]++
+			in[d]++
+		})
+		for m := range out {
+			if out[m] != 1 || in[m] != 1 {
+				t.Errorf("%+v over %d: member %d sends %d flows, receives %d", c.q, c.p, m, out[m], in[m])
+			}
+		}
+	}
+}
