@@ -29,7 +29,7 @@ type TransformerModel struct {
 	KVHeads     int                `json:"kv_heads" help:"key/value heads: fewer than heads is grouped-query attention, 1 multi-query (0: as many as heads)"`
 	HeadDim     int                `json:"head_dim" help:"width of each attention head (0: hidden / heads)"`
 	FFNHidden   int                `json:"ffn_hidden" help:"MLP inner width, of each of SwiGLU's gate and up projections (0: 4 × hidden)"`
-	MLP         megatron.MLP       `json:"mlp" help:"MLP: gelu (GPT) or swiglu (gated, three matrices: Llama, Mistral, Qwen)"`
+	MLP         megatron.MLP       `json:"mlp" help:"MLP: gelu (GPT), swiglu (gated, three matrices: Llama, Mistral, Qwen) or squared-relu (relu(x)², two matrices: Nemotron)"`
 	Norm        megatron.Norm      `json:"norm" help:"normalisation: layernorm (GPT) or rmsnorm (Llama)"`
 	NoBias      bool               `json:"no_bias" help:"linear layers without biases (Llama)"`
 	QKVBias     bool               `json:"qkv_bias" help:"with no_bias: keep the QKV projection's bias (Qwen2)"`

@@ -23,6 +23,10 @@ const (
 	FlopSwiGLU = 3
 	// FlopRoPE per element of the queries and keys: x·cos θ + rot(x)·sin θ, 3 operations.
 	FlopRoPE = 3
+	// FlopSquaredReLU per element of relu(x)²: the max and the square; its backward
+	// 2·relu(x)·dy, a select and two products (FlopSquaredReLUBwd).
+	FlopSquaredReLU    = 2
+	FlopSquaredReLUBwd = 3
 	// FlopCast per element of an FP8 cast: its share of the amax reduction and the scaling.
 	FlopCast  = 2
 	MaskBytes = 1 // dropout masks are bytes (Korthikanti et al. 2022 §4.1)
@@ -149,22 +153,52 @@ func (gr *Graph) Pointwise(name string, kind OpKind, ph Phase, x tensor.Shape, d
 	}
 }
 
-// ActivationNames name an MLP's activation ops: GeLU or SwiGLU, forward and backward.
-type ActivationNames struct{ GeLU, GeLUBwd, SwiGLU, SwiGLUBwd string }
+// Activation is an MLP's elementwise activation over fc1's output.
+type Activation int
 
-// MLPActivation is an MLP's activation over fc1's output x: GeLU, or (gated) SwiGLU, which reads
-// the fused gate and up halves and writes Swish(gate) ⊙ up, half as wide; backward it reads both
-// halves and the output gradient and writes both halves' gradients.
-func (gr *Graph) MLPActivation(n *ActivationNames, gated bool, ph Phase, x tensor.Shape, dt dtype.DType) Op {
-	switch {
-	case !gated && ph == Forward:
-		return gr.Pointwise(n.GeLU, Elementwise, ph, x, dt, FlopGeLU, 1, 1, 0, 0)
-	case !gated:
-		return gr.Pointwise(n.GeLUBwd, Elementwise, ph, x, dt, FlopGeLU, 2, 1, 0, 0)
-	case ph == Forward:
-		return gr.Pointwise(n.SwiGLU, Elementwise, ph, x, dt, FlopSwiGLU, 1, 0.5, 0, 0)
+const (
+	// ActGeLU is GeLU (tanh approximation): GPT's.
+	ActGeLU Activation = iota
+	// ActSwiGLU is the gated Swish(gate) ⊙ up over fc1's two halves: Llama's.
+	ActSwiGLU
+	// ActSquaredReLU is relu(x)² (So et al. 2021, "Primer", §3; Nemotron-4 15B, arXiv
+	// 2402.16819 §2), one elementwise kernel: Megatron-Core compiles squared_relu with its
+	// jit_fuser (NVIDIA/Megatron-LM megatron/core/activations.py).
+	ActSquaredReLU
+)
+
+// GatedActivation is the activation of a GeLU or (gated) SwiGLU MLP.
+func GatedActivation(gated bool) Activation {
+	if gated {
+		return ActSwiGLU
 	}
-	return gr.Pointwise(n.SwiGLUBwd, Elementwise, ph, x, dt, 2*FlopSwiGLU, 1.5, 1, 0, 0)
+	return ActGeLU
+}
+
+// ActivationNames name an MLP's activation ops, forward and backward, per activation.
+type ActivationNames struct {
+	GeLU, GeLUBwd, SwiGLU, SwiGLUBwd, SquaredReLU, SquaredReLUBwd string
+}
+
+// MLPActivation is an MLP's activation act over fc1's output x. GeLU and squared ReLU read x
+// and write their output, backward read x and the output gradient and write x's; SwiGLU reads
+// the fused gate and up halves and writes Swish(gate) ⊙ up, half as wide, backward it reads
+// both halves and the output gradient and writes both halves' gradients.
+func (gr *Graph) MLPActivation(n *ActivationNames, act Activation, ph Phase, x tensor.Shape, dt dtype.DType) Op {
+	fwd := ph == Forward
+	switch {
+	case act == ActSwiGLU && fwd:
+		return gr.Pointwise(n.SwiGLU, Elementwise, ph, x, dt, FlopSwiGLU, 1, 0.5, 0, 0)
+	case act == ActSwiGLU:
+		return gr.Pointwise(n.SwiGLUBwd, Elementwise, ph, x, dt, 2*FlopSwiGLU, 1.5, 1, 0, 0)
+	case act == ActSquaredReLU && fwd:
+		return gr.Pointwise(n.SquaredReLU, Elementwise, ph, x, dt, FlopSquaredReLU, 1, 1, 0, 0)
+	case act == ActSquaredReLU:
+		return gr.Pointwise(n.SquaredReLUBwd, Elementwise, ph, x, dt, FlopSquaredReLUBwd, 2, 1, 0, 0)
+	case fwd:
+		return gr.Pointwise(n.GeLU, Elementwise, ph, x, dt, FlopGeLU, 1, 1, 0, 0)
+	}
+	return gr.Pointwise(n.GeLUBwd, Elementwise, ph, x, dt, FlopGeLU, 2, 1, 0, 0)
 }
 
 // LinearBackward returns the two GEMMs of Y = X·W's backward pass: dX = dY·Wᵀ and

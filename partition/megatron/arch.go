@@ -6,6 +6,7 @@ import (
 
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/params"
+	"github.com/ddlest/ddlest/partition"
 )
 
 // MLP is the feed-forward block's form.
@@ -20,9 +21,14 @@ const (
 	// fuses W and V into one column-parallel fc1 of twice the FFN width (--swiglu,
 	// megatron/core/transformer/mlp.py gated_linear_unit). Llama, Mistral, Qwen, DeepSeek.
 	MLPSwiGLU
+	// MLPSquaredReLU is GeLU's two matrices with relu(x)² between them (So et al. 2021,
+	// "Primer" §3; Nemotron-4, arXiv 2402.16819 §2; NeMo's activation squared-relu), one
+	// compiled elementwise kernel in Megatron-Core (megatron/core/activations.py squared_relu,
+	// @jit_fuser).
+	MLPSquaredReLU
 )
 
-var mlpNames = []string{"gelu", "swiglu"}
+var mlpNames = []string{"gelu", "swiglu", "squared-relu"}
 
 func (x MLP) String() string { return mlpNames[x] }
 
@@ -31,6 +37,14 @@ func (x MLP) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
 
 // UnmarshalText reads the name (config files, --set).
 func (x *MLP) UnmarshalText(b []byte) error { return enum.Unmarshal(x, b, mlpNames) }
+
+// activation is the MLP's elementwise activation.
+func (x MLP) activation() partition.Activation {
+	if x == MLPSquaredReLU {
+		return partition.ActSquaredReLU
+	}
+	return partition.GatedActivation(x == MLPSwiGLU)
+}
 
 // Norm is the normalisation of the residual stream.
 type Norm int
@@ -113,6 +127,7 @@ type Arch struct {
 type shape struct {
 	h, a, kv, dh, f     int
 	gated, rms          bool
+	act                 partition.Activation
 	bias, qkvBias, rope bool
 	// dv is each value head's width (dh but with MLA); MLA's latent ranks qr, kvr and the rotary
 	// key width dr (all 0 without it).
@@ -123,7 +138,7 @@ type shape struct {
 // resolve fills in Arch's defaults for a model of hidden size h and a heads.
 func (x Arch) resolve(h, a int) shape {
 	s := shape{h: h, a: a, kv: x.KVHeads, dh: x.HeadDim, f: x.FFNHidden,
-		gated: x.MLP == MLPSwiGLU, rms: x.Norm == NormRMS, bias: !x.NoBias, qkvBias: !x.NoBias || x.QKVBias,
+		gated: x.MLP == MLPSwiGLU, act: x.MLP.activation(), rms: x.Norm == NormRMS, bias: !x.NoBias, qkvBias: !x.NoBias || x.QKVBias,
 		rope: x.Positions == PosRoPE}
 	if s.kv == 0 {
 		s.kv = a

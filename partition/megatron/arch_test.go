@@ -483,3 +483,42 @@ func TestFlashGQAReads(t *testing.T) {
 	}
 	t.Fatal("no attn.flash op")
 }
+
+// Squared ReLU (Nemotron; So et al. 2021 "Primer" §3): GeLU's two matrices, so the same
+// parameters and GEMMs, and relu(x)² over fc1's output, b·s × f/t elements: by hand for
+// s = 4096, f = 16384, t = 2 in bf16, 33,554,432 elements, forward 2 operations each (max,
+// square) reading and writing them once (67,108,864 B each way), backward 3 each (2·relu(x)·dy)
+// reading x and dy and writing dx. With MoE layers it is refused (experts are GeLU or SwiGLU).
+func TestSquaredReLU(t *testing.T) {
+	c := Config{Layers: 2, Hidden: 4096, Heads: 32, Seq: 4096, Vocab: 256000, GlobalBatch: 2, MicroBatch: 1,
+		TP: 2, PP: 1, DP: 1, Interleave: 1, SeqParallel: true, Precision: MixedBF16, Optimizer: Adam, Capacity: 80 * units.GB,
+		Arch: Arch{FFNHidden: 16384, NoBias: true, Positions: PosRoPE}}
+	gelu := build(t, c)
+	c.MLP = MLPSquaredReLU
+	sq := build(t, c)
+	if sq.Params != gelu.Params || sq.ModelFLOP != gelu.ModelFLOP {
+		t.Errorf("params %g, model FLOP %g; want GeLU's %g, %g", sq.Params, float64(sq.ModelFLOP), gelu.Params, float64(gelu.ModelFLOP))
+	}
+	const n = 4096 * 16384 / 2
+	for _, w := range []struct {
+		name             string
+		flop, read, wrte float64
+	}{{"mlp.squared_relu", 2 * n, 2 * n, 2 * n}, {"mlp.squared_relu.bwd", 3 * n, 4 * n, 2 * n}} {
+		found := false
+		for _, op := range layerOf(sq).Ops {
+			if op.Name == w.name {
+				found = true
+				if float64(op.FLOP) != w.flop || float64(op.Read) != w.read || float64(op.Written) != w.wrte {
+					t.Errorf("%s: %g FLOP, %g B read, %g written; want %g, %g, %g", w.name, float64(op.FLOP), float64(op.Read), float64(op.Written), w.flop, w.read, w.wrte)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s", w.name)
+		}
+	}
+	c.MoE = moe.Spec{Experts: 8, TopK: 2, CapacityFactor: 1, ExpertHidden: 2048, EP: 1}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--mlp squared-relu with MoE layers is not modelled") {
+		t.Errorf("squared ReLU with MoE: %v", err)
+	}
+}

@@ -455,6 +455,8 @@ func (c Config) Validate() error {
 	}
 	if c.MoE.Experts > 0 {
 		switch {
+		case c.MLP == MLPSquaredReLU: // moe.Spec's experts are GeLU or SwiGLU FFNs
+			p.Addf("--mlp %s with MoE layers is not modelled; experts take --mlp gelu or swiglu", c.MLP)
 		case c.TP > 1 && !c.SeqParallel:
 			// Megatron-LM megatron/training/arguments.py: "When using MoE and tensor
 			// parallelism, sequence parallelism must be used."

@@ -7,7 +7,8 @@
 //	            h × (a + 2kv)·dh/t per GPU (Megatron-Core splits the kv heads over TP, so t | kv)
 //	head_dim    dh independent of h (the projection is (a·dh/t) × h)
 //	ffn_hidden  f; mlp swiglu fuses gate and up into one column-parallel h × 2f/t GEMM, then
-//	            Swish(gate) ⊙ up and the row-parallel (f/t) × h down projection (Shazeer 2020)
+//	            Swish(gate) ⊙ up and the row-parallel (f/t) × h down projection (Shazeer 2020);
+//	            mlp squared-relu keeps GeLU's two matrices with relu(x)² between them (Primer)
 //	norm        rmsnorm keeps γ only (h parameters instead of 2h)
 //	no_bias     no linear-layer biases;  positions rope: no position table, an elementwise
 //	            rotation of Q and K (3 operations per element) forward and backward

@@ -645,10 +645,11 @@ func (g geom) mlaProjections(xs, wq tensor.Shape, saved units.Bytes) (fwd, bwd [
 
 // mlpActivation is the dense MLP's activation over fc1's output x (partition.MLPActivation).
 func mlpActivation(g geom, x tensor.Shape, ph partition.Phase) partition.Op {
-	return g.gr.MLPActivation(&mlpActivationNames, g.sh.gated, ph, x, g.dt)
+	return g.gr.MLPActivation(&mlpActivationNames, g.sh.act, ph, x, g.dt)
 }
 
-var mlpActivationNames = partition.ActivationNames{GeLU: "mlp.gelu", GeLUBwd: "mlp.gelu.bwd", SwiGLU: "mlp.swiglu", SwiGLUBwd: "mlp.swiglu.bwd"}
+var mlpActivationNames = partition.ActivationNames{GeLU: "mlp.gelu", GeLUBwd: "mlp.gelu.bwd", SwiGLU: "mlp.swiglu", SwiGLUBwd: "mlp.swiglu.bwd",
+	SquaredReLU: "mlp.squared_relu", SquaredReLUBwd: "mlp.squared_relu.bwd"}
 
 // fp8Cast appends to ops, under FP8 training, the cast of a linear layer's bf16 input x to FP8
 // and its transpose (Transformer Engine's cast_transpose: the amax, the scaled FP8 copy for the

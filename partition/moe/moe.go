@@ -204,8 +204,8 @@ func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
 	mid := gr.Shape(rows, s.fc1Width(he)) // the activation's input
 	midOut := gr.Shape(rows, he)          // fc2's input
 	back := gr.Shape(s.slots(n), h)       // this rank's returned slots (after the reduce-scatter)
-	act := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Forward, mid, dt)
-	actBwd := gr.MLPActivation(&expertActivationNames, s.Gated, partition.Backward, mid, dt)
+	act := gr.MLPActivation(&expertActivationNames, partition.GatedActivation(s.Gated), partition.Forward, mid, dt)
+	actBwd := gr.MLPActivation(&expertActivationNames, partition.GatedActivation(s.Gated), partition.Backward, mid, dt)
 	fc2 := gr.MatMul("moe.expert.fc2", partition.Forward, midOut, w2, gemmDT)
 	// Combine: the k gate-weighted outputs of each token, a multiply-add per element of the
 	// returned slots [D]; it writes the n·h output (at most the slots' size, taken as equal).
@@ -239,7 +239,7 @@ func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
 		sw1, sw2 := gr.Shape(h, s.fc1Width(f)), gr.Shape(f, h)
 		smid, smidOut := gr.Shape(n*t, s.fc1Width(f)), gr.Shape(n*t, f)
 		sfc1 := gr.MatMul("moe.shared.fc1", partition.Forward, xs, sw1, gemmDT)
-		sact := gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Forward, smid, dt)
+		sact := gr.MLPActivation(&sharedActivationNames, partition.GatedActivation(s.Gated), partition.Forward, smid, dt)
 		sfc2 := gr.MatMul("moe.shared.fc2", partition.Forward, smidOut, sw2, gemmDT)
 		sact.Saved = units.Bytes(partition.Elems(smid) * sz)
 		sfc2.Saved = units.Bytes(partition.Elems(smidOut) * gsz)
@@ -248,7 +248,7 @@ func Build(gr *partition.Graph, s Spec, in Inputs) Layer {
 		d2, g2 := gr.LinearBackward("moe.shared.fc2.dgrad", "moe.shared.fc2.wgrad", smidOut, sw2, gemmDT)
 		d1, g1 := gr.LinearBackward("moe.shared.fc1.dgrad", "moe.shared.fc1.wgrad", xs, sw1, gemmDT)
 		sharedBwd = append(sharedBwd, cast("moe.shared.fc2.dgrad.cast", partition.Backward, gr.Shape(n*t, h))...)
-		sharedBwd = append(sharedBwd, d2, g2, gr.MLPActivation(&sharedActivationNames, s.Gated, partition.Backward, smid, dt))
+		sharedBwd = append(sharedBwd, d2, g2, gr.MLPActivation(&sharedActivationNames, partition.GatedActivation(s.Gated), partition.Backward, smid, dt))
 		sharedBwd = append(append(sharedBwd, cast("moe.shared.fc1.dgrad.cast", partition.Backward, smid)...), d1, g1)
 	}
 	for _, op := range l.Forward {
