@@ -47,6 +47,20 @@ type Bounder interface {
 	Bound(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool)
 }
 
+// Outliner is implemented by flow algorithms that can say what their rounds are before building
+// the successor tables their patterns name (the rings' Hamiltonian cycles over every member), so
+// that a fabric's best-of loop bounds them, and skips them, without building the tables.
+// Outline emits into out the rounds Rounds would emit over g's members (the same name, bytes,
+// repeats, variation, fan-in, reductions and set-up) with every Pattern left empty (N = 0), and
+// returns w: in every round, each part Rounds would emit is a permutation of the members without
+// fixed points (Part.Permutes) and the parts' weights (Part.W), added in part order, sum to w.
+// False (and no error): no outline; run Rounds (the tables are built already, so Rounds costs no
+// more, and its patterns name rounds a fabric may have routed). An error is the one Rounds would
+// return.
+type Outliner interface {
+	Outline(op network.Op, s units.Bytes, g Members, out *Flows) (w float64, ok bool, err error)
+}
+
 // Flows is a flow algorithm's output: the name to report and the rounds.
 type Flows struct {
 	Algorithm string

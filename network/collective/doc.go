@@ -14,7 +14,10 @@
 // the routing of the losers spared). T below is monotone in every step's α (up) and B (down), so
 // the rounds priced on links no slower and no narrower than the real ones bound an algorithm; one
 // whose rounds are sized on a routed link (the tree's pipeline) bounds itself (Bounder: each pass
-// of the tree costs at least d·α + S/B, whatever its chunk count).
+// of the tree costs at least d·α + S/B, whatever its chunk count); one whose patterns name
+// successor tables it has yet to build (Rings) outlines its rounds (Outliner: the rounds without
+// their patterns, every member sending and receiving w along permutations without fixed points),
+// so that a loser's tables are never built.
 //
 // Two pricers turn rounds into Steps, and Price sums the steps (RAMP §7.4.1):
 //

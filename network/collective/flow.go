@@ -340,7 +340,7 @@ type Members interface {
 // a HammingMesh whose row and column networks close each ring).
 type Grid struct {
 	Rows, Cols int
-	At         []int32 // member at grid position r·Cols + c
+	At         []int32 // member at grid position r·Cols + c (each member at one position)
 	memo       sync.Map
 }
 
@@ -352,6 +352,12 @@ func (g *Grid) Memo(key any, build func() any) any {
 	}
 	v, _ := g.memo.LoadOrStore(key, build())
 	return v
+}
+
+// memoized reports whether Memo has built the value for key.
+func (g *Grid) memoized(key any) bool {
+	_, ok := g.memo.Load(key)
+	return ok
 }
 
 // Member is the member at grid position (r, c), wrapping both coordinates.

@@ -15,6 +15,8 @@ type Flow struct {
 	rounds        func(op network.Op, s units.Bytes, g Members, out *Flows) error
 	// bound, where set, is the algorithm's Bounder (its rounds ask for a routed link).
 	bound func(op network.Op, s units.Bytes, g Members, link func(Pattern) Link) (units.Seconds, bool)
+	// outline, where set, is the algorithm's Outliner (its rounds without their patterns).
+	outline func(op network.Op, s units.Bytes, g Members, out *Flows) (float64, bool, error)
 }
 
 // NewFlow builds a flow algorithm.
@@ -37,6 +39,14 @@ func (a Flow) Bound(op network.Op, s units.Bytes, g Members, link func(Pattern) 
 		return 0, false
 	}
 	return a.bound(op, s, g, link)
+}
+
+// Outline is the algorithm's rounds without their patterns (Outliner), where it has them.
+func (a Flow) Outline(op network.Op, s units.Bytes, g Members, out *Flows) (float64, bool, error) {
+	if a.outline == nil {
+		return 0, false, nil
+	}
+	return a.outline(op, s, g, out)
 }
 
 func allOps(network.Op) bool { return true }

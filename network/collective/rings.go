@@ -36,23 +36,36 @@ type Cell struct{ Row, Col int }
 // a torus, or on a HammingMesh whose E and W ports both reach the neighbour): on a 2×2 grid, red
 // and green are the same four cells, green running the other way round over the other links.
 func HamiltonianCycles(rows, cols int) (red, green []Cell, err error) {
-	if rows < 1 || cols < 1 {
-		return nil, nil, fmt.Errorf("a %d×%d grid has no cells", rows, cols)
+	transposed, err := hamiltonianGrid(rows, cols)
+	if err != nil {
+		return nil, nil, err
 	}
-	if rows == 1 || cols == 1 {
-		return nil, nil, fmt.Errorf("a %d×%d grid is a single ring (two links per member): it has no pair of edge-disjoint Hamiltonian cycles", rows, cols)
-	}
-	if baeExists(rows, cols) {
+	if !transposed {
 		red, green = baeCycles(rows, cols)
 		return red, green, nil
 	}
-	if baeExists(cols, rows) {
-		red, green = baeCycles(cols, rows)
-		transposeCells(red)
-		transposeCells(green)
-		return red, green, nil
+	red, green = baeCycles(cols, rows)
+	transposeCells(red)
+	transposeCells(green)
+	return red, green, nil
+}
+
+// hamiltonianGrid says where HamiltonianCycles builds the pair of a rows × cols grid: on the grid
+// itself, or on its transpose (transposed); an error: there is none, and why.
+func hamiltonianGrid(rows, cols int) (transposed bool, err error) {
+	if rows < 1 || cols < 1 {
+		return false, fmt.Errorf("a %d×%d grid has no cells", rows, cols)
 	}
-	return nil, nil, fmt.Errorf("a %d×%d grid has no pair of edge-disjoint Hamiltonian cycles: needs rows = cols·k and gcd(rows, cols−1) = 1 (Bae et al. 2004; HammingMesh App. A-D), and neither %d×%d nor %d×%d satisfies it",
+	if rows == 1 || cols == 1 {
+		return false, fmt.Errorf("a %d×%d grid is a single ring (two links per member): it has no pair of edge-disjoint Hamiltonian cycles", rows, cols)
+	}
+	if baeExists(rows, cols) {
+		return false, nil
+	}
+	if baeExists(cols, rows) {
+		return true, nil
+	}
+	return false, fmt.Errorf("a %d×%d grid has no pair of edge-disjoint Hamiltonian cycles: needs rows = cols·k and gcd(rows, cols−1) = 1 (Bae et al. 2004; HammingMesh App. A-D), and neither %d×%d nor %d×%d satisfies it",
 		rows, cols, rows, cols, cols, rows)
 }
 
@@ -104,9 +117,15 @@ func gcdOf(a, b int) int {
 //
 // Groups whose grid has no pair of edge-disjoint Hamiltonian cycles (HamiltonianCycles says why)
 // decline; so do groups that are not a grid (Members.Grid's reason).
+//
+// Outline (Outliner) gives the same rounds before the successor tables are built: each of the
+// four tables maps every member to its next on one directed Hamiltonian cycle through all p ≥ 4
+// cells of the grid (a grid holds each member at one position), so each is a permutation of the
+// members without fixed points, and every member sends and receives 1 + 1 + 1 + 1 = 4 units of
+// weight per round, what a fabric's bound reads of a permuting round (network/fabric, bound.go).
 var Rings = Flow{name: "rings",
 	summary: "two bidirectional rings on edge-disjoint Hamiltonian cycles of the grid (HammingMesh §V-A2, App. A-D)",
-	ops:     Ops(network.AllReduce, network.ReduceScatter, network.AllGather), rounds: ringsRounds}
+	ops:     Ops(network.AllReduce, network.ReduceScatter, network.AllGather), rounds: ringsRounds, outline: ringsOutline}
 
 // ringsKey is the Grid.Memo key of the rings' successor tables.
 type ringsKey struct{}
@@ -114,21 +133,16 @@ type ringsKey struct{}
 // ringTables are the four directed rings of a grid (red forward, red backward, green forward,
 // green backward), or why there are none.
 type ringTables struct {
-	ids [4]int32
+	ids [ringsParts]int32
 	err error
 }
 
+// ringsParts is the number of directed rings, each a table part of weight 1.
+const ringsParts = 4
+
 func ringsRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
-	out.Algorithm = "rings (2 Hamiltonian cycles)"
-	p := g.P()
-	if p <= 1 {
-		return nil
-	}
-	grid, err := g.Grid()
-	if err != nil {
-		return err
-	}
-	if err := gridFilled(grid, p); err != nil {
+	grid, err := ringsGrid(g, out)
+	if grid == nil || err != nil {
 		return err
 	}
 	t := grid.Memo(ringsKey{}, func() any { return buildRingTables(grid) }).(ringTables)
@@ -139,8 +153,46 @@ func ringsRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 	for _, id := range t.ids {
 		pt = pt.With(TablePart(id))
 	}
-	chunk := s / units.Bytes(4*p) // per ring and round
-	reduce := Round{Pattern: pt, Bytes: chunk, Repeat: p - 1, FanIn: 2, ReduceBytes: 4 * chunk}
+	ringsSchedule(op, s, g.P(), pt, out)
+	return nil
+}
+
+// ringsOutline is ringsRounds without the tables (Outliner): the same rounds with empty patterns
+// and the weight every member sends in each, or no outline where the tables are built already.
+func ringsOutline(op network.Op, s units.Bytes, g Members, out *Flows) (float64, bool, error) {
+	grid, err := ringsGrid(g, out)
+	if grid == nil || err != nil || grid.memoized(ringsKey{}) {
+		return 0, false, err
+	}
+	if _, err := hamiltonianGrid(grid.Rows, grid.Cols); err != nil {
+		return 0, false, Decline("%v", err) // as buildRingTables declines
+	}
+	ringsSchedule(op, s, g.P(), Pattern{}, out)
+	return ringsParts * TablePart(0).W(), true, nil // the parts' weights, each 1: exact
+}
+
+// ringsGrid names the rings' rounds in out and returns the group's filled grid (nil and no
+// error: a group of one, no rounds).
+func ringsGrid(g Members, out *Flows) (*Grid, error) {
+	out.Algorithm = "rings (2 Hamiltonian cycles)"
+	p := g.P()
+	if p <= 1 {
+		return nil, nil
+	}
+	grid, err := g.Grid()
+	if err != nil {
+		return nil, err
+	}
+	if err := gridFilled(grid, p); err != nil {
+		return nil, err
+	}
+	return grid, nil
+}
+
+// ringsSchedule emits the rings' rounds of op over p members, each of pattern pt.
+func ringsSchedule(op network.Op, s units.Bytes, p int, pt Pattern, out *Flows) {
+	chunk := s / units.Bytes(ringsParts*p) // per ring and round
+	reduce := Round{Pattern: pt, Bytes: chunk, Repeat: p - 1, FanIn: 2, ReduceBytes: ringsParts * chunk}
 	move := Round{Pattern: pt, Bytes: chunk, Repeat: p - 1}
 	switch op {
 	case network.ReduceScatter:
@@ -151,7 +203,6 @@ func ringsRounds(op network.Op, s units.Bytes, g Members, out *Flows) error {
 		out.add(reduce)
 		out.add(move)
 	}
-	return nil
 }
 
 // gridFilled checks that a grid holds the group's p members.

@@ -645,3 +645,70 @@ func TestRegisterInterns(t *testing.T) {
 		t.Errorf("table %d holds %v", b, got)
 	}
 }
+
+// The rings' outline (Outliner) is their rounds before the successor tables exist: on grids that
+// meet the condition (2×2, 4×4, 8×4, 4×8 transposed, 3×9 shuffled) and for every op, Outline
+// emits the rounds Rounds emits with the patterns left empty, builds no table, and says w = 4 (a
+// hand count: four directed rings, each a table part of weight 1); Rounds' patterns then bear it
+// out: each part a permutation without fixed points (Permutes, listed flow by flow in
+// TestPermutes), the weights summing to w. Once the tables are built there is no outline (Rounds
+// is read instead). Where Rounds declines (no pair of cycles, a single row, no grid, a grid the
+// members do not fill), Outline declines with the same reason.
+func TestRingsOutline(t *testing.T) {
+	const s = units.Bytes(1 << 20)
+	for _, c := range []struct {
+		rows, cols int
+		shuffle    bool
+	}{{2, 2, false}, {4, 4, false}, {8, 4, false}, {4, 8, false}, {3, 9, true}} {
+		for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather} {
+			g := newGridGroup(c.rows, c.cols, c.shuffle)
+			p := c.rows * c.cols
+			var ol Flows
+			w, ok, err := Rings.Outline(op, s, g, &ol)
+			if err != nil || !ok || w != 4 {
+				t.Fatalf("%d×%d %s: outline w %v ok %v err %v, want 4, true", c.rows, c.cols, op, w, ok, err)
+			}
+			if g.grid.memoized(ringsKey{}) {
+				t.Errorf("%d×%d %s: the outline built the tables", c.rows, c.cols, op)
+			}
+			fl := mustRounds(t, Rings, op, s, g)
+			if ol.Algorithm != fl.Algorithm || len(ol.Rounds) != len(fl.Rounds) {
+				t.Fatalf("%d×%d %s: outline %+v, rounds %+v", c.rows, c.cols, op, ol, fl)
+			}
+			for i, r := range fl.Rounds {
+				sum := 0.0
+				for k := 0; k < r.Pattern.N; k++ {
+					if q := r.Pattern.Parts[k]; !q.Permutes(p) {
+						t.Errorf("%d×%d %s round %d: part %+v is no permutation without fixed points", c.rows, c.cols, op, i, q)
+					}
+					sum += r.Pattern.Parts[k].W()
+				}
+				if sum != w {
+					t.Errorf("%d×%d %s round %d: weights sum to %v, outline says %v", c.rows, c.cols, op, i, sum, w)
+				}
+				r.Pattern = Pattern{}
+				if ol.Rounds[i] != r {
+					t.Errorf("%d×%d %s round %d: outline %+v, rounds %+v", c.rows, c.cols, op, i, ol.Rounds[i], r)
+				}
+			}
+			if _, ok, err := Rings.Outline(op, s, g, &Flows{}); ok || err != nil {
+				t.Errorf("%d×%d %s: an outline once the tables are built (%v, %v)", c.rows, c.cols, op, ok, err)
+			}
+		}
+	}
+	bad := map[string]func() *gridGroup{
+		"6×4":       func() *gridGroup { return newGridGroup(6, 4, false) },
+		"1×8":       func() *gridGroup { return newGridGroup(1, 8, false) },
+		"no grid":   func() *gridGroup { return &gridGroup{err: Decline("not a grid")} },
+		"15 of 4×4": func() *gridGroup { g := newGridGroup(4, 4, false); g.grid.At = g.grid.At[:15]; return g },
+	}
+	for name, g := range bad {
+		var fl, ol Flows
+		_, ok, errO := Rings.Outline(network.AllReduce, s, g(), &ol) // before any table is built
+		errR := Rings.Rounds(network.AllReduce, s, g(), &fl)
+		var d *Declined
+		if errR == nil || ok || errO == nil || errO.Error() != errR.Error() || !errors.As(errO, &d) {
+			t.Errorf("%s: rounds %v, outline %v (ok %v): want the same decline", name, errR, errO, ok)
+		}
+	}
+}

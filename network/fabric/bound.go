@@ -27,7 +27,11 @@ import (
 //	receives over the one rate are the same quotients, without a division per member; and where
 //	every part of the round is a permutation of the members without fixed points (a shift, an
 //	XOR, a Hamiltonian cycle's successor table: collective.Part.Permutes), every member sends
-//	and receives the parts' weights summed, read without listing the flows.
+//	and receives the parts' weights summed, read without listing the flows. An algorithm that
+//	outlines its rounds (collective.Outliner: the rings, before their successor tables are
+//	built) says so of every round itself, with the weight w each member sends and receives;
+//	its rounds are bounded from that (permutedLoad: the same Load, no table built, no pattern
+//	looked up among the routed ones, so an outlined bound is never taken for a price).
 //	Latency: the endpoint's overhead where the round has a flow (finish adds the slowest
 //	path's latency and the serialised messages to it), else 0.
 //
@@ -88,7 +92,16 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 	m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
 	lv := &m.lbView
 	lv.members, lv.asked = &m.view, false
-	err := fa.Rounds(c.Op, c.Bytes, lv, &m.flows)
+	var w float64
+	outlined := false
+	var err error
+	if o, ok := a.(collective.Outliner); ok && m.injective() {
+		w, outlined, err = o.Outline(c.Op, c.Bytes, lv, &m.flows)
+	}
+	if !outlined && err == nil {
+		m.flows.Algorithm, m.flows.Rounds = "", m.flows.Rounds[:0]
+		err = fa.Rounds(c.Op, c.Bytes, lv, &m.flows)
+	}
 	if err == nil && !lv.asked {
 		err = m.affordable(c.Group)
 	}
@@ -102,10 +115,17 @@ func (m *Model) bound(a collective.Algorithm, c network.Collective) (units.Secon
 		return 0, false
 	}
 	m.steps = m.steps[:0]
-	exact := true
+	exact := !outlined
+	var perm Load
+	if outlined {
+		perm = m.permutedLoad(w, c.Group)
+	}
 	_ = m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
-		lo := m.lowerOf(pt)
-		exact = exact && lo.exact
+		lo := lowerLoadOf{ld: perm}
+		if !outlined {
+			lo = m.lowerOf(pt)
+			exact = exact && lo.exact
+		}
 		m.steps = collective.AppendStep(m.steps, roundStep(r, m.link(lo.ld), n))
 		return nil
 	})
@@ -181,81 +201,122 @@ func (v *boundMembers) Link(collective.Pattern) (collective.Link, error) {
 // lowerLoad is a lower bound on the Load one round of pattern pt over every concurrent group of
 // shape g leaves (route): the busiest endpoint of the first running group's members.
 func (m *Model) lowerLoad(pt collective.Pattern, g network.Group) Load {
-	base := -1
-	for gi, n := 0, g.Groups(m.env.GPUs); gi < n; gi++ {
-		if g.Runs(gi) {
-			base = g.Base(gi)
-			break
-		}
-	}
+	base := m.firstBase(g)
 	if base < 0 {
 		return Load{}
 	}
 	p := g.Size
+	if m.sameRates() {
+		if w, ok := m.permuting(pt, p); ok {
+			// Every member sends and receives w (each part's weight once, added in part order:
+			// the sums the loop below leaves in every member's out and in).
+			return m.busiest(w, w)
+		}
+	}
+	out, in := m.boundScratch(p)
+	clear(out)
+	clear(in)
+	flows := false
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(p, func(s, d int, w float64) {
+			if m.endpoint(base+s*g.Stride) != m.endpoint(base+d*g.Stride) {
+				out[s] += w
+				in[d] += w
+				flows = true
+			}
+		})
+	}
+	if !flows {
+		return Load{}
+	}
+	return m.busiestOf(out, in, g, base)
+}
+
+// permutedLoad is lowerLoad of a round in which every member of a group of shape g sends and
+// receives w along permutations of the members without fixed points, the placement injective
+// (an outlined round, collective.Outliner): the same Load lowerLoad reads of the round's pattern
+// (Part.Permutes), without the pattern.
+func (m *Model) permutedLoad(w float64, g network.Group) Load {
+	base := m.firstBase(g)
+	if base < 0 {
+		return Load{}
+	}
+	if m.sameRates() {
+		return m.busiest(w, w)
+	}
+	out, in := m.boundScratch(g.Size)
+	for k := range out {
+		out[k], in[k] = w, w
+	}
+	return m.busiestOf(out, in, g, base)
+}
+
+// firstBase is the base rank of the first running group of shape g (−1: none runs).
+func (m *Model) firstBase(g network.Group) int {
+	for gi, n := 0, g.Groups(m.env.GPUs); gi < n; gi++ {
+		if g.Runs(gi) {
+			return g.Base(gi)
+		}
+	}
+	return -1
+}
+
+// sameRates reports whether the bound reads the busiest member's sends over the one rate every
+// endpoint has (else member by member).
+func (m *Model) sameRates() bool { return m.g.endpointRates().same && !m.g.memberwise }
+
+// boundScratch is the bound's per-member sends and receives for a group of p (reused).
+func (m *Model) boundScratch(p int) (out, in []float64) {
 	if cap(m.lbOut) < p {
 		m.lbOut, m.lbIn = make([]float64, p), make([]float64, p)
 	}
-	out, in := m.lbOut[:p], m.lbIn[:p]
+	return m.lbOut[:p], m.lbIn[:p]
+}
+
+// busiestOf is the bound Load of the group at base whose member k sends out[k] and receives
+// in[k]: over the one rate (sameRates) the busiest member's sends and receives, else member by
+// member over each one's endpoint's rates.
+func (m *Model) busiestOf(out, in []float64, g network.Group, base int) Load {
+	if m.sameRates() {
+		hiOut, hiIn := 0.0, 0.0
+		for k := range out {
+			hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
+		}
+		return m.busiest(hiOut, hiIn)
+	}
 	rates := m.g.endpointRates()
-	fast := rates.same && !m.g.memberwise
-	hiOut, hiIn, w, perm := 0.0, 0.0, 0.0, false
-	if fast {
-		w, perm = m.permuting(pt, p)
-	}
-	if perm {
-		// Every member sends and receives w (each part's weight once, added in part order:
-		// the sums the loop below leaves in every member's out and in).
-		hiOut, hiIn = w, w
-	} else {
-		clear(out)
-		clear(in)
-		flows := false
-		for i := 0; i < pt.N; i++ {
-			pt.Parts[i].Each(p, func(s, d int, w float64) {
-				if m.endpoint(base+s*g.Stride) != m.endpoint(base+d*g.Stride) {
-					out[s] += w
-					in[d] += w
-					flows = true
-				}
-			})
-		}
-		if !flows {
-			return Load{}
-		}
-		if fast {
-			for k := range out {
-				hiOut, hiIn = max(hiOut, out[k]), max(hiIn, in[k])
-			}
-		}
-	}
-	rOut, rIn := rates.out, rates.in
 	nic := float64(m.g.NIC)
 	pb := 0.0
-	if fast {
-		// One rate for all: the busiest member's sends and receives (x ↦ x/r is monotone, so
-		// the same quotient as the member by member maximum below).
-		if hiOut > 0 {
-			pb = hiOut / rOut[0]
-		}
-		if hiIn > 0 {
-			pb = max(pb, hiIn/rIn[0])
-		}
-		if nic > 0 {
-			pb = max(pb, max(hiOut, hiIn)/nic)
-		}
-		return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
-	}
-	for k := 0; k < p; k++ {
+	for k := range out {
 		e := m.endpoint(base + k*g.Stride)
 		if out[k] > 0 {
-			pb = max(pb, out[k]/rOut[e])
+			pb = max(pb, out[k]/rates.out[e])
 		}
 		if in[k] > 0 {
-			pb = max(pb, in[k]/rIn[e])
+			pb = max(pb, in[k]/rates.in[e])
 		}
 		if nic > 0 {
 			pb = max(pb, max(out[k], in[k])/nic)
 		}
+	}
+	return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
+}
+
+// busiest is the bound Load of a busiest member sending hiOut and receiving hiIn over the one
+// rate every endpoint has (sameRates; x ↦ x/r is monotone, so the same quotient as the member by
+// member maximum of busiestOf).
+func (m *Model) busiest(hiOut, hiIn float64) Load {
+	rates := m.g.endpointRates()
+	nic := float64(m.g.NIC)
+	pb := 0.0
+	if hiOut > 0 {
+		pb = hiOut / rates.out[0]
+	}
+	if hiIn > 0 {
+		pb = max(pb, hiIn/rates.in[0])
+	}
+	if nic > 0 {
+		pb = max(pb, max(hiOut, hiIn)/nic)
 	}
 	return Load{Latency: m.g.Overhead, PerByte: pb, Flows: true}
 }

@@ -1,6 +1,7 @@
 package fabric_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/ddlest/ddlest/internal/dtype"
@@ -162,5 +163,53 @@ func TestBestWithBounds(t *testing.T) {
 	t.Logf("skippable %d", skippable)
 	if skippable < 100 {
 		t.Errorf("only %d candidates' bounds exceed best's price: the skipping is barely tested", skippable)
+	}
+}
+
+// noOutline is an algorithm without its outline (collective.Outliner): the bound reads its
+// rounds, tables built.
+type noOutline struct{ collective.Flowing }
+
+// The rings' bound from their outline (no successor table built) is a closed form, counted by
+// hand: every member sends and receives 4 flows of S/(4p) per round (four directed rings, one
+// per port), and each accelerator's 4 ports of 400 Gb/s (HammingMesh §III-D, Table III: 1.6 Tb/s
+// per accelerator in the one simulated plane) inject R = 200 GB/s, so a round costs at least the
+// endpoint overhead α plus 4·S/(4p)/R = S/(pR):
+//
+//	all-reduce  2(p−1)·(α + S/(pR));  reduce-scatter, all-gather  (p−1)·(α + S/(pR))
+//
+// (no reducer in these jobs: no reduction term). It is the bound the rings' rounds give with their
+// tables built (Part.Permutes), equal, and member by member equal too; on the 16×16 and the
+// large 128×128 HxMesh.
+func TestRingsOutlineBound(t *testing.T) {
+	const R = 200e9 // B/s: 4 × 400 Gb/s
+	n := 0
+	for _, c := range boundCases(t) {
+		if c.name != "hx4 4×4 boards, torus cables" && c.name != "hx4-large" {
+			continue
+		}
+		p := c.m.Graph().Endpoints
+		alpha := float64(c.m.Graph().Overhead)
+		for _, op := range []network.Op{network.AllReduce, network.ReduceScatter, network.AllGather} {
+			for _, s := range []units.Bytes{1e3, 1e9} {
+				col := network.Collective{Op: op, Bytes: s, Group: network.Group{Size: p, Stride: 1}, DType: dtype.FP16}
+				rounds := float64(p - 1)
+				if op == network.AllReduce {
+					rounds *= 2
+				}
+				want := rounds * (alpha + float64(s)/(float64(p)*R))
+				got, ok := c.m.Fresh(false).BoundOf(collective.Rings, col)
+				mw, okw := c.m.Fresh(true).BoundOf(collective.Rings, col)
+				tables, okt := c.m.Fresh(false).BoundOf(noOutline{collective.Rings}, col)
+				if !ok || !okw || !okt || math.Abs(float64(got)-want) > 1e-12*want || mw != got || tables != got {
+					t.Errorf("%s %s %v over %d: outline bound %v (%v), member by member %v (%v), from the tables %v (%v); want %v",
+						c.name, op, s, p, got, ok, mw, okw, tables, okt, units.Seconds(want))
+				}
+				n++
+			}
+		}
+	}
+	if n != 12 {
+		t.Fatalf("%d cases, want 12", n)
 	}
 }

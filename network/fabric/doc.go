@@ -61,9 +61,13 @@
 // those whose bound exceeds the cheapest price found: the same pick at the same cost
 // (TestBestWithBounds against WithoutBounds; TestBoundsBelowPrices checks every bound). A round
 // routed before bounds itself by its routed load, so for the next model of a job the bounds are
-// the prices and nothing is priced twice. On the
+// the prices and nothing is priced twice. An algorithm whose rounds name successor tables it has
+// yet to build (the rings' Hamiltonian cycles) is bounded from its outline (collective.Outliner:
+// the same rounds, every member sending and receiving w along permutations without fixed points),
+// so the tables are built only for a candidate that is priced. On the
 // data-parallel all-reduce over 16,384 accelerators of the large Hx4Mesh, the torus algorithm's
-// 10.3 ms leaves six of the eight candidates unrouted (the tree's bound alone is 20 ms).
+// 10.3 ms leaves six of the eight candidates unrouted (the tree's bound alone is 20 ms; the
+// rings', 26 ms, is read without their tables: TestRingsOutlineBound's closed form).
 //
 // The level schedules of network/collective are the exact fast path on non-blocking fabrics: a
 // test builds the SuperPod and α–β fabrics and checks that the flow pricer equals the level
