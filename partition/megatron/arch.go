@@ -126,8 +126,8 @@ type Arch struct {
 // parameter count need.
 type shape struct {
 	h, a, kv, dh, f     int
-	gated, rms          bool
-	act                 partition.Activation
+	rms                 bool
+	act                 partition.Activation // gated (two fc1 halves) when SwiGLU
 	bias, qkvBias, rope bool
 	// dv is each value head's width (dh but with MLA); MLA's latent ranks qr, kvr and the rotary
 	// key width dr (all 0 without it).
@@ -138,7 +138,7 @@ type shape struct {
 // resolve fills in Arch's defaults for a model of hidden size h and a heads.
 func (x Arch) resolve(h, a int) shape {
 	s := shape{h: h, a: a, kv: x.KVHeads, dh: x.HeadDim, f: x.FFNHidden,
-		gated: x.MLP == MLPSwiGLU, act: x.MLP.activation(), rms: x.Norm == NormRMS, bias: !x.NoBias, qkvBias: !x.NoBias || x.QKVBias,
+		act: x.MLP.activation(), rms: x.Norm == NormRMS, bias: !x.NoBias, qkvBias: !x.NoBias || x.QKVBias,
 		rope: x.Positions == PosRoPE}
 	if s.kv == 0 {
 		s.kv = a
@@ -177,7 +177,7 @@ func (s shape) qkvWidth(t int) int {
 
 // fc1Width is fc1's output width on one rank: the gate and up projections fused under SwiGLU.
 func (s shape) fc1Width(t int) int {
-	if s.gated {
+	if s.act == partition.ActSwiGLU {
 		return 2 * s.f / t
 	}
 	return s.f / t

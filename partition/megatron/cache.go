@@ -38,7 +38,7 @@ func (g *geom) key(ownHead bool) blockKey {
 	return blockKey{
 		u(g.m), u(g.s), u(g.h), u(g.a), u(g.t), u(g.tpStride), u(g.dpStride),
 		u(g.phases), u(g.tpBlock), u(g.epBlock), u(g.cp), u(g.cpStride), u(g.vocab),
-		b(g.sp, g.asyncTP, g.tpOverlap, g.flash, ownHead, sh.gated, sh.rms, sh.bias, sh.qkvBias, sh.rope, sh.mla, m.Gated, m.NoBias),
+		b(g.sp, g.asyncTP, g.tpOverlap, g.flash, ownHead, sh.rms, sh.bias, sh.qkvBias, sh.rope, sh.mla, m.Gated, m.NoBias),
 		u(int(g.tpc)), u(int(g.rc)), u(int(sh.act)), u(int(g.dt)), u(int(g.gemmDT)), u(int(g.gradDT)), u(g.zero),
 		u(sh.h), u(sh.a), u(sh.kv), u(sh.dh), u(sh.f), u(sh.dv), u(sh.qr), u(sh.kvr), u(sh.dr),
 		u(dg.Size), u(dg.Stride), u(dg.Concurrent), u(dg.Every), u(dg.Block),
