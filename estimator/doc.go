@@ -48,11 +48,21 @@
 //	               the gradient buckets, after the optimizer step; exposed whole, or overlapped
 //	               with the next iteration's forward pass: max(first bucket, Σ buckets − F_s)
 //	               (charged with the DP gradients)
+//	offload wait   activation offloading (partition.Stage.Offload = k of the stage's L layers;
+//	               Transformer Engine cpu_offload.py @00382b96, the schedule of
+//	               _default_offload_sync_init): layer i < k is copied to host memory from the end
+//	               of its forward pass and must be there before layer L−k+i's forward pass
+//	               starts; it is copied back from the start of layer L−1−k+i's backward pass and
+//	               must be back before layer i's. The copies take Σ op.Saved of the layer over the
+//	               profile's host link (profile.HostCopier) one after another on one stream; the
+//	               compute stream's waits, per micro-batch, are part of compute [AMB: the copies
+//	               may start as each saved tensor is ready, inside the layer; the layer's end is
+//	               their latest start]
 //	per-iteration  collectives after the backward pass (tied-embedding gradients between the
 //	               first and last stage), exposed, counted with the pipeline communication
 //	optimizer      the stage's update ops
 //
-//	total = compute (M·(F+R+B) + optimizer) + exposed communication (M·C + p2p + DP + per-
+//	total = compute (M·(F+R+B+offload wait) + optimizer) + exposed communication (M·C + p2p + DP + per-
 //	        iteration) + bubble;   comm_fraction = exposed communication / total
 //
 // Throughput: samples/s = global batch / total; tokens/s = samples/s · sequence; hardware

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ddlest/ddlest/internal/dtype"
+	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
@@ -57,6 +58,9 @@ type Iteration struct {
 type Breakdown struct {
 	Forward, Recompute, Backward, Optimizer units.Seconds
 	TP, EP, MP, SP, CP, PP, DP              units.Seconds
+	// OffloadWait is the compute stream's waiting for activation copies to and from host memory
+	// (partition.Stage.Offload; doc.go), part of the iteration's compute.
+	OffloadWait units.Seconds
 	// DPShared is the part of DP that links shared with the backward pass's traffic add
 	// (contention, doc.go; 0 on level models).
 	DPShared units.Seconds
@@ -198,6 +202,7 @@ func EstimateInto(r *Result, in Input) error {
 	r.Breakdown.Forward = units.Seconds(mbs) * c.fwd
 	r.Breakdown.Recompute = units.Seconds(mbs) * c.recompute
 	r.Breakdown.Backward = units.Seconds(mbs) * c.bwd
+	r.Breakdown.OffloadWait = units.Seconds(mbs) * c.offload
 	for d, x := range c.commDim {
 		if d != int(partition.DimDP) {
 			*r.Breakdown.Comm(partition.Dim(d)) = units.Seconds(mbs) * x
@@ -246,7 +251,7 @@ func EstimateInto(r *Result, in Input) error {
 		}
 	}
 	it := &r.Iteration
-	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer
+	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer + r.Breakdown.OffloadWait
 	// ZeRO-2/3's per-layer data-parallel traffic is data-parallel communication, exposed on the
 	// critical stage every micro-batch.
 	r.Breakdown.DP += units.Seconds(mbs) * c.commDim[partition.DimDP]
@@ -281,6 +286,9 @@ func EstimateInto(r *Result, in Input) error {
 // reductions (the same slices, as a partitioner that reuses one layer block builds them), so
 // that their times are equal.
 func sameWork(a, b *partition.Stage) bool {
+	if a.Offload != b.Offload {
+		return false
+	}
 	if a.Params == b.Params && len(a.PerIterationCollectives) == 0 && len(b.PerIterationCollectives) == 0 &&
 		shared(a.Blocks, b.Blocks) && shared(a.PerIteration, b.PerIteration) && shared(a.Grads, b.Grads) &&
 		shared(a.ParamGathers, b.ParamGathers) {
@@ -326,15 +334,19 @@ type estimate struct {
 	syncs  []gradientSync  // scratch: one stage's gradient reductions
 	// Backing arrays of the scratch slices: a plan has a handful of each, so one estimate
 	// allocates them once, with itself.
-	pricesArr  [16]pricedCollective
-	costsArr   [16]network.Cost
-	repBwdArr  [8]units.Seconds
-	syncsArr   [4]gradientSync
-	queue      []queued             // scratch: tensors waiting under Horovod fusion
-	window     []int                // scratch: per block, its repetitions in the gradients' window
-	windowColl []network.Concurrent // scratch: the window's collectives (contention)
-	stages     []stageTimes
-	collBufs   [][]CollectiveTime // per priced stage, its collectives
+	pricesArr [16]pricedCollective
+	costsArr  [16]network.Cost
+	repBwdArr [8]units.Seconds
+	repFwd    []units.Seconds // scratch: per block, one repetition's forward with its exposed collectives
+	// scratch of offloadWait: per layer its forward and backward time, per offloaded layer its
+	// copy's time and when the copy ends
+	layerFwd, layerBwd, copyTime, copyDone []units.Seconds
+	syncsArr                               [4]gradientSync
+	queue                                  []queued             // scratch: tensors waiting under Horovod fusion
+	window                                 []int                // scratch: per block, its repetitions in the gradients' window
+	windowColl                             []network.Concurrent // scratch: the window's collectives (contention)
+	stages                                 []stageTimes
+	collBufs                               [][]CollectiveTime // per priced stage, its collectives
 }
 
 // estimatePool keeps the estimates' scratch between calls (sweeps and searches run millions).
@@ -398,6 +410,7 @@ type stageTimes struct {
 	commDim             [partition.NumDims]units.Seconds // comm by parallel dimension (DP: ZeRO-2/3's per-layer traffic)
 	commFwd, commBwd    units.Seconds                    // its forward and backward (and recomputation) parts
 	optimizer           units.Seconds
+	offload             units.Seconds // waits for offloaded activations per micro-batch
 	dpExposed           units.Seconds // gradient reduction not hidden by the last backward pass
 	dpShared            units.Seconds // of which links shared with the backward pass add
 	perIterComm         units.Seconds
@@ -425,7 +438,9 @@ func opTime(b *partition.Block, name string, prof profile.Profile) units.Seconds
 	return 0
 }
 
-func (s stageTimes) period() units.Seconds { return s.fwd + s.recompute + s.bwd + s.comm }
+func (s stageTimes) period() units.Seconds {
+	return s.fwd + s.recompute + s.bwd + s.comm + s.offload
+}
 
 // chunk is the stage's heaviest model chunk per micro-batch under v interleaved chunks: the
 // chunked blocks' share plus the blocks that do not split (the whole period when v = 1).
@@ -447,6 +462,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		repBwd = append(repBwd, 0)
 	}
 	e.repBwd = repBwd
+	e.repFwd = e.repFwd[:0]
 	for bi := range st.Blocks {
 		b := &st.Blocks[bi]
 		rep := units.Seconds(b.Repeat)
@@ -520,8 +536,17 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 		t.commFwd += rep * commFwd
 		t.commBwd += rep * commBwd
 		repBwd[bi] = rc + bwd + commBwd
+		if st.Offload > 0 {
+			e.repFwd = append(e.repFwd, fwd+commFwd)
+		}
 		if v := e.in.Plan.Layout.Interleave; v > 1 && b.Repeat%v != 0 {
 			t.whole += rep * (fwd + rc + bwd + commFwd + commBwd)
+		}
+	}
+	if st.Offload > 0 {
+		var err error
+		if t.offload, err = e.offloadWait(st); err != nil {
+			return t, err
 		}
 	}
 	for _, op := range st.PerIteration {
@@ -889,4 +914,75 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// offloadWait is how long one micro-batch's compute waits for the stage's offloaded activations
+// (partition.Stage.Offload = k of its L layers), on Transformer Engine's schedule
+// (transformer_engine/pytorch/cpu_offload.py @00382b96, OffloadSynchronizer with
+// num_offloaded_layers): layers 0 … k−1 are offloaded; layer i's copy to the host is issued when
+// its forward pass ends and must end before layer L−k+i's forward pass begins; its copy back is
+// issued when layer L−1−k+i's backward pass begins and must end before layer i's. The copies
+// run one after another on one stream, each at the profile's host-link rate (doc.go). The
+// layers' times are e.repFwd and e.repBwd per block (forward, and recomputation + backward,
+// each with its exposed collectives).
+func (e *estimate) offloadWait(st *partition.Stage) (units.Seconds, error) {
+	hc, ok := e.in.Profile.(profile.HostCopier)
+	if !ok {
+		return 0, fmt.Errorf("estimator: activation offloading needs a profile with the GPU's host link; %s has none", e.in.Profile.Name())
+	}
+	// The layers in execution order: l = 0 … L−1 over the Layer blocks' repetitions.
+	k, L := st.Offload, 0
+	fwd, bwd := e.layerFwd[:0], e.layerBwd[:0]
+	cp := e.copyTime[:0] // of layers 0 … k−1
+	for bi := range st.Blocks {
+		b := &st.Blocks[bi]
+		if !b.Layer() {
+			continue
+		}
+		c, ok := hc.HostCopyTime(b.Saved())
+		if !ok {
+			return 0, errs.Usage("activation offloading: %s has no measured host link (configs/gpus.json host_link_bytes_per_s)", e.in.Profile.Name())
+		}
+		for range b.Repeat {
+			fwd, bwd = append(fwd, e.repFwd[bi]), append(bwd, e.repBwd[bi])
+			if L < k {
+				cp = append(cp, c)
+			}
+			L++
+		}
+	}
+	e.layerFwd, e.layerBwd, e.copyTime = fwd, bwd, cp
+	if k >= L {
+		return 0, fmt.Errorf("estimator: %d offloaded layers of a stage with %d", k, L)
+	}
+	done := e.copyDone[:0]
+	for range k {
+		done = append(done, 0)
+	}
+	e.copyDone = done
+	var clock, stream, busy, wait units.Seconds
+	for l := range L { // forward: copies out
+		if i := l - (L - k); i >= 0 {
+			clock = max(clock, done[i])
+		}
+		clock += fwd[l]
+		busy += fwd[l]
+		if l < k {
+			stream = max(clock, stream) + cp[l]
+			done[l] = stream
+		}
+	}
+	wait, clock, stream, busy = clock-busy, 0, 0, 0
+	for l := L - 1; l >= 0; l-- { // backward: copies back
+		if i := l - (L - 1 - k); i >= 0 && i < k {
+			stream = max(clock, stream) + cp[i]
+			done[i] = stream
+		}
+		if l < k {
+			clock = max(clock, done[l])
+		}
+		clock += bwd[l]
+		busy += bwd[l]
+	}
+	return wait + clock - busy, nil
 }

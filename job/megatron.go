@@ -521,6 +521,11 @@ func (env *transformerEnv) estimate(rep *Report, cfg megatron.Config) error {
 			return err
 		}
 	}
+	if cfg.OffloadLayers > 0 {
+		if err := env.roof.HostLinkMeasured(); err != nil {
+			return errs.Usage("execution.offload_layers %d: %v", cfg.OffloadLayers, err)
+		}
+	}
 	// Memory is checked before building: most layouts of a sweep do not fit.
 	plan, memErr, err := megatron.BuildCheckedInto(env.plan, cfg, env.o.IgnoreMemory)
 	if err != nil {

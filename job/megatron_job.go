@@ -86,8 +86,8 @@ func (l *Layout) UnmarshalText(b []byte) error { return enum.Unmarshal(l, b, lay
 type TransformerExecution struct {
 	// Software comes first: its preset sets the other keys' defaults, which the keys after it
 	// (flags, a config file's keys) override within what the software supports.
-	Software        string               `json:"software" help:"training software preset, one of those ddlest software lists with their sources (Megatron-LM of 2021 and 2022, Megatron-Core, DeepSpeed, NeMo 24.07); sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap, distributed_optimizer, grad_allreduce, fp32_grad_reduce, pp_partition, pp_first_layers, pp_last_layers, tp_comm_overlap, grad_accum, optimizer_step and attention, and refuses settings it does not have; empty: ddlest's defaults"`
-	Layout          Layout               `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute, seq_parallel, zero and the end stages' layers; cp stays as given) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
+	Software        string               `json:"software" help:"training software preset, one of those ddlest software lists with their sources (Megatron-LM of 2021 and 2022, Megatron-Core, DeepSpeed, NeMo 24.07); sets no_dp_overlap, async_tp, pp_scatter_gather, p2p_overlap, distributed_optimizer, grad_allreduce, fp32_grad_reduce, pp_partition, pp_first_layers, pp_last_layers, tp_comm_overlap, offload_layers, grad_accum, optimizer_step and attention, and refuses settings it does not have; empty: ddlest's defaults"`
+	Layout          Layout               `json:"layout" help:"parallel layout: explicit (tp, pp, dp as given), ramp (RAMP §7.2.1, with a target loss), search (the fastest that fits on gpus, or on tp × pp × dp GPUs; it chooses tp, pp, dp, ep, interleave, micro_batch, recompute, seq_parallel, zero and the end stages' layers; cp and offload_layers stay as given) or default (explicit; with a target loss the cluster's auto_layout, search unless ramp)"`
 	GPUs            int                  `json:"gpus" help:"GPUs = TP × PP × DP (sets DP; 0: DP as given)"`
 	MaxGPUs         int                  `json:"max_gpus" help:"ramp layout: most GPUs the job may use"`
 	ParamsPerGPU    float64              `json:"params_per_gpu" help:"ramp layout: transformer parameters allowed per GPU when choosing TP (0: the GPU's limit)"`
@@ -119,6 +119,7 @@ type TransformerExecution struct {
 	PPFirstLayers   int                  `json:"pp_first_layers" help:"layers on the first pipeline stage, the rest split evenly (Megatron-Core --decoder-first-pipeline-num-layers; 0: an even split)"`
 	PPLastLayers    int                  `json:"pp_last_layers" help:"layers on the last pipeline stage, the rest split evenly (Megatron-Core --decoder-last-pipeline-num-layers; 0: an even split)"`
 	TPCommOverlap   bool                 `json:"tp_comm_overlap" help:"with seq_parallel: pipeline the tensor-parallel all-gathers and reduce-scatters with the GEMMs they feed or drain (Megatron-Core --tp-comm-overlap, Transformer Engine userbuffers)"`
+	OffloadLayers   int                  `json:"offload_layers" help:"activation offloading: copy the saved activations of the first N transformer layers to host memory after their forward pass and back before their backward pass, beside compute, at the GPU's measured host-link rate (Megatron-Core --cpu-offloading-num-layers, Transformer Engine's CPU offload); needs pp 1 and recompute none; 0: none"`
 	GradAccum       megatron.GradAccum   `json:"grad_accum" help:"how each micro-batch's weight gradients join the kept gradients: gemm (inside the weight-gradient GEMM, Megatron-LM's gradient_accumulation_fusion), add (a pass main_grad.add_(grad) after every micro-batch's backward, Megatron-LM without the fusion) or cast-add (DeepSpeed's BF16_Optimizer: bf16 gradients cast to fp32, then added)"`
 	Attention       megatron.Attention   `json:"attention" help:"attention kernels: standard (scores GEMM, softmax, dropout, context GEMM, the s² probabilities in memory) or flash (causal FlashAttention, one kernel per pass, at the GPU's measured FlashAttention efficiency: FlashAttention-2 on A100, -3 on H100)"`
 	OptimizerStep   megatron.StepImpl    `json:"optimizer_step" help:"optimizer step implementation: fused (one pass over state, gradients and weights, 28 B per parameter in mixed precision), megatron (Megatron-LM's MixedPrecisionOptimizer: grad copy/unscale, norm, clip, FusedAdam, master-to-model copy, buffer zeroing) or deepspeed (DeepSpeed's BF16_Optimizer)"`
@@ -169,7 +170,8 @@ func (m *TransformerModel) config(e *TransformerExecution) megatron.Config {
 		Stack: megatron.Stack{NoDPOverlap: e.NoDPOverlap, AsyncTP: e.AsyncTP, PPScatterGather: e.PPScatterGather, P2POverlap: e.P2POverlap, DistOptimizer: e.DistOptimizer,
 			GradAllReduce: e.GradAllReduce, FP32GradReduce: e.FP32GradReduce, PPPartition: e.PPPartition,
 			PPFirstLayers: e.PPFirstLayers, PPLastLayers: e.PPLastLayers, ZeRO: e.zeroStage(),
-			GradAccum: e.GradAccum, OptimizerStep: e.OptimizerStep, TPCommOverlap: e.TPCommOverlap, Attention: e.Attention},
+			GradAccum: e.GradAccum, OptimizerStep: e.OptimizerStep, TPCommOverlap: e.TPCommOverlap, Attention: e.Attention,
+			OffloadLayers: e.OffloadLayers},
 		MoE: moe.Spec{Experts: m.MoE.Experts, TopK: m.MoE.TopK, CapacityFactor: m.MoE.CapacityFactor, ExpertHidden: m.MoE.ExpertHidden, EP: e.EP,
 			SharedHidden: m.MoE.SharedHidden, DenseLayers: m.MoE.DenseLayers}}
 }
@@ -271,6 +273,11 @@ func (megatronWorkload) options(j *Job) (MegatronOptions, error) {
 		if o.Search != nil {
 			// The search sets the layout; the base configuration only has to be a valid model.
 			o.Config.TP, o.Config.PP, o.Config.DP, o.Config.Interleave, o.Config.MicroBatch = 1, 1, 1, 1, 1
+			if o.Config.OffloadLayers > 0 {
+				// Offloaded layers are kept as given and run without recomputation
+				// (Config.Validate): the search chooses among the layouts that allows.
+				o.Config.Recompute = megatron.RecomputeNone
+			}
 			if o.Config.MoE.Experts > 0 {
 				o.Config.MoE.EP = 1
 			}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"slices"
 
 	"gorgonia.org/tensor"
 
@@ -181,6 +182,21 @@ type Block struct {
 	Workspace units.Bytes
 }
 
+// Layer reports whether the block is one of the model's repeated layers (its ops are InLayer).
+func (b *Block) Layer() bool {
+	return slices.ContainsFunc(b.Ops, func(op Op) bool { return op.InLayer })
+}
+
+// Saved is what one repetition of the block keeps for its backward pass per micro-batch (its
+// ops' Saved).
+func (b *Block) Saved() units.Bytes {
+	var s units.Bytes
+	for i := range b.Ops {
+		s += b.Ops[i].Saved
+	}
+	return s
+}
+
 // NoSync marks a block whose gradients are not reduced across GPUs.
 const NoSync = -1
 
@@ -283,6 +299,12 @@ type Stage struct {
 	ParamGathers []GradSync
 	Params       float64 // parameters held by one GPU of this stage
 	Memory       Memory
+	// Offload is how many transformer layers have their saved activations moved to host memory
+	// (activation offloading: Transformer Engine's CPU offload context, Megatron-Core
+	// --cpu-offloading): the stage's first Offload layer repetitions (Block.Layer blocks, in
+	// order), each copied out after its forward pass and back before its backward pass on one
+	// copy stream beside compute (the estimator's doc.go has the schedule); 0: none.
+	Offload int
 }
 
 // Layout is the parallel decomposition.

@@ -15,3 +15,10 @@ type Profile interface {
 	// PeakFLOP is the dense matrix peak for dt, the denominator of model FLOP utilisation.
 	PeakFLOP(dt dtype.DType) units.FLOPPerSecond
 }
+
+// HostCopier is a profile whose GPU has a measured host link: HostCopyTime is a copy of b bytes
+// between GPU and host memory in one direction (activation offloading); ok is false when the
+// GPU's rate is not known.
+type HostCopier interface {
+	HostCopyTime(b units.Bytes) (t units.Seconds, ok bool)
+}

@@ -73,6 +73,14 @@ func (s *factored) OpTime(op partition.Op) units.Seconds {
 
 func (s *factored) PeakFLOP(dt dtype.DType) units.FLOPPerSecond { return s.base.PeakFLOP(dt) }
 
+// HostCopyTime is the base profile's: a calibration scales compute, not the host link.
+func (s *factored) HostCopyTime(b units.Bytes) (units.Seconds, bool) {
+	if h, ok := s.base.(HostCopier); ok {
+		return h.HostCopyTime(b)
+	}
+	return 0, false
+}
+
 // PhaseTimes are a profile's forward (without recomputation), backward (with it) and update
 // times for one iteration of the plan's slowest stage: per micro-batch times × micro-batches,
 // plus the per-iteration ops.

@@ -56,7 +56,8 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 		Breakdown: breakdownDoc{
 			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
 			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
-			TPCommS: float64(res.Breakdown.TP), EPCommS: float64(res.Breakdown.EP), MPCommS: float64(res.Breakdown.MP),
+			OffloadWaitS: float64(res.Breakdown.OffloadWait),
+			TPCommS:      float64(res.Breakdown.TP), EPCommS: float64(res.Breakdown.EP), MPCommS: float64(res.Breakdown.MP),
 			SPCommS: float64(res.Breakdown.SP), CPCommS: float64(res.Breakdown.CP),
 			PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
 			DPSharedS: float64(res.Breakdown.DPShared),
@@ -124,6 +125,8 @@ type trainingDoc struct {
 type parallelDoc struct {
 	partition.Layout
 	Recompute string `json:"recompute"`
+	// OffloadLayers are the layers whose activations go to host memory (0: none).
+	OffloadLayers int `json:"offload_layers,omitempty"`
 }
 
 type hardwareDoc struct {
@@ -145,13 +148,15 @@ type breakdownDoc struct {
 	RecomputeS float64 `json:"recompute_s"`
 	BackwardS  float64 `json:"backward_s"`
 	OptimizerS float64 `json:"optimizer_s"`
-	TPCommS    float64 `json:"tp_comm_s"`
-	EPCommS    float64 `json:"ep_comm_s"`
-	MPCommS    float64 `json:"mp_comm_s"`
-	SPCommS    float64 `json:"sp_comm_s"`
-	CPCommS    float64 `json:"cp_comm_s"`
-	PPCommS    float64 `json:"pp_comm_s"`
-	DPCommS    float64 `json:"dp_comm_s"`
+	// OffloadWaitS is compute's waiting for activations offloaded to host memory.
+	OffloadWaitS float64 `json:"offload_wait_s,omitempty"`
+	TPCommS      float64 `json:"tp_comm_s"`
+	EPCommS      float64 `json:"ep_comm_s"`
+	MPCommS      float64 `json:"mp_comm_s"`
+	SPCommS      float64 `json:"sp_comm_s"`
+	CPCommS      float64 `json:"cp_comm_s"`
+	PPCommS      float64 `json:"pp_comm_s"`
+	DPCommS      float64 `json:"dp_comm_s"`
 	// DPSharedS is the part of DPCommS that links shared with the backward pass add.
 	DPSharedS float64 `json:"dp_shared_links_s,omitempty"`
 	Stage     int     `json:"critical_stage"`
@@ -206,7 +211,7 @@ func megatronJSON(r *job.Report) megatronDoc {
 			Norm: arch.Norm.String(), Positions: arch.Positions.String(), Seq: c.Seq, Vocab: c.Vocab, PaddedVocab: megatron.PaddedVocab(c.Vocab, c.TP)},
 		Training: trainingDoc{GlobalBatch: c.GlobalBatch, MicroBatch: c.MicroBatch, MicroBatches: c.MicroBatches(),
 			Steps: r.Steps, Tokens: r.Tokens, ComputeFLOP: r.TrainingFLOP, Precision: c.Precision.String(), Optimizer: c.Optimizer.String()},
-		Parallel:      parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String()},
+		Parallel:      parallelDoc{Layout: r.Plan.Layout, Recompute: c.Recompute.String(), OffloadLayers: c.OffloadLayers},
 		resultDoc:     newResultDoc(r.Result, r.GPU.Name, r.Efficiency, r.Profile, r.Network, r.NetConfig),
 		Preset:        r.Preset,
 		MemoryWarning: r.MemoryWarning,
@@ -327,8 +332,12 @@ func writeMegatronTable(w io.Writer, r *job.Report) error {
 	if c.CPs() > 1 {
 		cp = fmt.Sprintf(" × CP %d", c.CPs())
 	}
-	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d%s × PP %d (interleave %d); sequence parallel %s; recompute %s",
-		c.GPUs(), c.DP, c.TP, cp, c.PP, c.Interleave, sp, c.Recompute))
+	offload := ""
+	if c.OffloadLayers > 0 {
+		offload = fmt.Sprintf("; activations of the first %d layers offloaded to host memory", c.OffloadLayers)
+	}
+	row("parallelism", fmt.Sprintf("%d GPUs = DP %d × TP %d%s × PP %d (interleave %d); sequence parallel %s; recompute %s%s",
+		c.GPUs(), c.DP, c.TP, cp, c.PP, c.Interleave, sp, c.Recompute, offload))
 	row("software", describeStack(r))
 	if s := r.Search; s != nil {
 		row("layout", "search: "+describeSearch(*s))
@@ -380,7 +389,11 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 	row("iteration", fmt.Sprintf("%v = compute %v + exposed communication %v + pipeline bubble %v (communication %s)",
 		it.Total, it.Compute, it.ExposedComm, it.Bubble, pct(it.CommFraction)))
 	bd := res.Breakdown
-	row("  compute", fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer))
+	compute := fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer)
+	if bd.OffloadWait > 0 {
+		compute += fmt.Sprintf(", waiting for offloaded activations %v", bd.OffloadWait)
+	}
+	row("  compute", compute)
 	// Every dimension with exposed time, and always the pipeline and the gradients.
 	var comm []string
 	for _, d := range estimator.CommOrder {

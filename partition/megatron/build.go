@@ -277,7 +277,7 @@ func buildPlan(c *Config, g *geom, s *Scratch, feet *stageFeet) *partition.Plan 
 			blockSlab = append(blockSlab, head)
 		}
 		blocks := blockSlab[start:len(blockSlab):len(blockSlab)]
-		st := partition.Stage{Index: i, Blocks: blocks}
+		st := partition.Stage{Index: i, Blocks: blocks, Offload: c.offloaded(i)}
 		var flop units.FLOP
 		cpdp := mbs * t * c.CPs() * c.DP
 		for _, b := range blocks {
@@ -544,17 +544,21 @@ func stageActivations(g *geom, c *Config, i int) (perMB, workspace units.Bytes) 
 	} else {
 		perMB, workspace = denseActivations(g)
 	}
-	n := c.StageLayers(i)
+	// Offloaded layers are the stage's first (dense first layers, then MoE layers); Transformer
+	// Engine's schedule keeps the activations of the other n − k alive at most
+	// (cpu_offload.py @00382b96 _default_offload_sync_init: "peak memory usage of saving
+	// activations is (num_layers - num_offloaded_layers) * T").
+	n, k := c.StageLayers(i), c.offloaded(i)
 	if d := c.denseLayers(i); d > 0 { // dense first layers of a MoE model
 		dg := denseGeom(g)
 		dense, ws := denseActivations(&dg)
 		if d == n { // no MoE layer on this stage
 			workspace = 0
 		}
-		perMB = perMB*units.Bytes(n-d) + dense*units.Bytes(d)
+		perMB = perMB*units.Bytes(n-max(d, k)) + dense*units.Bytes(d-min(d, k))
 		workspace = max(workspace, ws)
 	} else {
-		perMB *= units.Bytes(n)
+		perMB *= units.Bytes(n - k)
 	}
 	if g.vocab > 0 && i == 0 {
 		perMB += embeddingActivations(*g)

@@ -254,6 +254,17 @@ type Stack struct {
 	// GEMMs they feed or drain (Megatron-Core tp_comm_overlap, Transformer Engine userbuffers;
 	// layer.go overlappedSP). It needs sequence parallelism.
 	TPCommOverlap bool
+	// OffloadLayers moves the saved activations of the first OffloadLayers transformer layers to
+	// host memory after their forward pass and back before their backward pass, on one copy
+	// stream beside compute (Transformer Engine transformer_engine/pytorch/cpu_offload.py
+	// @00382b96 OffloadSynchronizer, under Megatron-Core --cpu-offloading
+	// --cpu-offloading-num-layers): the activations kept per micro-batch lose those layers', and
+	// the copies cost what the GPU's host link cannot hide (the estimator's doc.go). Megatron-Core
+	// allows fewer layers than the model has, with PP = 1 and no recomputation
+	// (megatron/core/transformer/transformer_config.py: "CPU offloading can be done only for
+	// layers less than num_layers", "no support for Pipeline parallelism with CPU offloading",
+	// "CPU offloading does not work when activation recomputation is enabled"). 0: none.
+	OffloadLayers int
 	// GradAccum is how each micro-batch's weight gradients join the kept gradients: inside the
 	// weight-gradient GEMM (default), or in a pass of their own after every micro-batch's
 	// backward (partition.GradAccumOp).
@@ -300,6 +311,15 @@ func (c Config) StageLayers(i int) int {
 }
 
 // unevenEnds reports whether the first or the last stage has its own layer count.
+// offloaded is the number of stage i's layers whose activations go to host memory
+// (OffloadLayers, which needs PP = 1).
+func (c Config) offloaded(i int) int {
+	if c.PP != 1 || i != 0 {
+		return 0
+	}
+	return c.OffloadLayers
+}
+
 func (c Config) unevenEnds() bool { return c.PP > 1 && (c.PPFirstLayers > 0 || c.PPLastLayers > 0) }
 
 // middle is the layers and stages left to the even split of pp stages once the first and the
@@ -484,6 +504,15 @@ func (c Config) Validate() error {
 		p.Addf("--zero %d reduce-scatters the gradients: it cannot be combined with --grad-allreduce", c.ZeRO)
 	case c.ZeRO >= 2 && c.MoE.Experts > 0:
 		p.Addf("--zero %d is modelled for dense layers; MoE layers use --zero 0 or 1 here", c.ZeRO)
+	}
+	switch k := c.OffloadLayers; {
+	case k == 0:
+	case k < 0 || (okL && k >= c.Layers):
+		p.Addf("--offload-layers %d: offload 0 (none) to %d layers (fewer than the %d layers; Megatron-Core: CPU offloading can be done only for layers less than num_layers)", k, max(0, c.Layers-1), c.Layers)
+	case okP && c.PP > 1:
+		p.Addf("--offload-layers %d needs --pp 1 (Megatron-Core: no support for pipeline parallelism with CPU offloading)", k)
+	case c.Recompute != RecomputeNone:
+		p.Addf("--offload-layers %d needs --recompute none (Megatron-Core: CPU offloading does not work when activation recomputation is enabled)", k)
 	}
 	if c.TPCommOverlap && !c.SeqParallel {
 		p.Addf("--tp-comm-overlap overlaps the sequence-parallel all-gathers and reduce-scatters with their GEMMs: it needs --seq-parallel")

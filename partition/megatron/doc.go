@@ -82,6 +82,9 @@
 //	P2POverlap       interleaved schedule only: sends and receives behind compute (overlap_p2p_comm)
 //	TPCommOverlap    with SP: each all-gather / reduce-scatter behind the GEMM it feeds or drains
 //	                 (Megatron-Core tp_comm_overlap, TE userbuffers): exposed max(0, T_c − T_gemm)
+//	OffloadLayers    k of the L layers (PP = 1, no recomputation): the stage's first k layers'
+//	                 activations leave the footprint, (L − k)·T kept (TE cpu_offload.py
+//	                 @00382b96); Stage.Offload = k, the copies priced by the estimator
 //	DistOptimizer    gradients reduce-scattered (same bytes as the all-reduce, nccl-tests size),
 //	                 the step updates 1/DP of the parameters (1/(DP/EP) of the experts), the
 //	                 parameters all-gathered in the same buckets, optimizer state 12/DP bytes per

@@ -150,6 +150,46 @@ func TestActivationMemoryKorthikanti(t *testing.T) {
 	}
 }
 
+// Activation offloading (Transformer Engine cpu_offload.py @00382b96: with k of L layers
+// offloaded, "peak memory usage of saving activations is (num_layers - num_offloaded_layers) *
+// T"): each offloaded layer takes its Korthikanti et al. 2022 Table 2 activations,
+// sbh(10 + 24/t + 5as/(ht)) without recomputation, off the footprint, and the offloaded layers
+// copy what the layer's ops save. Megatron-Core's checks refuse k ≥ L, PP > 1 and recomputation.
+func TestActivationOffloading(t *testing.T) {
+	c := baseConfig()
+	c.PP, c.DP = 1, 8
+	s, b, h, a, tp := float64(c.Seq), float64(c.MicroBatch), float64(c.Hidden), float64(c.Heads), float64(c.TP)
+	layer := s * b * h * (10 + 24/tp + 5*a*s/(h*tp))
+	none := build(t, c).Stages[0]
+	for _, k := range []int{1, 5, c.Layers - 1} {
+		c.OffloadLayers = k
+		st := build(t, c).Stages[0]
+		if got := float64(none.Memory.Activations - st.Memory.Activations); rel(got, float64(k)*layer) > 1e-12 {
+			t.Errorf("k = %d: activations %v lower, want %d × %g", k, units.Bytes(got), k, layer)
+		}
+		l := layerOf(build(t, c))
+		if st.Offload != k || rel(float64(l.Saved()), layer) > 1e-12 {
+			t.Errorf("k = %d: stage offloads %d layers of %v", k, st.Offload, l.Saved())
+		}
+	}
+	for _, tc := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.OffloadLayers = c.Layers }, "--offload-layers 8: offload 0 (none) to 7 layers"},
+		{func(c *Config) { c.OffloadLayers = -1 }, "--offload-layers -1"},
+		{func(c *Config) { c.OffloadLayers, c.PP, c.DP = 2, 2, 4 }, "needs --pp 1"},
+		{func(c *Config) { c.OffloadLayers, c.Recompute = 2, RecomputeSelective }, "needs --recompute none"},
+	} {
+		c := baseConfig()
+		c.PP, c.DP = 1, 8
+		tc.set(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", c.Stack, err, tc.want)
+		}
+	}
+}
+
 func countColl(b partition.Block, op network.Op, ph partition.Phase) int {
 	n := 0
 	for _, c := range b.Collectives {

@@ -40,12 +40,19 @@ type GPU struct {
 	// published measurement (its source says which): a run with --conv-eff 0 (auto, the default)
 	// uses it.
 	ConvEfficiency float64 `json:"conv_efficiency,omitempty"`
+	// HostLinkBytesPerS, when > 0, is the measured copy rate between host memory and the GPU in
+	// one direction (pinned memory, cudaMemcpyAsync on a copy engine): what activation
+	// offloading moves its copies at. 0: not measured, and offloading is refused.
+	HostLinkBytesPerS float64 `json:"host_link_bytes_per_s,omitempty"`
 	// Sources cites each numeric field by its JSON key.
 	Sources map[string]string `json:"sources"`
 }
 
 // Memory is the capacity as a unit type.
 func (g GPU) Memory() units.Bytes { return units.Bytes(g.MemoryBytes) }
+
+// HostLink is the measured host-to-GPU copy rate per direction (0: not measured).
+func (g GPU) HostLink() units.BytesPerSecond { return units.BytesPerSecond(g.HostLinkBytesPerS) }
 
 // HBM is the peak memory bandwidth.
 func (g GPU) HBM() units.BytesPerSecond { return units.BytesPerSecond(g.HBMBytesPerS) }
@@ -97,6 +104,9 @@ func (g GPU) Validate() error {
 	positive("memory_bytes", g.MemoryBytes)
 	positive("hbm_bytes_per_s", g.HBMBytesPerS)
 	positive("mp_params_per_gpu", g.MPParamsPerGPU)
+	if g.HostLinkBytesPerS != 0 {
+		positive("host_link_bytes_per_s", g.HostLinkBytesPerS)
+	}
 	if g.ConvEfficiency != 0 {
 		if !(g.ConvEfficiency > 0 && g.ConvEfficiency <= 1) {
 			p.Addf("conv_efficiency %g must be in (0, 1]", g.ConvEfficiency)

@@ -170,6 +170,31 @@ func (r *Roofline) OpTime(op partition.Op) units.Seconds {
 	return units.Max(op.FLOP.Over(rate), (op.Read + op.Written).Over(r.hbm))
 }
 
+// HostCopyTime is a copy of b bytes between GPU and host memory over the GPU's measured host
+// link (profile.HostCopier); ok is false when configs/gpus.json has no rate for the GPU.
+func (r *Roofline) HostCopyTime(b units.Bytes) (units.Seconds, bool) {
+	rate := r.GPU.HostLink()
+	return b.Over(rate), rate > 0
+}
+
+// HostLinkMeasured checks that the GPU has a measured host link (configs/gpus.json
+// host_link_bytes_per_s), which activation offloading copies over.
+func (r *Roofline) HostLinkMeasured() error {
+	if r.GPU.HostLink() > 0 {
+		return nil
+	}
+	var measured []string
+	if t, err := GPUs(); err == nil {
+		for _, n := range t.Names() {
+			if g, _ := t.Get(n); g.HostLink() > 0 {
+				measured = append(measured, n)
+			}
+		}
+	}
+	return errs.Usage("GPU %s has no measured host-link rate (configs/gpus.json host_link_bytes_per_s), which offloaded activations are copied at; measured: %s",
+		r.GPU.Name, strings.Join(measured, ", "))
+}
+
 // flashTime is a FusedAttention op's compute time: its executed work (partition.FlashWork) at
 // the efficiency of its sequence and head dimension (the op's output is q = [B, s, d]); a
 // context-parallel ring (op.Ring = c > 1) runs 1/c of it causal at s and the rest unmasked at

@@ -73,14 +73,14 @@ func (m *Measured) Checked(traced *partition.Plan, planGPU roofline.GPU, force b
 	return nil, errs.Usage("--profile %s does not match the plan: %s; --force uses it anyway, with a warning in the report", m.Path, strings.Join(bad, "; "))
 }
 
-// layersPerStage is the number of repeated-layer repetitions (blocks with partition.Op.InLayer
-// ops) on each pipeline stage that has any, in stage order without repeats.
+// layersPerStage is the number of repeated-layer repetitions (partition.Block.Layer blocks) on
+// each pipeline stage that has any, in stage order without repeats.
 func layersPerStage(p *partition.Plan) []int {
 	var out []int
 	for _, st := range p.Stages {
 		n := 0
-		for _, b := range st.Blocks {
-			if slices.ContainsFunc(b.Ops, func(op partition.Op) bool { return op.InLayer }) {
+		for i := range st.Blocks {
+			if b := &st.Blocks[i]; b.Layer() {
 				n += b.Repeat
 			}
 		}
