@@ -20,16 +20,18 @@ import (
 // with num_experts experts of moe_intermediate_size and a shared expert of
 // shared_expert_intermediate_size; models/deepseek_v3 multi-head latent attention, the first
 // first_k_dense_replace layers dense, then n_routed_experts experts of moe_intermediate_size and
-// n_shared_experts more).
+// n_shared_experts more; models/nemotron Llama's attention with partial rotary positions, an MLP
+// of up_proj and down_proj with hidden_act relu2 between them (NemotronMLP, no gate) and
+// NemotronLayerNorm1P, a LayerNorm with bias).
 var hfArchitectures = []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "MixtralForCausalLM",
-	"Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"}
+	"Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM", "NemotronForCausalLM"}
 
 // HFArchitectures lists the architectures ImportHF reads.
 func HFArchitectures() string { return strings.Join(hfArchitectures, ", ") }
 
 // hfConfig is what ImportHF reads of a config.json (the fields of transformers' LlamaConfig,
-// MistralConfig, Qwen2Config, MixtralConfig, Qwen2MoeConfig and DeepseekV3Config that set the
-// layer's shapes); the rest of the file is ignored.
+// MistralConfig, Qwen2Config, MixtralConfig, Qwen2MoeConfig, DeepseekV3Config and NemotronConfig
+// that set the layer's shapes); the rest of the file is ignored.
 type hfConfig struct {
 	Architectures     []string `json:"architectures"`
 	HiddenSize        int      `json:"hidden_size"`
@@ -95,8 +97,16 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 			return HFModel{}, errs.Usage("%s: %s %d: want a positive integer", name, f.key, f.v)
 		}
 	}
-	if c.HiddenAct != "silu" {
-		return HFModel{}, errs.Usage("%s: hidden_act %q: %s's gated MLP is modelled as SwiGLU; valid: silu", name, c.HiddenAct, arch)
+	// Every class but Nemotron has Llama's gated MLP (SwiGLU) and RMSNorm; Nemotron's MLP is
+	// up_proj, relu(x)², down_proj and its norm a LayerNorm with bias
+	// (transformers src/transformers/models/nemotron/configuration_nemotron.py @05cd1ec1:
+	// hidden_act "relu2" by default; modeling_nemotron.py NemotronMLP, NemotronLayerNorm1P).
+	mlp, norm, act := "swiglu", "rmsnorm", "silu"
+	if arch == "NemotronForCausalLM" {
+		mlp, norm, act = "squared-relu", "layernorm", "relu2"
+	}
+	if c.HiddenAct != act {
+		return HFModel{}, errs.Usage("%s: hidden_act %q: %s's MLP is modelled as %s; valid: %s", name, c.HiddenAct, arch, mlp, act)
 	}
 	kv := c.NumAttentionHeads
 	if c.NumKeyValueHeads != nil {
@@ -117,7 +127,7 @@ func ImportHF(data []byte, name string) (HFModel, error) {
 	m := HFModel{Architecture: arch, Keys: [][2]string{
 		{"layers", itoa(c.NumHiddenLayers)}, {"hidden", itoa(c.HiddenSize)}, {"heads", itoa(c.NumAttentionHeads)},
 		{"kv_heads", itoa(kv)}, {"head_dim", itoa(headDim)}, {"ffn_hidden", itoa(c.IntermediateSize)},
-		{"mlp", "swiglu"}, {"norm", "rmsnorm"}, {"positions", "rope"},
+		{"mlp", mlp}, {"norm", norm}, {"positions", "rope"},
 		{"no_bias", strconv.FormatBool(noBias)}, {"qkv_bias", strconv.FormatBool(qkvBias && noBias)},
 		{"untied_embeddings", strconv.FormatBool(!c.TieWordEmbeddings)}, {"vocab", itoa(c.VocabSize)},
 	}}

@@ -39,6 +39,15 @@ const (
   "intermediate_size": 18944, "max_position_embeddings": 131072, "model_type": "qwen2_moe", "moe_intermediate_size": 2560,
   "mlp_only_layers": [], "num_attention_heads": 28, "num_experts": 64, "num_experts_per_tok": 8, "num_hidden_layers": 28,
   "num_key_value_heads": 4, "shared_expert_intermediate_size": 20480, "tie_word_embeddings": false, "vocab_size": 151936}`
+	// A Nemotron config.json as transformers' NeMo converter
+	// (src/transformers/models/nemotron/convert_nemotron_nemo_to_hf.py) writes it from the NeMo
+	// launcher's nemotron_8b.yaml (the nemotron-8b preset's source): hidden 4,096, FFN 16,384,
+	// 32 layers, 32 heads (num_query_groups null), squared ReLU, untied, 256,000 tokens.
+	hfNemotron8B = `{"architectures": ["NemotronForCausalLM"], "attention_bias": false, "hidden_act": "relu2",
+  "hidden_size": 4096, "intermediate_size": 16384, "max_position_embeddings": 4096, "mlp_bias": false,
+  "model_type": "nemotron", "norm_eps": 1e-05, "num_attention_heads": 32, "num_hidden_layers": 32,
+  "num_key_value_heads": 32, "partial_rotary_factor": 0.5, "rope_theta": 10000, "tie_word_embeddings": false,
+  "vocab_size": 256000}`
 	hfQwen25_7B = `{"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
   "intermediate_size": 18944, "max_position_embeddings": 131072, "model_type": "qwen2", "num_attention_heads": 28,
   "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
@@ -61,6 +70,10 @@ func TestImportHF(t *testing.T) {
 		// embeddings 2·151,936·3,584 and the final norm: 57,408,558,592, Qwen's "57B" (its shared
 		// expert's 3,584-wide gate per layer is not modelled).
 		{"Qwen2-57B-A14B", hfQwen2_57B, 28*2_011_409_920 + 2*151_936*3_584 + 3_584},
+		// Nemotron-8B by hand: per layer attention 4 · 4,096², MLP 2 · 4,096 · 16,384 (up and
+		// down, no gate), two LayerNorms with bias 4 · 4,096 (201,342,976); untied embeddings
+		// 2 · 256,000 · 4,096 and the final LayerNorm 2 · 4,096: 8,540,135,424.
+		{"Nemotron-8B", hfNemotron8B, 32*201_342_976 + 2*256_000*4_096 + 2*4_096},
 	} {
 		m, err := ImportHF([]byte(c.config), c.name)
 		if err != nil {
@@ -88,7 +101,8 @@ func TestImportHFBadInput(t *testing.T) {
 		config string
 		want   []string
 	}{
-		{strings.Replace(hfMistral7B, "MistralForCausalLM", "GemmaForCausalLM", 1), []string{`"GemmaForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, Qwen2MoeForCausalLM, DeepseekV3ForCausalLM"}},
+		{strings.Replace(hfMistral7B, "MistralForCausalLM", "GemmaForCausalLM", 1), []string{`"GemmaForCausalLM"`, "known: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, Qwen2MoeForCausalLM, DeepseekV3ForCausalLM, NemotronForCausalLM"}},
+		{strings.Replace(hfNemotron8B, `"relu2"`, `"silu"`, 1), []string{`hidden_act "silu"`, "modelled as squared-relu; valid: relu2"}},
 		{strings.Replace(hfQwen2_57B, `"decoder_sparse_step": 1`, `"decoder_sparse_step": 2`, 1), []string{"decoder_sparse_step 2", "valid: 1"}},
 		{strings.Replace(hfQwen2_57B, `"mlp_only_layers": []`, `"mlp_only_layers": [3]`, 1), []string{"mlp_only_layers [3]"}},
 		{strings.Replace(hfDeepSeekV3, `"moe_layer_freq": 1`, `"moe_layer_freq": 2`, 1), []string{"moe_layer_freq 2", "valid: 1"}},
