@@ -63,8 +63,8 @@ type Graph struct {
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
-	gen                 *atomic.Uint64
-	untyped, unperiodic bool
+	gen                             *atomic.Uint64
+	untyped, unperiodic, unwindowed bool
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates

@@ -268,6 +268,7 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
+	r.lone = true // finish alone reads this round
 	sym, err := m.load(r, pt, g)
 	ld := r.finish(sym)
 	if err != nil {

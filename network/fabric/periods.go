@@ -94,7 +94,11 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	for _, f := range fl[:q] {
 		ok = r.route(f) && ok
 	}
-	// The first period's loads become a type of their own, replayed moved by τ^k.
+	// Read by windows where finish alone reads the loads (windows.go), else the first period's
+	// loads become a type of their own, replayed moved by τ^k.
+	if r.lone && !r.g.unwindowed && len(fl)%q == 0 && r.windows(&tau, len(fl)/q) {
+		return ok
+	}
 	ft, sym := &r.ft, r.g.sym
 	if len(ft.start) == 0 {
 		ft.start = append(ft.start, 0)

@@ -90,6 +90,10 @@ type router struct {
 	witness []int
 	lastQ   int // the last collected round's period (0: none) and τ, for tests
 	lastTau [maxFactors]uint16
+	// Windows (windows.go): lone is set while a round is routed for finish alone (no spill), so
+	// a periodic round may leave its first period's loads for finish to read by windows (win).
+	lone bool
+	win  periodWindows
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
@@ -438,8 +442,12 @@ func (r *router) finish(sym *Symmetry) Load {
 			out.PerByte, out.Class = pb, nicClass
 		}
 	}
+	r.lone = false
 	if r.sub != nil {
 		return r.finishSub(out)
+	}
+	if r.win.on {
+		return r.finishWindows(out)
 	}
 	if sym != nil {
 		orbit := r.orbits(sym)

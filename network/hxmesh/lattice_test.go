@@ -116,3 +116,15 @@ func TestFlowTypesExact(t *testing.T) {
 		}
 	})
 }
+
+// Windows (fabric/windows.go) read a periodic round's busiest link per τ-cycle instead of
+// adding its copies link by link: the same shares summed in the same order, so every
+// algorithm's price, busiest link class included, is equal bit for bit to the copies' (on the
+// same cases as the sub-lattice test: the large fabrics' stride-96 rings are periodic).
+func TestWindowsExact(t *testing.T) {
+	reference(t, symmetryCases(), nil, fabric.WithoutWindows, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
+			t.Errorf("%s %s %+v on %d: %+v (%v), copies added %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
+		}
+	})
+}
