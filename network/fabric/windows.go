@@ -5,20 +5,22 @@ package fabric
 //
 //	load(l) = Σ_{k<K} L_P(τ^{−k}·l)
 //
-// When τ moves one factor f of Γ (by t, of modulus m), τ's cycles on the links have N = m/gcd(t, m)
-// links each; number the links of a cycle by their position a (τ^a moves the cycle's first link
-// to it). Then load(a) = Σ_{k<K} L_P(a − k mod N): a sliding window of K positions over the few
-// positions of the cycle L_P loads. The busiest link is all a round's price needs of the loads
-// (with its class), so finishWindows reads it per cycle without adding the K copies link by link:
-// with L_P's positions p_1 < … < p_s on a cycle, the window's content changes only where a
-// position enters (a = p_i) or leaves (a = p_i + K), so the 2s windows starting there are every
-// load the cycle's links carry. Each window's sum adds the same shares in the same order (k
-// increasing, the zeros of positions L_P leaves empty left out) as the K copies added link by
-// link, so a price is equal bit for bit to the copies' (TestWindowsExact against
-// WithoutWindows), and of equally busy links the one the copies load first gives the class (the
-// lowest k, then the first period's order). The work per round falls from K·|L_P| loads and a
-// pass over them to O(Σ s²) over L_P's links: GPT-3's stride-96 rings on the large torus (K = 21
-// copies of 768 flows' loads) read each cycle's two or three positions once.
+// When τ moves one factor f of Γ (by t, of modulus m), τ's cycles on the links have
+// N = m/gcd(t, m) links each; number the links of a cycle by their position a (τ^a moves the
+// cycle's first link to it). Then load(a) = Σ_{k<K} L_P(a − k mod N): a sliding window of K
+// positions over the few positions of the cycle that L_P loads. The busiest link (and its class)
+// is all a round's price needs of the loads, so finishWindows reads it per cycle without adding
+// the K copies link by link. With L_P's positions p_1 < … < p_s on a cycle, the window's content
+// changes only where a position enters (a = p_i) or leaves (a = p_i + K); where one leaves and
+// none enters, the window holds the one before's terms less its last, in the same order, so with
+// positive terms its float sum is no larger and its link is loaded later: the s windows ending at
+// the p_i hold the busiest link. Each window's sum adds the same shares in the same order (k
+// increasing, the zeros of the positions L_P leaves empty left out) as the K copies added link by
+// link, so a price is equal bit for bit to the copies' (TestWindowsExact against WithoutWindows),
+// and of equally busy links the one the copies load first gives the class (the lowest k, then the
+// first period's order). The work per round falls from K·|L_P| loads and a pass over them to
+// Σ s² over L_P's links: GPT-3's stride-96 rings on the large torus (K = 21 copies of 768 flows'
+// loads) read L_P's loaded links once.
 //
 // A remainder of flows after the last whole period, a τ along several factors, K > N (copies
 // overlapping themselves), or loads another reader needs link by link (PriceConcurrent's spill)
@@ -83,9 +85,6 @@ func windowMax(e []winEntry, n, k int32) (winPick, bool) {
 	}
 	for _, x := range e {
 		eval(x.pos)
-		if k < n {
-			eval((x.pos + k) % n)
-		}
 	}
 	return best, found
 }
