@@ -79,3 +79,35 @@ func (m *Model) Again() *Model {
 	}
 	return u
 }
+
+// RemainderLoads routes one round of pt over the concurrent groups of shape g as pricing does
+// and returns the loads of the links that the flows after the last whole period load, where the
+// round is read by windows (nil: it is not), and every link's load when the copies are added
+// link by link (WithoutWindows).
+func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int32]float64, []float64) {
+	var rem map[int32]float64
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	r.lone = true
+	sym, _ := m.load(r, canonical(pt), g)
+	if r.win.on {
+		rem = map[int32]float64{}
+		for _, l := range r.usedIdx {
+			rem[l] = r.load[l]
+		}
+	}
+	r.finish(sym)
+	m.g.release(r)
+	u, err := NewModel(WithoutWindows(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	r = u.g.router(u.opt.Routing, u.opt.Seed)
+	defer u.g.release(r)
+	sym, _ = u.load(r, canonical(pt), g)
+	all := make([]float64, len(u.g.links))
+	for _, l := range r.usedIdx {
+		all[l] = r.load[l]
+	}
+	r.finish(sym)
+	return rem, all
+}

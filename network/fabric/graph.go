@@ -106,6 +106,7 @@ type Symmetry struct {
 	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
 	endDig, linkDig [][maxFactors]uint16
 	linkAt          []int32
+	linkIx          []int32     // per link: its number in linkAt (orbit index·Order + element)
 	moves           *moveTables // endpoints moved along a factor (lattice.go)
 }
 

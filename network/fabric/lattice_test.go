@@ -99,3 +99,37 @@ func TestPeriod(t *testing.T) {
 		}
 	}
 }
+
+// The flows after the last whole period of a round read by windows (windows.go) load links that
+// start from their windows' sums: each carries, bit for bit, what the copies and those flows
+// leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
+// periods of 384 (four blocks of 96), so 768 flows follow the last whole period; pairs at stride
+// 70 on 192 ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load.
+func TestWindowsRemainder(t *testing.T) {
+	for _, c := range []struct {
+		a, x       int
+		global     string
+		gpus, size int
+		stride     int
+	}{
+		{4, 32, "trees", 16320, 4, 96},
+		{2, 8, "torus", 192, 2, 70},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
+		rem, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		if len(rem) == 0 {
+			t.Fatalf("%+v: no links loaded after the last whole period", c)
+		}
+		for l, x := range rem {
+			if x != all[l] {
+				t.Errorf("%+v: link %d: %v, copies added link by link %v", c, l, x, all[l])
+			}
+		}
+	}
+}

@@ -96,7 +96,10 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	}
 	// Read by windows where finish alone reads the loads (windows.go), else the first period's
 	// loads become a type of their own, replayed moved by τ^k.
-	if r.lone && !r.g.unwindowed && len(fl)%q == 0 && r.windows(&tau, len(fl)/q) {
+	if r.lone && !r.g.unwindowed && r.windows(&tau, len(fl)/q) {
+		for _, f := range fl[len(fl)/q*q:] {
+			ok = r.route(f) && ok
+		}
 		return ok
 	}
 	ft, sym := &r.ft, r.g.sym

@@ -341,6 +341,9 @@ func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 	case !r.used[k]:
 		r.used[k] = true
 		r.usedIdx = append(r.usedIdx, k)
+		if r.win.on {
+			r.firstTouch(k)
+		}
 		fallthrough
 	default:
 		r.load[k] += share

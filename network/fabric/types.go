@@ -189,6 +189,9 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			if !used[k] {
 				used[k] = true
 				idx = append(idx, k)
+				if r.win.on {
+					r.firstTouch(k)
+				}
 			}
 			load[k] += share[j]
 		}
@@ -202,6 +205,9 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			if !used[k] {
 				used[k] = true
 				idx = append(idx, k)
+				if r.win.on {
+					r.firstTouch(k)
+				}
 			}
 			load[k] += share[j]
 		}
@@ -248,14 +254,14 @@ func (s *Symmetry) typing(links int) {
 	for i := range at {
 		at[i] = -1
 	}
-	s.linkDig = make([][maxFactors]uint16, links)
+	s.linkDig, s.linkIx = make([][maxFactors]uint16, links), make([]int32, links)
 	for l := 0; l < links; l++ {
 		x := s.orbitIx[l]*int32(s.Order) + s.LinkElem[l]
 		if at[x] >= 0 {
-			s.linkDig = nil
+			s.linkDig, s.linkIx = nil, nil
 			return
 		}
-		at[x] = int32(l)
+		at[x], s.linkIx[l] = int32(l), x
 		s.linkDig[l] = digits(s.LinkElem[l])
 	}
 	s.endDig = make([][maxFactors]uint16, len(s.EndElem))

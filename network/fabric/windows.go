@@ -22,9 +22,11 @@ package fabric
 // Σ s² over L_P's links: GPT-3's stride-96 rings on the large torus (K = 21 copies of 768 flows'
 // loads) read L_P's loaded links once.
 //
-// A remainder of flows after the last whole period, a τ along several factors, K > N (copies
-// overlapping themselves), or loads another reader needs link by link (PriceConcurrent's spill)
-// keep the copies (periods.go).
+// The flows after the last whole period are routed after the copies: a link they load first
+// starts from its window's sum (firstTouch), so it receives their shares in the order the copies
+// and the flows would add them, and finish reads those links as they are. A τ along several
+// factors, K > N (copies overlapping themselves), or loads another reader needs link by link
+// (PriceConcurrent's spill) keep the copies (periods.go).
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load.
@@ -43,72 +45,76 @@ type winPick struct {
 // before reports whether a is loaded first.
 func (a winPick) before(b winPick) bool { return a.k < b.k || (a.k == b.k && a.rank < b.rank) }
 
+// windowAt is the load of the link at position y of a τ-cycle of n links, the first period's
+// loads at the entries e (sorted by position, distinct, in [0, n), not empty), k ≤ n copies, and
+// when the copies first load it (copy k, the first period's rank); false: none loads it.
+func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
+	// The entries in the window ending at y, in increasing distance d = y − p (mod n): from the
+	// last position at or before y, backwards around the cycle.
+	s := len(e)
+	j := s - 1
+	for j > 0 && e[j].pos > y {
+		j--
+	}
+	if e[j].pos > y { // none at or before y: the last one, around the cycle
+		j = s - 1
+	}
+	var p winPick
+	for c := 0; c < s; c++ {
+		d := (y - e[j].pos + n) % n
+		if d >= k {
+			break
+		}
+		if c == 0 {
+			p.k, p.rank = d, e[j].rank
+		}
+		p.v += e[j].v
+		if j--; j < 0 {
+			j = s - 1
+		}
+	}
+	return p, p.v > 0
+}
+
 // windowMax is the busiest link of one τ-cycle of n links, the first period's loads at the
 // entries e (sorted by position, distinct, in [0, n)), k ≤ n copies: the largest window sum, of
 // equal ones the first loaded; false when e is empty.
 func windowMax(e []winEntry, n, k int32) (winPick, bool) {
 	var best winPick
 	found := false
-	s := len(e)
-	eval := func(y int32) {
-		// The entries in the window ending at y, in increasing distance d = y − p (mod n):
-		// from the last position at or before y, backwards around the cycle.
-		j := s - 1
-		for j > 0 && e[j].pos > y {
-			j--
-		}
-		if e[j].pos > y { // none at or before y: the last one, around the cycle
-			j = s - 1
-		}
-		sum := 0.0
-		var first winPick
-		for c := 0; c < s; c++ {
-			d := (y - e[j].pos + n) % n
-			if d >= k {
-				break
-			}
-			if c == 0 {
-				first.k, first.rank = d, e[j].rank
-			}
-			sum += e[j].v
-			if j--; j < 0 {
-				j = s - 1
-			}
-		}
-		if sum == 0 {
-			return
-		}
-		first.v = sum
-		if !found || sum > best.v || (sum == best.v && first.before(best)) {
-			best, found = first, true
-		}
-	}
 	for _, x := range e {
-		eval(x.pos)
+		if p, ok := windowAt(e, n, k, x.pos); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+			best, found = p, true
+		}
 	}
 	return best, found
 }
 
-// periodWindows is a periodic round read by windows: τ moves factor f by t; its cycles have n
-// links; inv is (t/g)⁻¹ mod n (g = gcd(t, m)); k copies.
+// periodWindows is a periodic round read by windows: τ moves factor f; its cycles have n links;
+// k copies.
 type periodWindows struct {
 	on         bool
 	f          int
-	g, n, inv  int32
-	k          int32
+	n, k       int32
+	digit      []winDigit // per digit along f: its cycle's first link's and its position
 	cycles     []winCycle
 	ents, sort []winEntry
 	at         []int32 // per entry: its cycle
-	slot       []int32 // per link: the cycle it is the first link of (−1: none)
+	slot       []int32 // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
 }
 
-// winCycle is a τ-cycle holding loads of the first period: its first link and its entries.
+// winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
+// is the link's plus shift (the digit brought down to x mod g), and the link is at pos.
+type winDigit struct{ shift, pos int32 }
+
+// winCycle is a τ-cycle holding loads of the first period: its first link's number
+// (Symmetry.linkIx) and its entries.
 type winCycle struct {
 	base, n, off int32
 }
 
 // windows prepares a periodic round of k copies moved by τ to be read by windows (true), its
-// first period's loads left on the links; false: τ moves several factors, or k exceeds its
+// first period's loads taken off the links; false: τ moves several factors, or k exceeds its
 // cycles.
 func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
 	sym, w := r.g.sym, &r.win
@@ -137,7 +143,15 @@ func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
 			break
 		}
 	}
-	w.on, w.f, w.g, w.n, w.inv, w.k = true, f, g, n, inv, int32(k)
+	// Digit x = c + a·t (mod m) with c = x mod g: position a = ((x − c)/g)·inv (mod n), inv the
+	// inverse of t/g mod n.
+	w.digit = w.digit[:0]
+	for x := int32(0); x < m; x++ {
+		c := x % g
+		w.digit = append(w.digit, winDigit{shift: (c - x) * sym.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
+	}
+	w.on, w.f, w.n, w.k = true, f, n, int32(k)
+	r.takeWindows()
 	return true
 }
 
@@ -148,24 +162,19 @@ func gcd32(a, b int32) int32 {
 	return a
 }
 
-// finishWindows is finish's busiest link of a round read by windows (out: the NIC's share
-// already in), and clears the loads.
-func (r *router) finishWindows(out Load) Load {
-	w, sym := &r.win, r.g.sym
-	if len(w.slot) < len(r.g.links) {
-		w.slot = make([]int32, len(r.g.links))
+// takeWindows moves the first period's loads off the links into their τ-cycles' entries (each
+// cycle's sorted by position).
+func (r *router) takeWindows() {
+	w := &r.win
+	if len(w.slot) < len(r.g.sym.linkAt) {
+		w.slot = make([]int32, len(r.g.sym.linkAt))
 		for i := range w.slot {
 			w.slot[i] = -1
 		}
 	}
-	// Each loaded link's cycle (its first link: the digit along f brought below g) and position.
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
-	fs := sym.fs[w.f]
 	for i, l := range r.usedIdx {
-		x := int32(sym.linkDig[l][w.f])
-		c := x % w.g
-		pos := int32(int64((x-c)/w.g) * int64(w.inv) % int64(w.n))
-		base := sym.linkAt[sym.orbitIx[l]*int32(sym.Order)+sym.LinkElem[l]+(c-x)*fs]
+		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
 		if ci < 0 {
 			ci = int32(len(cycles))
@@ -175,23 +184,21 @@ func (r *router) finishWindows(out Load) Load {
 		cycles[ci].n++
 		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: r.load[l]})
 		at = append(at, ci)
+		r.load[l], r.used[l] = 0, false
 	}
+	r.usedIdx = r.usedIdx[:0]
 	// The entries grouped by cycle (in rank order), each cycle's sorted by position.
 	off := int32(0)
 	for i := range cycles {
 		cycles[i].off, off = off, off+cycles[i].n
 		cycles[i].n = 0
 	}
-	srt := w.sort[:0]
-	srt = append(srt, ents...)
+	srt := append(w.sort[:0], ents...)
 	for i, e := range ents {
 		c := &cycles[at[i]]
 		srt[c.off+c.n] = e
 		c.n++
 	}
-	hi, class := out.PerByte, uint16(0)
-	var top winPick
-	won := false
 	for _, c := range cycles {
 		e := srt[c.off : c.off+c.n]
 		for i := 1; i < len(e); i++ { // a few entries: insertion sort
@@ -199,26 +206,75 @@ func (r *router) finishWindows(out Load) Load {
 				e[j], e[j-1] = e[j-1], e[j]
 			}
 		}
-		p, ok := windowMax(e, w.n, w.k)
-		if !ok {
-			continue
-		}
-		pb := p.v / r.g.rate[c.base]
-		if pb > hi || (won && pb == hi && p.before(top)) {
-			hi, top, won, class = pb, p, true, r.g.links[c.base].Class
+	}
+	w.cycles, w.ents, w.at, w.sort = cycles, ents[:0], at[:0], srt
+}
+
+// cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
+// its position on it.
+func (r *router) cycleOf(l int32) (base, pos int32) {
+	sym := r.g.sym
+	d := r.win.digit[sym.linkDig[l][r.win.f]]
+	return sym.linkIx[l] + d.shift, d.pos
+}
+
+// windowOf is the copies' load of link l (windowAt; false: none loads it).
+func (r *router) windowOf(l int32) (winPick, bool) {
+	w := &r.win
+	base, pos := r.cycleOf(l)
+	ci := w.slot[base]
+	if ci < 0 {
+		return winPick{}, false
+	}
+	c := w.cycles[ci]
+	return windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
+}
+
+// firstTouch starts link l, loaded for the first time by the flows after the last whole period,
+// from what the copies put on it: its load is then the copies' sum and the remainder's shares
+// added in the order the copies and the flows would add them.
+func (r *router) firstTouch(l int32) {
+	if p, ok := r.windowOf(l); ok {
+		r.load[l] = p.v
+	}
+}
+
+// finishWindows is finish's busiest link of a round read by windows (out: the NIC's share
+// already in), and clears the loads: the busiest window of each cycle, and the links the flows
+// after the last whole period load (their windows and shares already summed on them). A window
+// whose link those flows also load holds less than the link, which is read with them.
+func (r *router) finishWindows(out Load) Load {
+	w := &r.win
+	hi, class := out.PerByte, uint16(0)
+	var top winPick
+	won := false
+	pick := func(p winPick, l int32) {
+		if pb := p.v / r.g.rate[l]; pb > hi || (won && pb == hi && p.before(top)) {
+			hi, top, won, class = pb, p, true, r.g.links[l].Class
 		}
 	}
-	for _, c := range cycles {
+	for _, c := range w.cycles {
+		if p, ok := windowMax(w.sort[c.off:c.off+c.n], w.n, w.k); ok {
+			pick(p, r.g.sym.linkAt[c.base])
+		}
+	}
+	for i, l := range r.usedIdx {
+		p, ok := r.windowOf(l)
+		if !ok { // loaded first after every copy, in the order of the remainder
+			p.k, p.rank = w.k, int32(i)
+		}
+		p.v = r.load[l]
+		pick(p, l)
+		r.load[l], r.used[l] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	for _, c := range w.cycles {
 		w.slot[c.base] = -1
 	}
 	if won {
 		out.PerByte, out.Class = hi, class
 	}
-	for _, k := range r.usedIdx {
-		r.load[k], r.used[k] = 0, false
-	}
-	r.usedIdx = r.usedIdx[:0]
-	w.cycles, w.ents, w.at, w.sort = cycles[:0], ents[:0], at[:0], srt[:0]
+	w.cycles, w.sort = w.cycles[:0], w.sort[:0]
 	w.on = false
 	r.maxLat, r.flows = 0, false
 	return out

@@ -45,6 +45,9 @@ func symmetryCases() []symmetryCase {
 			}
 		}
 	}
+	// Pairs at stride 70 on 192 ranks of the 16×16 torus: periodic rounds whose flows after the
+	// last whole period cross links the copies load (fabric/windows.go).
+	cases = append(cases, symmetryCase{mesh(2, 8, "torus"), ar(2, 70), 192})
 	return cases
 }
 
