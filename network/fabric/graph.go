@@ -393,6 +393,16 @@ func WithoutSymmetry(g *Graph) *Graph {
 	return &h
 }
 
+// switchedOff is g with empty caches and its symmetry kept, one of the engine's shortcuts turned
+// off by off (the references the shortcuts are tested against: WithoutBounds, WithoutFlowTypes,
+// WithoutPeriods, WithoutWindows).
+func switchedOff(g *Graph, off func(*Graph)) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	off(h)
+	return h
+}
+
 // router takes an idle router of the graph (or a new one) set up for a routing.
 func (g *Graph) router(routing Routing, seed uint64) *router {
 	r, _ := g.routers.Get().(*router)

@@ -293,18 +293,8 @@ func (s *Symmetry) inverse(g *[maxFactors]uint16) (inv [maxFactors]uint16) {
 
 // WithoutFlowTypes is g with flow types off (every flow routed itself; the symmetry and its
 // sub-lattice routing kept): the reference the flow types are tested against.
-func WithoutFlowTypes(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.untyped = true
-	return h
-}
+func WithoutFlowTypes(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.untyped = true }) }
 
 // WithoutPeriods is g with periods off (periods.go): flow types alone, every flow's shares added
 // in flow order.
-func WithoutPeriods(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.unperiodic = true
-	return h
-}
+func WithoutPeriods(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unperiodic = true }) }

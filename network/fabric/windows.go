@@ -282,9 +282,4 @@ func (r *router) finishWindows(out Load) Load {
 
 // WithoutWindows is g with windows off (periodic rounds add their copies link by link): the
 // reference windows are tested against.
-func WithoutWindows(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.unwindowed = true
-	return h
-}
+func WithoutWindows(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unwindowed = true }) }
