@@ -131,10 +131,22 @@ type lattice struct {
 	sym    *Symmetry
 	step   [maxFactors]int32
 	cosets int32
+	// The steps of the non-trivial factors, where the symmetry has each endpoint's digits
+	// (Symmetry.endDig): rep reads them without dividing.
+	dstep [maxFactors]int32
 }
 
 // rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
 func (h *lattice) rep(e int32) bool {
+	if s := h.sym; s.endDig != nil {
+		d := &s.endDig[e]
+		for i := 0; i < s.nf; i++ {
+			if int32(d[i]) >= h.dstep[i] {
+				return false
+			}
+		}
+		return true
+	}
 	x := h.sym.EndElem[e]
 	for f, m := range h.sym.Factors {
 		if x%m >= h.step[f] {
@@ -287,6 +299,15 @@ func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective
 	}
 	if trivial {
 		return nil
+	}
+	if s.endDig != nil {
+		i := 0
+		for f, mf := range s.Factors {
+			if mf > 1 {
+				h.dstep[i] = h.step[f]
+				i++
+			}
+		}
 	}
 	return h
 }

@@ -389,6 +389,16 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
 		r.fl = make([]flowRec, 0, hint)
 	}
+	if n == 1 && g.Runs(0) { // one group: place its flows as the pattern lists them
+		base := g.Base(0)
+		r.group()
+		for i := 0; i < pt.N; i++ {
+			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
+			})
+		}
+		return
+	}
 	// Every group sends the same flows between its members: list them once (in part and flow
 	// order), then place them group by group.
 	proto := r.proto[:0]
