@@ -46,7 +46,9 @@
 // order as routing each flow (prices equal bit for bit). A round that repeats, its flows
 // q later the earlier ones moved by one τ ∈ Γ (GPT-3's stride-96 rings: every two blocks of
 // 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
-// τ^k for each further period (periods.go: the same shares grouped per period); where τ moves
+// τ^k for each further period (periods.go: the same shares grouped per period; within the first
+// period, runs of groups that repeat moved by one τ' — 16 boards of rings one column apart — route
+// their first groups and add the rest as moved copies, runs.go); where τ moves
 // one factor of Γ and only the round's price reads its loads, those copies are not added link
 // by link: each τ-cycle of links carries a sliding window of K copies of the first period's
 // few loads on it, and the busiest link is among the windows ending at those loads (windows.go:

@@ -32,6 +32,22 @@ func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {
 	return r.lastQ, append([]uint16(nil), r.lastTau[:m.g.sym.nf]...)
 }
 
+// Runs are the runs (start group, groups repeated, copies, τ's digits along the non-trivial
+// factors) that the first period of one round of pt over the concurrent groups of shape g is
+// routed by (runs.go).
+func (m *Model) Runs(pt collective.Pattern, g network.Group) [][4]int {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	r.lastRuns = r.lastRuns[:0]
+	sym, _ := m.load(r, pt, g)
+	r.finish(sym)
+	var out [][4]int
+	for _, x := range r.lastRuns {
+		out = append(out, [4]int{x.at, x.q, x.n, int(x.tau[0])<<16 | int(x.tau[1])})
+	}
+	return out
+}
+
 // BoundOf is best's lower bound on algorithm a's price of c (bound.go; false: none).
 func (m *Model) BoundOf(a collective.Algorithm, c network.Collective) (units.Seconds, bool) {
 	m.mu.Lock()

@@ -133,3 +133,44 @@ func TestWindowsRemainder(t *testing.T) {
 		}
 	}
 }
+
+// The runs a period is routed by (runs.go), counted by hand on GPT-3's rings of 4 at stride 96
+// (pp-first), rank r on endpoint r: group j of a block starts at rank 384·block + j and its
+// members are 96 ranks apart. τ's digits are written (column, row) of boards as 65,536·column
+// + row.
+func TestRuns(t *testing.T) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	tp := network.Group{Size: 4, Stride: 96}
+	for _, c := range []struct {
+		name   string
+		a, x   int
+		global string
+		want   [][4]int
+	}{
+		// 2×2 boards (4 ranks), 64 per row: block 0's member k of group j is on board
+		// j/4 + 24k. For j/4 < 16 all four stay in their rows (boards 0–15, 24–39, 48–63,
+		// 72–87 = row 1, 8–23): 16 copies of 4 groups one column apart. Groups 64–95 (boards
+		// 16–23, 40–47, row 1 0–7, row 1 24–31) and block 1's first 32 (boards 96–103 = row 1
+		// 32–39, row 1 56–63, row 2 16–23, row 2 40–47) are each other moved 16 columns and a
+		// row: 2 copies of 32. Block 1's groups 32–95 (row 1 40–55, row 2 0–15, 24–39, 48–63):
+		// 16 copies of 4 one column apart. 192 groups, the period.
+		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 32, 2, 16<<16 | 1}, {128, 4, 16, 1 << 16}}},
+		// 4×4 boards (16 ranks), 32 per row: member k of block b's group j is on board
+		// 24b + j/16 + 6k. Block 0 (boards 0–23) crosses no row: 6 copies of 16 groups one
+		// column apart; block 1 (24–47) crosses at board 32 when j/16 = 2 (30, 31 | 32–35): 2
+		// and 4 copies; block 2 (48–71) at j/16 = 4 (28–31 | 32, 33 of row 1): 4 and 2; block 3
+		// (72–95, row 2 8–31) none: 6. 384 groups, the period.
+		{"hx4-large", 4, 32, "trees", [][4]int{{0, 16, 6, 1 << 16}, {96, 16, 2, 1 << 16}, {128, 16, 4, 1 << 16},
+			{192, 16, 4, 1 << 16}, {256, 16, 2, 1 << 16}, {288, 16, 6, 1 << 16}}},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*fabric.Model).Runs(ring, tp); !slices.Equal(got, c.want) {
+			t.Errorf("%s: runs %v, want %v", c.name, got, c.want)
+		}
+	}
+}

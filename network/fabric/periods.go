@@ -15,7 +15,8 @@ package fabric
 //
 // (split routing is equivariant; each flow still takes its type's shares). The work falls from
 // n flows' shares to q flows' and K copies of L_P's links: for the torus rings, 768 flows and 21
-// copies instead of 16,320 flows. The sum per link is the same shares grouped per period, so a
+// copies instead of 16,320 flows. The first period's flows are themselves routed by runs
+// (runs.go): 160 of the 768 flows, and their copies. The sum per link is the same shares grouped per period, so a
 // price may differ from routing every flow in its last bits (TestSublatticeRouting, relative
 // 1e-12); with periods off (WithoutPeriods) flow types alone are exact.
 //
@@ -91,9 +92,7 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		}
 		return ok
 	}
-	for _, f := range fl[:q] {
-		ok = r.route(f) && ok
-	}
+	ok = r.routeRuns(fl[:q], gp.q)
 	// Read by windows where finish alone reads the loads (windows.go), else the first period's
 	// loads become a type of their own, replayed moved by τ^k.
 	if r.lone && !r.g.unwindowed && r.windows(&tau, len(fl)/q) {
@@ -102,27 +101,7 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		}
 		return ok
 	}
-	ft, sym := &r.ft, r.g.sym
-	if len(ft.start) == 0 {
-		ft.start = append(ft.start, 0)
-	}
-	i, mark := int32(len(ft.lat)), len(ft.share)
-	for _, k := range r.usedIdx {
-		ft.keep(sym, k, r.load[k])
-		r.load[k], r.used[k] = 0, false
-	}
-	r.usedIdx = r.usedIdx[:0]
-	ft.lat = append(ft.lat, r.maxLat)
-	ft.start = append(ft.start, int32(len(ft.share)))
-	var g [maxFactors]uint16
-	for k := 0; k < len(fl)/q; k++ {
-		r.replay(i, &g)
-		for f := 0; f < sym.nf; f++ {
-			g[f] = uint16((int32(g[f]) + int32(tau[f])) % sym.fm[f])
-		}
-	}
-	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
-	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
+	r.copies(r.asType(), tau, len(fl)/q)
 	for _, f := range fl[len(fl)/q*q:] {
 		ok = r.route(f) && ok
 	}

@@ -94,6 +94,11 @@ type router struct {
 	// a periodic round may leave its first period's loads for finish to read by windows (win).
 	lone bool
 	win  periodWindows
+	// Runs (runs.go): the sums of the stretches routed so far, the links they load.
+	acc      []float64
+	accUsed  []bool
+	accIdx   []int32
+	lastRuns []run // the last round's runs, for tests
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
