@@ -53,6 +53,15 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 	// last position at or before y, backwards around the cycle.
 	s := len(e)
 	j := s - 1
+	if lo := 0; s > 8 { // the last position at or before y, by bisection
+		for lo < j {
+			if mid := (lo + j + 1) / 2; e[mid].pos <= y {
+				lo = mid
+			} else {
+				j = mid - 1
+			}
+		}
+	}
 	for j > 0 && e[j].pos > y {
 		j--
 	}
@@ -100,6 +109,8 @@ type periodWindows struct {
 	cycles     []winCycle
 	ents, sort []winEntry
 	at         []int32 // per entry: its cycle
+	byPos      []int32 // the entries in order of position
+	count      []int32 // entries per position (counting sort)
 	slot       []int32 // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
 }
 
@@ -111,6 +122,7 @@ type winDigit struct{ shift, pos int32 }
 // (Symmetry.linkIx) and its entries.
 type winCycle struct {
 	base, n, off int32
+	total        float64 // its entries' loads summed: no window of the cycle holds more
 }
 
 // windows prepares a periodic round of k copies moved by τ to be read by windows (true), its
@@ -187,27 +199,41 @@ func (r *router) takeWindows() {
 		r.load[l], r.used[l] = 0, false
 	}
 	r.usedIdx = r.usedIdx[:0]
-	// The entries grouped by cycle (in rank order), each cycle's sorted by position.
+	// The entries grouped by cycle, each cycle's by position: counted out by position, then
+	// placed by cycle in that order (each cycle's total load summed on the way).
+	byPos := w.byPos[:0]
+	if cap(w.count) < int(w.n)+1 {
+		w.count = make([]int32, w.n+1)
+	}
+	count := w.count[:w.n+1]
+	clear(count)
+	for _, e := range ents {
+		count[e.pos+1]++
+	}
+	for p := 1; p < len(count); p++ {
+		count[p] += count[p-1]
+	}
+	if cap(byPos) < len(ents) {
+		byPos = make([]int32, len(ents), 2*len(ents))
+	}
+	byPos = byPos[:len(ents)]
+	for i, e := range ents {
+		byPos[count[e.pos]] = int32(i)
+		count[e.pos]++
+	}
 	off := int32(0)
 	for i := range cycles {
 		cycles[i].off, off = off, off+cycles[i].n
 		cycles[i].n = 0
 	}
 	srt := append(w.sort[:0], ents...)
-	for i, e := range ents {
+	for _, i := range byPos {
 		c := &cycles[at[i]]
-		srt[c.off+c.n] = e
+		srt[c.off+c.n] = ents[i]
+		c.total += ents[i].v
 		c.n++
 	}
-	for _, c := range cycles {
-		e := srt[c.off : c.off+c.n]
-		for i := 1; i < len(e); i++ { // a few entries: insertion sort
-			for j := i; j > 0 && e[j].pos < e[j-1].pos; j-- {
-				e[j], e[j-1] = e[j-1], e[j]
-			}
-		}
-	}
-	w.cycles, w.ents, w.at, w.sort = cycles, ents[:0], at[:0], srt
+	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
 }
 
 // cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
@@ -253,24 +279,48 @@ func (r *router) finishWindows(out Load) Load {
 			hi, top, won, class = pb, p, true, r.g.links[l].Class
 		}
 	}
-	for _, c := range w.cycles {
+	// The cycle of the most load per rate first; then a cycle whose total cannot reach the
+	// busiest window found is passed over (a window sums some of the total's positive terms:
+	// no more than the total, up to rounding far below 1e-9).
+	most, mostPB := -1, 0.0
+	for i, c := range w.cycles {
+		if pb := c.total / r.g.rate[r.g.sym.linkAt[c.base]]; pb > mostPB {
+			most, mostPB = i, pb
+		}
+	}
+	for n := range w.cycles {
+		i := n
+		switch {
+		case n == 0 && most >= 0:
+			i = most
+		case n == most:
+			i = 0
+		}
+		c := &w.cycles[i]
+		l := r.g.sym.linkAt[c.base]
+		if c.total/r.g.rate[l]*(1+1e-9) < hi {
+			continue
+		}
 		if p, ok := windowMax(w.sort[c.off:c.off+c.n], w.n, w.k); ok {
-			pick(p, r.g.sym.linkAt[c.base])
+			pick(p, l)
 		}
 	}
 	for i, l := range r.usedIdx {
-		p, ok := r.windowOf(l)
-		if !ok { // loaded first after every copy, in the order of the remainder
-			p.k, p.rank = w.k, int32(i)
+		if r.load[l]/r.g.rate[l] >= hi { // may be the busiest: when the copies first load it
+			p, ok := r.windowOf(l)
+			if !ok { // loaded first after every copy, in the order of the remainder
+				p.k, p.rank = w.k, int32(i)
+			}
+			p.v = r.load[l]
+			pick(p, l)
 		}
-		p.v = r.load[l]
-		pick(p, l)
 		r.load[l], r.used[l] = 0, false
 	}
 	r.usedIdx = r.usedIdx[:0]
 	for _, c := range w.cycles {
 		w.slot[c.base] = -1
 	}
+	clear(w.cycles)
 	if won {
 		out.PerByte, out.Class = hi, class
 	}

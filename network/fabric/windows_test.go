@@ -33,4 +33,20 @@ func TestWindowMax(t *testing.T) {
 	if _, ok := windowMax(nil, 8, 3); ok {
 		t.Error("no entries: a busiest window")
 	}
+	// Ten loads of 1 at positions 0–9 (ranks 0–9) of a cycle of 16, K = 4 (found by bisection):
+	// the windows ending at 3 … 9 hold four each, y = 3 first (copy 0, rank 3); y = 12 holds
+	// position 9 alone, loaded by copy 3; y = 14 none.
+	var ten []winEntry
+	for p := int32(0); p < 10; p++ {
+		ten = append(ten, winEntry{p, p, 1})
+	}
+	if got, ok := windowMax(ten, 16, 4); !ok || got != (winPick{4, 0, 3}) {
+		t.Errorf("ten: %+v (%v), want {4 0 3}", got, ok)
+	}
+	if got, ok := windowAt(ten, 16, 4, 12); !ok || got != (winPick{1, 3, 9}) {
+		t.Errorf("ten at 12: %+v (%v), want {1 3 9}", got, ok)
+	}
+	if got, ok := windowAt(ten, 16, 4, 14); ok {
+		t.Errorf("ten at 14: %+v, want none", got)
+	}
 }
