@@ -149,12 +149,12 @@ func TestRuns(t *testing.T) {
 	}{
 		// 2×2 boards (4 ranks), 64 per row: block 0's member k of group j is on board
 		// j/4 + 24k. For j/4 < 16 all four stay in their rows (boards 0–15, 24–39, 48–63,
-		// 72–87 = row 1, 8–23): 16 copies of 4 groups one column apart. Groups 64–95 (boards
-		// 16–23, 40–47, row 1 0–7, row 1 24–31) and block 1's first 32 (boards 96–103 = row 1
-		// 32–39, row 1 56–63, row 2 16–23, row 2 40–47) are each other moved 16 columns and a
-		// row: 2 copies of 32. Block 1's groups 32–95 (row 1 40–55, row 2 0–15, 24–39, 48–63):
-		// 16 copies of 4 one column apart. 192 groups, the period.
-		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 32, 2, 16<<16 | 1}, {128, 4, 16, 1 << 16}}},
+		// 72–87 = row 1, 8–23): 16 copies of 4 groups one column apart; groups 64–95 (boards
+		// 16–23, 40–47, row 1 0–7, row 1 24–31): 8 copies. Block 1 (board 96 + j/4 + 24k)
+		// crosses into row 2 at j/4 = 8 (row 1 56–63 | row 2 0–15): 8 copies, then 16. (Groups
+		// 64–95 and block 1's first 32 are also each other moved 16 columns and a row: 2 copies
+		// of 32, fewer than 8.) 192 groups, the period.
+		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 4, 8, 1 << 16}, {96, 4, 8, 1 << 16}, {128, 4, 16, 1 << 16}}},
 		// 4×4 boards (16 ranks), 32 per row: member k of block b's group j is on board
 		// 24b + j/16 + 6k. Block 0 (boards 0–23) crosses no row: 6 copies of 16 groups one
 		// column apart; block 1 (24–47) crosses at board 32 when j/16 = 2 (30, 31 | 32–35): 2

@@ -78,11 +78,11 @@ type run struct {
 }
 
 // runAt is the run starting at group a of the groups of fl (c flows each): q groups whose flows
-// moved by τ are the next q groups', n ≥ 2 whole copies in all, the one covering most groups
-// (n < 2: none).
+// moved by τ are the next q groups', n ≥ 2 whole copies in all, the one of most copies (the
+// fewest groups routed per group covered), of those the one covering most groups (n < 2: none).
 func (r *router) runAt(fl []flowRec, c, a, groups int) (q, n int, tau [maxFactors]uint16) {
 	sym := r.g.sym
-	for p := 1; p <= maxRunPeriod && a+2*p <= groups; p++ {
+	for p := 1; p <= maxRunPeriod && a+2*p <= groups && (groups-a)/p >= n; p++ {
 		s0, s1 := fl[a*c].s, fl[(a+p)*c].s
 		if sym.EndRep[s0] != sym.EndRep[s1] {
 			continue
@@ -98,11 +98,8 @@ func (r *router) runAt(fl []flowRec, c, a, groups int) (q, n int, tau [maxFactor
 				break
 			}
 		}
-		if k := 1 + (j-a*c)/d; k >= 2 && k*p > n*q {
+		if k := 1 + (j-a*c)/d; k >= 2 && (k > n || (k == n && k*p > n*q)) {
 			q, n, tau = p, k, t
-			if a+n*q+p > groups { // nothing longer fits
-				break
-			}
 		}
 	}
 	return q, n, tau
