@@ -400,20 +400,30 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 		return
 	}
 	// Every group sends the same flows between its members: list them once (in part and flow
-	// order), then place them group by group.
+	// order, as rank offsets from the group's base), then place them group by group.
 	proto := r.proto[:0]
+	stride := int32(g.Stride)
 	for i := 0; i < pt.N; i++ {
-		pt.Parts[i].Each(g.Size, func(s, d int, w float64) { proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w}) })
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
+		})
 	}
 	r.proto = proto
+	plain := m.opt.Placement == nil && r.nicOut == nil // rank r on endpoint r, no NIC to count
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
-		base := g.Base(gi)
+		base := int32(g.Base(gi))
 		r.group()
+		if plain {
+			for _, f := range proto {
+				r.fl = append(r.fl, flowRec{base + f.s, base + f.t, f.part, f.w})
+			}
+			continue
+		}
 		for _, f := range proto {
-			r.collect(m.endpoint(base+int(f.s)*g.Stride), m.endpoint(base+int(f.t)*g.Stride), int(f.part), f.w)
+			r.collect(m.endpoint(int(base+f.s)), m.endpoint(int(base+f.t)), int(f.part), f.w)
 		}
 	}
 }

@@ -37,7 +37,8 @@ type flowRec struct {
 	w          float64
 }
 
-// memberFlow is a flow between members of a group (their indices), of part part.
+// memberFlow is a flow between members of a group (their rank offsets from the group's base), of
+// part part.
 type memberFlow struct {
 	s, t, part int32
 	w          float64
