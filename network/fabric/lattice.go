@@ -223,6 +223,12 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 	E := int32(m.g.Endpoints)
 	fl := r.fl
 	defer func() { // set the entries in use back to −1 (the flows list them)
+		if len(fl) > pt.N*int(E)/8 { // most of them: all at once
+			for i := range inv[:pt.N*int(E)] {
+				inv[i] = -1
+			}
+			return
+		}
 		for _, f := range fl {
 			inv[f.part*E+f.s] = -1
 		}
