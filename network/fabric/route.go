@@ -78,8 +78,10 @@ type router struct {
 	klink  []int32
 	keys   []int32
 
-	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits.
-	typing bool
+	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
+	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
+	// copies repeat).
+	typing, eager bool
 	ft     flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.

@@ -57,9 +57,11 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 		if len(r.usedIdx) > 0 {
 			r.stash()
 		}
+		r.eager = true
 		for _, f := range fl[a*c : (a+q)*c] {
 			ok = r.route(f) && ok
 		}
+		r.eager = false
 		r.copies(r.asType(), tau, n)
 		if a += n * q; a < groups {
 			r.stash()

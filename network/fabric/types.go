@@ -21,7 +21,8 @@ package fabric
 // reached). TestFlowTypesExact checks the prices bit for bit against routing every flow
 // (WithoutFlowTypes), and TestSublatticeRouting against a fabric without symmetry (relative
 // 1e-12). A type seen once is routed directly (a tree's offsets are all different): only its
-// second flow records it.
+// second flow records it, except in the first groups of a run (runs.go), whose types the rest of
+// the run's flows are likely to share.
 
 // maxTypeShares bounds the shares a router keeps (≈ 20 MB); beyond it the types start over.
 const maxTypeShares = 1 << 20
@@ -132,10 +133,10 @@ func (r *router) typed(s, t int32, w float64) bool {
 	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
 	ti := ft.index.get(key)
 	switch {
-	case ti == 0:
+	case ti == 0 && !r.eager:
 		ft.index.put(key, -1)
 		return false
-	case ti < 0:
+	case ti <= 0:
 		if len(ft.share) >= maxTypeShares {
 			ft.reset()
 			return false
