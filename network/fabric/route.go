@@ -82,7 +82,7 @@ type router struct {
 	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
 	// copies repeat).
 	typing, eager bool
-	ft     flowTypes
+	ft            flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl      []flowRec
