@@ -97,9 +97,9 @@ func (m *Model) Again() *Model {
 }
 
 // RemainderLoads routes one round of pt over the concurrent groups of shape g as pricing does
-// and returns the loads of the links that the flows after the last whole period load, where the
-// round is read by windows (nil: it is not), and every link's load when the copies are added
-// link by link (WithoutWindows).
+// and returns the loads that windows read on the links the flows after the last whole period
+// load (their window's sum plus those flows' loads), where the round is read by windows (nil: it
+// is not), and every link's load when the copies are added link by link (WithoutWindows).
 func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int32]float64, []float64) {
 	var rem map[int32]float64
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
@@ -107,8 +107,9 @@ func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int3
 	sym, _ := m.load(r, canonical(pt), g)
 	if r.win.on {
 		rem = map[int32]float64{}
-		for _, l := range r.usedIdx {
-			rem[l] = r.load[l]
+		for _, x := range r.rem {
+			p, _ := r.windowOf(x.l)
+			rem[x.l] = p.v + x.v
 		}
 	}
 	r.finish(sym)

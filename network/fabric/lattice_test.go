@@ -101,8 +101,8 @@ func TestPeriod(t *testing.T) {
 }
 
 // The flows after the last whole period of a round read by windows (windows.go) load links that
-// start from their windows' sums: each carries, bit for bit, what the copies and those flows
-// leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
+// windows read as their window's sum plus those flows' loads: each, bit for bit, what the copies
+// and those flows leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
 // periods of 384 (four blocks of 96), so 768 flows follow the last whole period; pairs at stride
 // 70 on 192 ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load.
 func TestWindowsRemainder(t *testing.T) {

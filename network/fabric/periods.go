@@ -93,20 +93,44 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		}
 		return ok
 	}
-	ok = r.routeRuns(fl[:q], gp.q)
-	// Read by windows where finish alone reads the loads (windows.go), else the first period's
-	// loads become a type of their own, replayed moved by τ^k.
-	if r.lone && !r.g.unwindowed && r.windows(&tau, len(fl)/q) {
-		for _, f := range fl[len(fl)/q*q:] {
-			ok = r.route(f) && ok
-		}
+	// The flows after the last whole period first (by runs), their loads R held apart; then the
+	// first period's. A link's load is the K copies' sum C plus R.
+	k, c := len(fl)/q, q/gp.q
+	r.rem = r.rem[:0]
+	if tail := fl[k*q:]; len(tail) > 0 {
+		ok = r.routeRuns(tail, len(tail)/c)
+		r.rem = r.takeLoads(r.rem)
+	}
+	ok = r.routeRuns(fl[:q], gp.q) && ok
+	// Read by windows where finish alone reads the loads (windows.go: C per τ-cycle, plus R on
+	// R's links), else the first period's loads become a type of their own, replayed moved by
+	// τ^k, and R is added.
+	if r.lone && !r.g.unwindowed && r.windows(&tau, k) {
 		return ok
 	}
-	r.copies(r.asType(), tau, len(fl)/q)
-	for _, f := range fl[len(fl)/q*q:] {
-		ok = r.route(f) && ok
+	r.copies(r.asType(), tau, k)
+	for _, x := range r.rem {
+		r.add(x.l, x.v)
 	}
+	r.rem = r.rem[:0]
 	return ok
+}
+
+// linkLoad is a link's load held apart.
+type linkLoad struct {
+	l int32
+	v float64
+}
+
+// takeLoads appends the links' loads to held (in the order the links were first loaded) and
+// clears them.
+func (r *router) takeLoads(held []linkLoad) []linkLoad {
+	for _, l := range r.usedIdx {
+		held = append(held, linkLoad{l, r.load[l]})
+		r.load[l], r.used[l] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	return held
 }
 
 // period is a repetition: each element q later is the earlier one moved by τ.

@@ -96,6 +96,7 @@ type router struct {
 	// a periodic round may leave its first period's loads for finish to read by windows (win).
 	lone bool
 	win  periodWindows
+	rem  []linkLoad // a periodic round's loads after its last whole period (R), held apart
 	// Runs (runs.go): the sums of the stretches routed so far, the links they load.
 	acc      []float64
 	accUsed  []bool
@@ -348,9 +349,6 @@ func (r *router) carry(h *hop, u, k int32, share float64, t int32) {
 	case !r.used[k]:
 		r.used[k] = true
 		r.usedIdx = append(r.usedIdx, k)
-		if r.win.on {
-			r.firstTouch(k)
-		}
 		fallthrough
 	default:
 		r.load[k] += share

@@ -190,9 +190,6 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			if !used[k] {
 				used[k] = true
 				idx = append(idx, k)
-				if r.win.on {
-					r.firstTouch(k)
-				}
 			}
 			load[k] += share[j]
 		}
@@ -206,9 +203,6 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			if !used[k] {
 				used[k] = true
 				idx = append(idx, k)
-				if r.win.on {
-					r.firstTouch(k)
-				}
 			}
 			load[k] += share[j]
 		}

@@ -22,11 +22,11 @@ package fabric
 // Σ s² over L_P's links: GPT-3's stride-96 rings on the large torus (K = 21 copies of 768 flows'
 // loads) read L_P's loaded links once.
 //
-// The flows after the last whole period are routed after the copies: a link they load first
-// starts from its window's sum (firstTouch), so it receives their shares in the order the copies
-// and the flows would add them, and finish reads those links as they are. A τ along several
-// factors, K > N (copies overlapping themselves), or loads another reader needs link by link
-// (PriceConcurrent's spill) keep the copies (periods.go).
+// The flows after the last whole period are routed apart (periods.go), their loads R held: a
+// link's load is C + R, C the copies' sum, and finish reads C + R on R's links with the windows
+// (the copies add R to C alike). A τ along several factors, K > N (copies overlapping
+// themselves), or loads another reader needs link by link (PriceConcurrent's spill) keep the
+// copies.
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load.
@@ -256,15 +256,6 @@ func (r *router) windowOf(l int32) (winPick, bool) {
 	return windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
 }
 
-// firstTouch starts link l, loaded for the first time by the flows after the last whole period,
-// from what the copies put on it: its load is then the copies' sum and the remainder's shares
-// added in the order the copies and the flows would add them.
-func (r *router) firstTouch(l int32) {
-	if p, ok := r.windowOf(l); ok {
-		r.load[l] = p.v
-	}
-}
-
 // finishWindows is finish's busiest link of a round read by windows (out: the NIC's share
 // already in), and clears the loads: the busiest window of each cycle, and the links the flows
 // after the last whole period load (their windows and shares already summed on them). A window
@@ -305,18 +296,25 @@ func (r *router) finishWindows(out Load) Load {
 			pick(p, l)
 		}
 	}
-	for i, l := range r.usedIdx {
-		if r.load[l]/r.g.rate[l] >= hi { // may be the busiest: when the copies first load it
-			p, ok := r.windowOf(l)
-			if !ok { // loaded first after every copy, in the order of the remainder
-				p.k, p.rank = w.k, int32(i)
+	// The links the flows after the last whole period load: C + R, where that may be the busiest
+	// (C no more than its cycle's total).
+	for i, x := range r.rem {
+		base, pos := r.cycleOf(x.l)
+		p, ok := winPick{}, false
+		if ci := w.slot[base]; ci >= 0 {
+			c := &w.cycles[ci]
+			if (c.total+x.v)/r.g.rate[x.l]*(1+1e-9) < hi {
+				continue
 			}
-			p.v = r.load[l]
-			pick(p, l)
+			p, ok = windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
 		}
-		r.load[l], r.used[l] = 0, false
+		if !ok { // loaded first after every copy, in the order of the remainder
+			p.k, p.rank = w.k, int32(i)
+		}
+		p.v += x.v
+		pick(p, x.l)
 	}
-	r.usedIdx = r.usedIdx[:0]
+	r.rem = r.rem[:0]
 	for _, c := range w.cycles {
 		w.slot[c.base] = -1
 	}
