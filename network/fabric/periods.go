@@ -15,10 +15,12 @@ package fabric
 //
 // (split routing is equivariant; each flow still takes its type's shares). The work falls from
 // n flows' shares to q flows' and K copies of L_P's links: for the torus rings, 768 flows and 21
-// copies instead of 16,320 flows. The first period's flows are themselves routed by runs
-// (runs.go): 160 of the 768 flows, and their copies. The sum per link is the same shares grouped per period, so a
-// price may differ from routing every flow in its last bits (TestSublatticeRouting, relative
-// 1e-12); with periods off (WithoutPeriods) flow types alone are exact.
+// copies instead of 16,320 flows. The first period's flows, and those after the last whole
+// period (whose loads R are held apart: a link carries the copies' sum plus R), are themselves
+// routed by runs (runs.go): 64 of the torus's 768 flows, and their copies. The sum per link is
+// the same shares grouped per period, run and copy, so a price may differ from routing every
+// flow in its last bits (TestSublatticeRouting, relative 1e-12); with periods off
+// (WithoutPeriods) flow types alone are exact.
 //
 // The period is found once per group shape, on the groups' members (Model.groupPeriod): when
 // the members of every group Q groups later are the earlier ones moved by τ, so are the flows

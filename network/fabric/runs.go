@@ -1,10 +1,9 @@
 package fabric
 
-// Runs. Within a period (periods.go), consecutive groups often repeat for a while:
-// GPT-3's rings of 4 at stride 96 start one board apart every four groups until a member
-// crosses a board row (on the large torus, 16 boards of rings one column apart; then 32 rings
-// that the next block's first 32 repeat a row down and 16 columns on; then 16 boards again).
-// Where the flows of the q groups after a run's first q are theirs moved by one τ' ∈ Γ, and
+// Runs. Within a period (periods.go) and after its last whole copy, consecutive groups often
+// repeat for a while: GPT-3's rings of 4 at stride 96 start one board apart every four groups
+// until a member crosses a board row (on the large torus, runs of 16, 8, 8 and 16 boards of
+// rings one column apart: TestRuns). Where the flows of the q groups after a run's first q are theirs moved by one τ' ∈ Γ, and
 // so on for n whole copies, the run routes its first q groups' flows and adds their loads moved
 // by τ'^k, k < n (split routing is equivariant, as for periods). Groups outside runs are routed
 // flow by flow; each run and each stretch between runs is summed on its own and the sums are
