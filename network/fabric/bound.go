@@ -323,12 +323,7 @@ func (m *Model) busiest(hiOut, hiIn float64) Load {
 
 // WithoutBounds is g with best's bounds off: every offered algorithm priced (the reference the
 // bounds are tested against).
-func WithoutBounds(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.unbounded = true
-	return h
-}
+func WithoutBounds(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unbounded = true }) }
 
 // permuting is the weight every member of a group of p sends and receives in one round of pt
 // when each part is a permutation of the members without fixed points (Part.Permutes) and the

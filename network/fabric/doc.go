@@ -46,7 +46,13 @@
 // order as routing each flow (prices equal bit for bit). A round that repeats, its flows
 // q later the earlier ones moved by one τ ∈ Γ (GPT-3's stride-96 rings: every two blocks of
 // 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
-// τ^k for each further period (periods.go: the same shares grouped per period). Routed rounds are
+// τ^k for each further period (periods.go: the same shares grouped per period; within the first
+// period, runs of groups that repeat moved by one τ' — 16 boards of rings one column apart — route
+// their first groups and add the rest as moved copies, runs.go); where τ moves
+// one factor of Γ and only the round's price reads its loads, those copies are not added link
+// by link: each τ-cycle of links carries a sliding window of K copies of the first period's
+// few loads on it, and the busiest link is among the windows ending at those loads (windows.go:
+// the same sums in the same order, prices equal bit for bit). Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

@@ -32,6 +32,22 @@ func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {
 	return r.lastQ, append([]uint16(nil), r.lastTau[:m.g.sym.nf]...)
 }
 
+// Runs are the runs (start group, groups repeated, copies, τ's digits along the non-trivial
+// factors) that the first period of one round of pt over the concurrent groups of shape g is
+// routed by (runs.go).
+func (m *Model) Runs(pt collective.Pattern, g network.Group) [][4]int {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	r.lastRuns = r.lastRuns[:0]
+	sym, _ := m.load(r, pt, g)
+	r.finish(sym)
+	var out [][4]int
+	for _, x := range r.lastRuns {
+		out = append(out, [4]int{x.at, x.q, x.n, int(x.tau[0])<<16 | int(x.tau[1])})
+	}
+	return out
+}
+
 // BoundOf is best's lower bound on algorithm a's price of c (bound.go; false: none).
 func (m *Model) BoundOf(a collective.Algorithm, c network.Collective) (units.Seconds, bool) {
 	m.mu.Lock()
@@ -78,4 +94,37 @@ func (m *Model) Again() *Model {
 		panic(err)
 	}
 	return u
+}
+
+// RemainderLoads routes one round of pt over the concurrent groups of shape g as pricing does
+// and returns the loads that windows read on the links the flows after the last whole period
+// load (their window's sum plus those flows' loads), where the round is read by windows (nil: it
+// is not), and every link's load when the copies are added link by link (WithoutWindows).
+func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int32]float64, []float64) {
+	var rem map[int32]float64
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	r.lone = true
+	sym, _ := m.load(r, canonical(pt), g)
+	if r.win.on {
+		rem = map[int32]float64{}
+		for _, x := range r.rem {
+			p, _ := r.windowOf(x.l)
+			rem[x.l] = p.v + x.v
+		}
+	}
+	r.finish(sym)
+	m.g.release(r)
+	u, err := NewModel(WithoutWindows(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	r = u.g.router(u.opt.Routing, u.opt.Seed)
+	defer u.g.release(r)
+	sym, _ = u.load(r, canonical(pt), g)
+	all := make([]float64, len(u.g.links))
+	for _, l := range r.usedIdx {
+		all[l] = r.load[l]
+	}
+	r.finish(sym)
+	return rem, all
 }

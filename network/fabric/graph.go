@@ -63,8 +63,8 @@ type Graph struct {
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
-	gen                 *atomic.Uint64
-	untyped, unperiodic bool
+	gen                             *atomic.Uint64
+	untyped, unperiodic, unwindowed bool
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates
@@ -106,6 +106,7 @@ type Symmetry struct {
 	shift           [maxFactors][]int32 // [f][v] = (v mod fm[f])·fs[f], v < 2·fm[f]
 	endDig, linkDig [][maxFactors]uint16
 	linkAt          []int32
+	linkIx          []int32     // per link: its number in linkAt (orbit index·Order + element)
 	moves           *moveTables // endpoints moved along a factor (lattice.go)
 }
 
@@ -390,6 +391,16 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h.bounds = newCache[loadKey, Load](1 << 15)
 	h.windows = newCache[windowKey, []drain](1 << 12)
 	return &h
+}
+
+// switchedOff is g with empty caches and its symmetry kept, one of the engine's shortcuts turned
+// off by off (the references the shortcuts are tested against: WithoutBounds, WithoutFlowTypes,
+// WithoutPeriods, WithoutWindows).
+func switchedOff(g *Graph, off func(*Graph)) *Graph {
+	h := WithoutSymmetry(g)
+	h.sym = g.sym
+	off(h)
+	return h
 }
 
 // router takes an idle router of the graph (or a new one) set up for a routing.

@@ -103,10 +103,12 @@ func (s *Symmetry) act(e int32, f int, stride, d int32) int32 {
 
 // moveTables holds, per (factor, step), every endpoint moved by that step (Symmetry.mover),
 // built on first use: the invariance checks of sub-lattice routing move every sender of a round
-// once or twice per candidate step.
+// once or twice per candidate step; and per sub-lattice, its orbits' representatives (a round
+// routed under it reads one per flow).
 type moveTables struct {
-	mu sync.Mutex
-	at map[int64][]int32
+	mu   sync.Mutex
+	at   map[int64][]int32
+	reps map[[maxFactors]int32][]bool // per sub-lattice's steps: its representatives (repsOf)
 }
 
 // mover is the table of act(e, f, stride, d) for every endpoint e.
@@ -131,10 +133,21 @@ type lattice struct {
 	sym    *Symmetry
 	step   [maxFactors]int32
 	cosets int32
+	// isRep marks the representatives of every endpoint's H-orbit (Symmetry.repsOf, shared by
+	// the lattices of the same steps).
+	isRep []bool
 }
 
 // rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
 func (h *lattice) rep(e int32) bool {
+	if h.isRep != nil {
+		return h.isRep[e]
+	}
+	return h.repOf(e)
+}
+
+// repOf is rep from the endpoint's element.
+func (h *lattice) repOf(e int32) bool {
 	x := h.sym.EndElem[e]
 	for f, m := range h.sym.Factors {
 		if x%m >= h.step[f] {
@@ -210,6 +223,12 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 	E := int32(m.g.Endpoints)
 	fl := r.fl
 	defer func() { // set the entries in use back to −1 (the flows list them)
+		if len(fl) > pt.N*int(E)/8 { // most of them: all at once
+			for i := range inv[:pt.N*int(E)] {
+				inv[i] = -1
+			}
+			return
+		}
 		for _, f := range fl {
 			inv[f.part*E+f.s] = -1
 		}
@@ -288,7 +307,26 @@ func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective
 	if trivial {
 		return nil
 	}
+	h.isRep = s.repsOf(h)
 	return h
+}
+
+// repsOf marks the representatives of H's orbits among the endpoints, built once per steps.
+func (s *Symmetry) repsOf(h *lattice) []bool {
+	s.moves.mu.Lock()
+	defer s.moves.mu.Unlock()
+	if t, ok := s.moves.reps[h.step]; ok {
+		return t
+	}
+	t := make([]bool, len(s.EndElem))
+	for e := range t {
+		t[e] = h.repOf(int32(e))
+	}
+	if s.moves.reps == nil {
+		s.moves.reps = map[[maxFactors]int32][]bool{}
+	}
+	s.moves.reps[h.step] = t
+	return t
 }
 
 // invariantUnder reports whether the flows in inv (its entries in use listed in set, or set by

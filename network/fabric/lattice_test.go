@@ -99,3 +99,78 @@ func TestPeriod(t *testing.T) {
 		}
 	}
 }
+
+// The flows after the last whole period of a round read by windows (windows.go) load links that
+// windows read as their window's sum plus those flows' loads: each, bit for bit, what the copies
+// and those flows leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
+// periods of 384 (four blocks of 96), so 768 flows follow the last whole period; pairs at stride
+// 70 on 192 ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load.
+func TestWindowsRemainder(t *testing.T) {
+	for _, c := range []struct {
+		a, x       int
+		global     string
+		gpus, size int
+		stride     int
+	}{
+		{4, 32, "trees", 16320, 4, 96},
+		{2, 8, "torus", 192, 2, 70},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
+		rem, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		if len(rem) == 0 {
+			t.Fatalf("%+v: no links loaded after the last whole period", c)
+		}
+		for l, x := range rem {
+			if x != all[l] {
+				t.Errorf("%+v: link %d: %v, copies added link by link %v", c, l, x, all[l])
+			}
+		}
+	}
+}
+
+// The runs a period is routed by (runs.go), counted by hand on GPT-3's rings of 4 at stride 96
+// (pp-first), rank r on endpoint r: group j of a block starts at rank 384·block + j and its
+// members are 96 ranks apart. τ's digits are written (column, row) of boards as 65,536·column
+// + row.
+func TestRuns(t *testing.T) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	tp := network.Group{Size: 4, Stride: 96}
+	for _, c := range []struct {
+		name   string
+		a, x   int
+		global string
+		want   [][4]int
+	}{
+		// 2×2 boards (4 ranks), 64 per row: block 0's member k of group j is on board
+		// j/4 + 24k. For j/4 < 16 all four stay in their rows (boards 0–15, 24–39, 48–63,
+		// 72–87 = row 1, 8–23): 16 copies of 4 groups one column apart; groups 64–95 (boards
+		// 16–23, 40–47, row 1 0–7, row 1 24–31): 8 copies. Block 1 (board 96 + j/4 + 24k)
+		// crosses into row 2 at j/4 = 8 (row 1 56–63 | row 2 0–15): 8 copies, then 16. (Groups
+		// 64–95 and block 1's first 32 are also each other moved 16 columns and a row: 2 copies
+		// of 32, fewer than 8.) 192 groups, the period.
+		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 4, 8, 1 << 16}, {96, 4, 8, 1 << 16}, {128, 4, 16, 1 << 16}}},
+		// 4×4 boards (16 ranks), 32 per row: member k of block b's group j is on board
+		// 24b + j/16 + 6k. Block 0 (boards 0–23) crosses no row: 6 copies of 16 groups one
+		// column apart; block 1 (24–47) crosses at board 32 when j/16 = 2 (30, 31 | 32–35): 2
+		// and 4 copies; block 2 (48–71) at j/16 = 4 (28–31 | 32, 33 of row 1): 4 and 2; block 3
+		// (72–95, row 2 8–31) none: 6. 384 groups, the period.
+		{"hx4-large", 4, 32, "trees", [][4]int{{0, 16, 6, 1 << 16}, {96, 16, 2, 1 << 16}, {128, 16, 4, 1 << 16},
+			{192, 16, 4, 1 << 16}, {256, 16, 2, 1 << 16}, {288, 16, 6, 1 << 16}}},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*fabric.Model).Runs(ring, tp); !slices.Equal(got, c.want) {
+			t.Errorf("%s: runs %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -268,6 +268,7 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
+	r.lone = true // finish alone reads this round
 	sym, err := m.load(r, pt, g)
 	ld := r.finish(sym)
 	if err != nil {
@@ -388,21 +389,41 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	if hint := n * g.Size * pt.N; cap(r.fl) < hint { // a flow per member and part, mostly
 		r.fl = make([]flowRec, 0, hint)
 	}
+	if n == 1 && g.Runs(0) { // one group: place its flows as the pattern lists them
+		base := g.Base(0)
+		r.group()
+		for i := 0; i < pt.N; i++ {
+			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
+			})
+		}
+		return
+	}
 	// Every group sends the same flows between its members: list them once (in part and flow
-	// order), then place them group by group.
+	// order, as rank offsets from the group's base), then place them group by group.
 	proto := r.proto[:0]
+	stride := int32(g.Stride)
 	for i := 0; i < pt.N; i++ {
-		pt.Parts[i].Each(g.Size, func(s, d int, w float64) { proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w}) })
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
+		})
 	}
 	r.proto = proto
+	plain := m.opt.Placement == nil && r.nicOut == nil // rank r on endpoint r, no NIC to count
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
 			continue
 		}
-		base := g.Base(gi)
+		base := int32(g.Base(gi))
 		r.group()
+		if plain {
+			for _, f := range proto {
+				r.fl = append(r.fl, flowRec{base + f.s, base + f.t, f.part, f.w})
+			}
+			continue
+		}
 		for _, f := range proto {
-			r.collect(m.endpoint(base+int(f.s)*g.Stride), m.endpoint(base+int(f.t)*g.Stride), int(f.part), f.w)
+			r.collect(m.endpoint(int(base+f.s)), m.endpoint(int(base+f.t)), int(f.part), f.w)
 		}
 	}
 }

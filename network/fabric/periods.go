@@ -15,9 +15,12 @@ package fabric
 //
 // (split routing is equivariant; each flow still takes its type's shares). The work falls from
 // n flows' shares to q flows' and K copies of L_P's links: for the torus rings, 768 flows and 21
-// copies instead of 16,320 flows. The sum per link is the same shares grouped per period, so a
-// price may differ from routing every flow in its last bits (TestSublatticeRouting, relative
-// 1e-12); with periods off (WithoutPeriods) flow types alone are exact.
+// copies instead of 16,320 flows. The first period's flows, and those after the last whole
+// period (whose loads R are held apart: a link carries the copies' sum plus R), are themselves
+// routed by runs (runs.go): 64 of the torus's 768 flows, and their copies. The sum per link is
+// the same shares grouped per period, run and copy, so a price may differ from routing every
+// flow in its last bits (TestSublatticeRouting, relative 1e-12); with periods off
+// (WithoutPeriods) flow types alone are exact.
 //
 // The period is found once per group shape, on the groups' members (Model.groupPeriod): when
 // the members of every group Q groups later are the earlier ones moved by τ, so are the flows
@@ -36,7 +39,8 @@ type flowRec struct {
 	w          float64
 }
 
-// memberFlow is a flow between members of a group (their indices), of part part.
+// memberFlow is a flow between members of a group (their rank offsets from the group's base), of
+// part part.
 type memberFlow struct {
 	s, t, part int32
 	w          float64
@@ -91,35 +95,44 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		}
 		return ok
 	}
-	for _, f := range fl[:q] {
-		ok = r.route(f) && ok
+	// The flows after the last whole period first (by runs), their loads R held apart; then the
+	// first period's. A link's load is the K copies' sum C plus R.
+	k, c := len(fl)/q, q/gp.q
+	r.rem = r.rem[:0]
+	if tail := fl[k*q:]; len(tail) > 0 {
+		ok = r.routeRuns(tail, len(tail)/c)
+		r.rem = r.takeLoads(r.rem)
 	}
-	// The first period's loads become a type of their own, replayed moved by τ^k.
-	ft, sym := &r.ft, r.g.sym
-	if len(ft.start) == 0 {
-		ft.start = append(ft.start, 0)
+	ok = r.routeRuns(fl[:q], gp.q) && ok
+	// Read by windows where finish alone reads the loads (windows.go: C per τ-cycle, plus R on
+	// R's links), else the first period's loads become a type of their own, replayed moved by
+	// τ^k, and R is added.
+	if r.lone && !r.g.unwindowed && r.windows(&tau, k) {
+		return ok
 	}
-	i, mark := int32(len(ft.lat)), len(ft.share)
-	for _, k := range r.usedIdx {
-		ft.keep(sym, k, r.load[k])
-		r.load[k], r.used[k] = 0, false
+	r.copies(r.asType(), tau, k)
+	for _, x := range r.rem {
+		r.add(x.l, x.v)
+	}
+	r.rem = r.rem[:0]
+	return ok
+}
+
+// linkLoad is a link's load held apart.
+type linkLoad struct {
+	l int32
+	v float64
+}
+
+// takeLoads appends the links' loads to held (in the order the links were first loaded) and
+// clears them.
+func (r *router) takeLoads(held []linkLoad) []linkLoad {
+	for _, l := range r.usedIdx {
+		held = append(held, linkLoad{l, r.load[l]})
+		r.load[l], r.used[l] = 0, false
 	}
 	r.usedIdx = r.usedIdx[:0]
-	ft.lat = append(ft.lat, r.maxLat)
-	ft.start = append(ft.start, int32(len(ft.share)))
-	var g [maxFactors]uint16
-	for k := 0; k < len(fl)/q; k++ {
-		r.replay(i, &g)
-		for f := 0; f < sym.nf; f++ {
-			g[f] = uint16((int32(g[f]) + int32(tau[f])) % sym.fm[f])
-		}
-	}
-	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
-	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
-	for _, f := range fl[len(fl)/q*q:] {
-		ok = r.route(f) && ok
-	}
-	return ok
+	return held
 }
 
 // period is a repetition: each element q later is the earlier one moved by τ.

@@ -78,9 +78,11 @@ type router struct {
 	klink  []int32
 	keys   []int32
 
-	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits.
-	typing bool
-	ft     flowTypes
+	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
+	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
+	// copies repeat).
+	typing, eager bool
+	ft            flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl      []flowRec
@@ -90,6 +92,16 @@ type router struct {
 	witness []int
 	lastQ   int // the last collected round's period (0: none) and τ, for tests
 	lastTau [maxFactors]uint16
+	// Windows (windows.go): lone is set while a round is routed for finish alone (no spill), so
+	// a periodic round may leave its first period's loads for finish to read by windows (win).
+	lone bool
+	win  periodWindows
+	rem  []linkLoad // a periodic round's loads after its last whole period (R), held apart
+	// Runs (runs.go): the sums of the stretches routed so far, the links they load.
+	acc      []float64
+	accUsed  []bool
+	accIdx   []int32
+	lastRuns []run // the last round's runs, for tests
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per
@@ -438,8 +450,12 @@ func (r *router) finish(sym *Symmetry) Load {
 			out.PerByte, out.Class = pb, nicClass
 		}
 	}
+	r.lone = false
 	if r.sub != nil {
 		return r.finishSub(out)
+	}
+	if r.win.on {
+		return r.finishWindows(out)
 	}
 	if sym != nil {
 		orbit := r.orbits(sym)

@@ -21,7 +21,8 @@ package fabric
 // reached). TestFlowTypesExact checks the prices bit for bit against routing every flow
 // (WithoutFlowTypes), and TestSublatticeRouting against a fabric without symmetry (relative
 // 1e-12). A type seen once is routed directly (a tree's offsets are all different): only its
-// second flow records it.
+// second flow records it, except in the first groups of a run (runs.go), whose types the rest of
+// the run's flows are likely to share.
 
 // maxTypeShares bounds the shares a router keeps (≈ 20 MB); beyond it the types start over.
 const maxTypeShares = 1 << 20
@@ -132,10 +133,10 @@ func (r *router) typed(s, t int32, w float64) bool {
 	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
 	ti := ft.index.get(key)
 	switch {
-	case ti == 0:
+	case ti == 0 && !r.eager:
 		ft.index.put(key, -1)
 		return false
-	case ti < 0:
+	case ti <= 0:
 		if len(ft.share) >= maxTypeShares {
 			ft.reset()
 			return false
@@ -248,14 +249,14 @@ func (s *Symmetry) typing(links int) {
 	for i := range at {
 		at[i] = -1
 	}
-	s.linkDig = make([][maxFactors]uint16, links)
+	s.linkDig, s.linkIx = make([][maxFactors]uint16, links), make([]int32, links)
 	for l := 0; l < links; l++ {
 		x := s.orbitIx[l]*int32(s.Order) + s.LinkElem[l]
 		if at[x] >= 0 {
-			s.linkDig = nil
+			s.linkDig, s.linkIx = nil, nil
 			return
 		}
-		at[x] = int32(l)
+		at[x], s.linkIx[l] = int32(l), x
 		s.linkDig[l] = digits(s.LinkElem[l])
 	}
 	s.endDig = make([][maxFactors]uint16, len(s.EndElem))
@@ -287,18 +288,8 @@ func (s *Symmetry) inverse(g *[maxFactors]uint16) (inv [maxFactors]uint16) {
 
 // WithoutFlowTypes is g with flow types off (every flow routed itself; the symmetry and its
 // sub-lattice routing kept): the reference the flow types are tested against.
-func WithoutFlowTypes(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.untyped = true
-	return h
-}
+func WithoutFlowTypes(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.untyped = true }) }
 
 // WithoutPeriods is g with periods off (periods.go): flow types alone, every flow's shares added
 // in flow order.
-func WithoutPeriods(g *Graph) *Graph {
-	h := WithoutSymmetry(g)
-	h.sym = g.sym
-	h.unperiodic = true
-	return h
-}
+func WithoutPeriods(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unperiodic = true }) }

@@ -45,6 +45,9 @@ func symmetryCases() []symmetryCase {
 			}
 		}
 	}
+	// Pairs at stride 70 on 192 ranks of the 16×16 torus: periodic rounds whose flows after the
+	// last whole period cross links the copies load (fabric/windows.go).
+	cases = append(cases, symmetryCase{mesh(2, 8, "torus"), ar(2, 70), 192})
 	return cases
 }
 
@@ -113,6 +116,18 @@ func TestFlowTypesExact(t *testing.T) {
 	reference(t, symmetryCases(), fabric.WithoutPeriods, fabric.WithoutFlowTypes, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
 		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
 			t.Errorf("%s %s %+v on %d: %+v (%v), every flow routed %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
+		}
+	})
+}
+
+// Windows (fabric/windows.go) read a periodic round's busiest link per τ-cycle instead of
+// adding its copies link by link: the same shares summed in the same order, so every
+// algorithm's price, busiest link class included, is equal bit for bit to the copies' (on the
+// same cases as the sub-lattice test: the large fabrics' stride-96 rings are periodic).
+func TestWindowsExact(t *testing.T) {
+	reference(t, symmetryCases(), nil, fabric.WithoutWindows, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
+			t.Errorf("%s %s %+v on %d: %+v (%v), copies added %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
 		}
 	})
 }

@@ -1,0 +1,167 @@
+package fabric
+
+// Runs. Within a period (periods.go) and after its last whole copy, consecutive groups often
+// repeat for a while: GPT-3's rings of 4 at stride 96 start one board apart every four groups
+// until a member crosses a board row (on the large torus, runs of 16, 8, 8 and 16 boards of
+// rings one column apart: TestRuns). Where the flows of the q groups after a run's first q are theirs moved by one τ' ∈ Γ, and
+// so on for n whole copies, the run routes its first q groups' flows and adds their loads moved
+// by τ'^k, k < n (split routing is equivariant, as for periods). Groups outside runs are routed
+// flow by flow; each run and each stretch between runs is summed on its own and the sums are
+// added per link in their order (stash), so a link's load is the same shares grouped per run
+// and copy: a price may differ from routing every flow in its last bits (TestSublatticeRouting,
+// relative 1e-12), as periods' may; with periods off (WithoutPeriods) there are no runs either,
+// and a round without a period routes every flow in flow order (its price equal bit for bit to
+// routing them without the symmetry: TestSharedCaches). TestRuns counts the runs by hand.
+//
+// A run is looked for at each group where none goes on, with q up to maxRunPeriod groups; where
+// none starts, the search rests for twice as many groups as the last time (at most
+// maxRunRest), so a round without runs costs a few probes per group.
+
+// maxRunPeriod bounds the groups a run repeats (a board's 16 ranks of a 4×4 HammingMesh board
+// in rank order are 16 groups at a stride); maxRunRest the groups routed without looking for a
+// run after a search that found none.
+const maxRunPeriod, maxRunRest = 32, 64
+
+// routeRuns routes the collected flows fl of groups groups (the same number of flows each, in
+// group order) by runs, and reports false when some flow cannot reach its destination.
+func (r *router) routeRuns(fl []flowRec, groups int) bool {
+	ok := true
+	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
+		for _, f := range fl {
+			ok = r.route(f) && ok
+		}
+		return ok
+	}
+	c := len(fl) / groups
+	r.lastRuns = r.lastRuns[:0]
+	rest, wait := 0, 1
+	for a := 0; a < groups; {
+		q, n, tau := 0, 0, [maxFactors]uint16{}
+		if rest == 0 {
+			if q, n, tau = r.runAt(fl, c, a, groups); n < 2 {
+				rest, wait = wait, min(2*wait, maxRunRest)
+			} else {
+				wait = 1
+			}
+		}
+		if n < 2 {
+			for _, f := range fl[a*c : (a+1)*c] {
+				ok = r.route(f) && ok
+			}
+			a++
+			rest = max(rest-1, 0)
+			continue
+		}
+		r.lastRuns = append(r.lastRuns, run{a, q, n, tau})
+		if len(r.usedIdx) > 0 {
+			r.stash()
+		}
+		r.eager = true
+		for _, f := range fl[a*c : (a+q)*c] {
+			ok = r.route(f) && ok
+		}
+		r.eager = false
+		r.copies(r.asType(), tau, n)
+		if a += n * q; a < groups {
+			r.stash()
+		}
+	}
+	if len(r.accIdx) > 0 {
+		r.unstash()
+	}
+	return ok
+}
+
+// run is a run of groups: from group at, n copies of q groups, each the one before moved by τ.
+type run struct {
+	at, q, n int
+	tau      [maxFactors]uint16
+}
+
+// runAt is the run starting at group a of the groups of fl (c flows each): q groups whose flows
+// moved by τ are the next q groups', n ≥ 2 whole copies in all, the one of most copies (the
+// fewest groups routed per group covered), of those the one covering most groups (n < 2: none).
+func (r *router) runAt(fl []flowRec, c, a, groups int) (q, n int, tau [maxFactors]uint16) {
+	sym := r.g.sym
+	for p := 1; p <= maxRunPeriod && a+2*p <= groups && (groups-a)/p >= n; p++ {
+		s0, s1 := fl[a*c].s, fl[(a+p)*c].s
+		if sym.EndRep[s0] != sym.EndRep[s1] {
+			continue
+		}
+		var t [maxFactors]uint16
+		for f := 0; f < sym.nf; f++ {
+			t[f] = uint16((int32(sym.endDig[s1][f]) - int32(sym.endDig[s0][f]) + sym.fm[f]) % sym.fm[f])
+		}
+		j, d := a*c, p*c
+		for end := groups * c; j+d < end; j++ {
+			x, y := &fl[j], &fl[j+d]
+			if x.part != y.part || x.w != y.w || sym.move(x.s, &t) != y.s || sym.move(x.t, &t) != y.t {
+				break
+			}
+		}
+		if k := 1 + (j-a*c)/d; k >= 2 && (k > n || (k == n && k*p > n*q)) {
+			q, n, tau = p, k, t
+		}
+	}
+	return q, n, tau
+}
+
+// asType takes the loads on the links as a type of their own (their latency the round's slowest
+// so far) and clears them.
+func (r *router) asType() int32 {
+	ft, sym := &r.ft, r.g.sym
+	if len(ft.start) == 0 {
+		ft.start = append(ft.start, 0)
+	}
+	i := int32(len(ft.lat))
+	for _, k := range r.usedIdx {
+		ft.keep(sym, k, r.load[k])
+		r.load[k], r.used[k] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	ft.lat = append(ft.lat, r.maxLat)
+	ft.start = append(ft.start, int32(len(ft.share)))
+	return i
+}
+
+// copies adds type i (asType's, the last) moved by τ^k for k < n, and drops it.
+func (r *router) copies(i int32, tau [maxFactors]uint16, n int) {
+	ft, sym := &r.ft, r.g.sym
+	var g [maxFactors]uint16
+	for k := 0; k < n; k++ {
+		r.replay(i, &g)
+		for f := 0; f < sym.nf; f++ {
+			g[f] = uint16((int32(g[f]) + int32(tau[f])) % sym.fm[f])
+		}
+	}
+	mark := ft.start[i]
+	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
+	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
+}
+
+// stash adds the links' loads to the sums of the stretches before (acc) and clears them.
+func (r *router) stash() {
+	if len(r.acc) < len(r.load) {
+		r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
+	}
+	for _, k := range r.usedIdx {
+		if !r.accUsed[k] {
+			r.accUsed[k] = true
+			r.accIdx = append(r.accIdx, k)
+		}
+		r.acc[k] += r.load[k]
+		r.load[k], r.used[k] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+}
+
+// unstash puts the sums back on the links (in the order the stretches first loaded them).
+func (r *router) unstash() {
+	r.stash()
+	for _, k := range r.accIdx {
+		r.load[k], r.used[k] = r.acc[k], true
+		r.acc[k], r.accUsed[k] = 0, false
+	}
+	r.usedIdx = append(r.usedIdx, r.accIdx...)
+	r.accIdx = r.accIdx[:0]
+}

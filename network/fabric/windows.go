@@ -1,0 +1,333 @@
+package fabric
+
+// Windows. A periodic round (periods.go) loads each link l with K copies of the first period's
+// loads L_P moved by τ^k, k < K, added in increasing k:
+//
+//	load(l) = Σ_{k<K} L_P(τ^{−k}·l)
+//
+// When τ moves one factor f of Γ (by t, of modulus m), τ's cycles on the links have
+// N = m/gcd(t, m) links each; number the links of a cycle by their position a (τ^a moves the
+// cycle's first link to it). Then load(a) = Σ_{k<K} L_P(a − k mod N): a sliding window of K
+// positions over the few positions of the cycle that L_P loads. The busiest link (and its class)
+// is all a round's price needs of the loads, so finishWindows reads it per cycle without adding
+// the K copies link by link. With L_P's positions p_1 < … < p_s on a cycle, the window's content
+// changes only where a position enters (a = p_i) or leaves (a = p_i + K); where one leaves and
+// none enters, the window holds the one before's terms less its last, in the same order, so with
+// positive terms its float sum is no larger and its link is loaded later: the s windows ending at
+// the p_i hold the busiest link. Each window's sum adds the same shares in the same order (k
+// increasing, the zeros of the positions L_P leaves empty left out) as the K copies added link by
+// link, so a price is equal bit for bit to the copies' (TestWindowsExact against WithoutWindows),
+// and of equally busy links the one the copies load first gives the class (the lowest k, then the
+// first period's order). The work per round falls from K·|L_P| loads and a pass over them to
+// Σ s² over L_P's links: GPT-3's stride-96 rings on the large torus (K = 21 copies of 768 flows'
+// loads) read L_P's loaded links once.
+//
+// The flows after the last whole period are routed apart (periods.go), their loads R held: a
+// link's load is C + R, C the copies' sum, and finish reads C + R on R's links with the windows
+// (the copies add R to C alike). A τ along several factors, K > N (copies overlapping
+// themselves), or loads another reader needs link by link (PriceConcurrent's spill) keep the
+// copies.
+
+// winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
+// first period's loaded links (in the order they were first loaded), its load.
+type winEntry struct {
+	pos, rank int32
+	v         float64
+}
+
+// winPick is a cycle's busiest window: its load and when the copies would first load its
+// link (copy k, the first period's rank).
+type winPick struct {
+	v       float64
+	k, rank int32
+}
+
+// before reports whether a is loaded first.
+func (a winPick) before(b winPick) bool { return a.k < b.k || (a.k == b.k && a.rank < b.rank) }
+
+// windowAt is the load of the link at position y of a τ-cycle of n links, the first period's
+// loads at the entries e (sorted by position, distinct, in [0, n), not empty), k ≤ n copies, and
+// when the copies first load it (copy k, the first period's rank); false: none loads it.
+func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
+	// The entries in the window ending at y, in increasing distance d = y − p (mod n): from the
+	// last position at or before y, backwards around the cycle.
+	s := len(e)
+	j := s - 1
+	if lo := 0; s > 8 { // the last position at or before y, by bisection
+		for lo < j {
+			if mid := (lo + j + 1) / 2; e[mid].pos <= y {
+				lo = mid
+			} else {
+				j = mid - 1
+			}
+		}
+	}
+	for j > 0 && e[j].pos > y {
+		j--
+	}
+	if e[j].pos > y { // none at or before y: the last one, around the cycle
+		j = s - 1
+	}
+	var p winPick
+	for c := 0; c < s; c++ {
+		d := (y - e[j].pos + n) % n
+		if d >= k {
+			break
+		}
+		if c == 0 {
+			p.k, p.rank = d, e[j].rank
+		}
+		p.v += e[j].v
+		if j--; j < 0 {
+			j = s - 1
+		}
+	}
+	return p, p.v > 0
+}
+
+// windowMax is the busiest link of one τ-cycle of n links, the first period's loads at the
+// entries e (sorted by position, distinct, in [0, n)), k ≤ n copies: the largest window sum, of
+// equal ones the first loaded; false when e is empty.
+func windowMax(e []winEntry, n, k int32) (winPick, bool) {
+	var best winPick
+	found := false
+	for _, x := range e {
+		if p, ok := windowAt(e, n, k, x.pos); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// periodWindows is a periodic round read by windows: τ moves factor f; its cycles have n links;
+// k copies.
+type periodWindows struct {
+	on         bool
+	f          int
+	n, k       int32
+	digit      []winDigit // per digit along f: its cycle's first link's and its position
+	cycles     []winCycle
+	ents, sort []winEntry
+	at         []int32 // per entry: its cycle
+	byPos      []int32 // the entries in order of position
+	count      []int32 // entries per position (counting sort)
+	slot       []int32 // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
+}
+
+// winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
+// is the link's plus shift (the digit brought down to x mod g), and the link is at pos.
+type winDigit struct{ shift, pos int32 }
+
+// winCycle is a τ-cycle holding loads of the first period: its first link's number
+// (Symmetry.linkIx) and its entries.
+type winCycle struct {
+	base, n, off int32
+	total        float64 // its entries' loads summed: no window of the cycle holds more
+}
+
+// windows prepares a periodic round of k copies moved by τ to be read by windows (true), its
+// first period's loads taken off the links; false: τ moves several factors, or k exceeds its
+// cycles.
+func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
+	sym, w := r.g.sym, &r.win
+	f := -1
+	for i := 0; i < sym.nf; i++ {
+		if tau[i] != 0 {
+			if f >= 0 {
+				return false
+			}
+			f = i
+		}
+	}
+	if f < 0 {
+		return false
+	}
+	m, t := sym.fm[f], int32(tau[f])
+	g := gcd32(t, m)
+	n := m / g
+	if int32(k) > n {
+		return false
+	}
+	inv := int32(0)
+	for a := int32(1); a < n; a++ {
+		if a*(t/g)%n == 1 {
+			inv = a
+			break
+		}
+	}
+	// Digit x = c + a·t (mod m) with c = x mod g: position a = ((x − c)/g)·inv (mod n), inv the
+	// inverse of t/g mod n.
+	w.digit = w.digit[:0]
+	for x := int32(0); x < m; x++ {
+		c := x % g
+		w.digit = append(w.digit, winDigit{shift: (c - x) * sym.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
+	}
+	w.on, w.f, w.n, w.k = true, f, n, int32(k)
+	r.takeWindows()
+	return true
+}
+
+func gcd32(a, b int32) int32 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// takeWindows moves the first period's loads off the links into their τ-cycles' entries (each
+// cycle's sorted by position).
+func (r *router) takeWindows() {
+	w := &r.win
+	if len(w.slot) < len(r.g.sym.linkAt) {
+		w.slot = make([]int32, len(r.g.sym.linkAt))
+		for i := range w.slot {
+			w.slot[i] = -1
+		}
+	}
+	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
+	for i, l := range r.usedIdx {
+		base, pos := r.cycleOf(l)
+		ci := w.slot[base]
+		if ci < 0 {
+			ci = int32(len(cycles))
+			w.slot[base] = ci
+			cycles = append(cycles, winCycle{base: base})
+		}
+		cycles[ci].n++
+		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: r.load[l]})
+		at = append(at, ci)
+		r.load[l], r.used[l] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	// The entries grouped by cycle, each cycle's by position: counted out by position, then
+	// placed by cycle in that order (each cycle's total load summed on the way).
+	byPos := w.byPos[:0]
+	if cap(w.count) < int(w.n)+1 {
+		w.count = make([]int32, w.n+1)
+	}
+	count := w.count[:w.n+1]
+	clear(count)
+	for _, e := range ents {
+		count[e.pos+1]++
+	}
+	for p := 1; p < len(count); p++ {
+		count[p] += count[p-1]
+	}
+	if cap(byPos) < len(ents) {
+		byPos = make([]int32, len(ents), 2*len(ents))
+	}
+	byPos = byPos[:len(ents)]
+	for i, e := range ents {
+		byPos[count[e.pos]] = int32(i)
+		count[e.pos]++
+	}
+	off := int32(0)
+	for i := range cycles {
+		cycles[i].off, off = off, off+cycles[i].n
+		cycles[i].n = 0
+	}
+	srt := append(w.sort[:0], ents...)
+	for _, i := range byPos {
+		c := &cycles[at[i]]
+		srt[c.off+c.n] = ents[i]
+		c.total += ents[i].v
+		c.n++
+	}
+	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
+}
+
+// cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
+// its position on it.
+func (r *router) cycleOf(l int32) (base, pos int32) {
+	sym := r.g.sym
+	d := r.win.digit[sym.linkDig[l][r.win.f]]
+	return sym.linkIx[l] + d.shift, d.pos
+}
+
+// windowOf is the copies' load of link l (windowAt; false: none loads it).
+func (r *router) windowOf(l int32) (winPick, bool) {
+	w := &r.win
+	base, pos := r.cycleOf(l)
+	ci := w.slot[base]
+	if ci < 0 {
+		return winPick{}, false
+	}
+	c := w.cycles[ci]
+	return windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
+}
+
+// finishWindows is finish's busiest link of a round read by windows (out: the NIC's share
+// already in), and clears the loads: the busiest window of each cycle, and the links the flows
+// after the last whole period load (their windows and shares already summed on them). A window
+// whose link those flows also load holds less than the link, which is read with them.
+func (r *router) finishWindows(out Load) Load {
+	w := &r.win
+	hi, class := out.PerByte, uint16(0)
+	var top winPick
+	won := false
+	pick := func(p winPick, l int32) {
+		if pb := p.v / r.g.rate[l]; pb > hi || (won && pb == hi && p.before(top)) {
+			hi, top, won, class = pb, p, true, r.g.links[l].Class
+		}
+	}
+	// The cycle of the most load per rate first; then a cycle whose total cannot reach the
+	// busiest window found is passed over (a window sums some of the total's positive terms:
+	// no more than the total, up to rounding far below 1e-9).
+	most, mostPB := -1, 0.0
+	for i, c := range w.cycles {
+		if pb := c.total / r.g.rate[r.g.sym.linkAt[c.base]]; pb > mostPB {
+			most, mostPB = i, pb
+		}
+	}
+	for n := range w.cycles {
+		i := n
+		switch {
+		case n == 0 && most >= 0:
+			i = most
+		case n == most:
+			i = 0
+		}
+		c := &w.cycles[i]
+		l := r.g.sym.linkAt[c.base]
+		if c.total/r.g.rate[l]*(1+1e-9) < hi {
+			continue
+		}
+		if p, ok := windowMax(w.sort[c.off:c.off+c.n], w.n, w.k); ok {
+			pick(p, l)
+		}
+	}
+	// The links the flows after the last whole period load: C + R, where that may be the busiest
+	// (C no more than its cycle's total).
+	for i, x := range r.rem {
+		base, pos := r.cycleOf(x.l)
+		p, ok := winPick{}, false
+		if ci := w.slot[base]; ci >= 0 {
+			c := &w.cycles[ci]
+			if (c.total+x.v)/r.g.rate[x.l]*(1+1e-9) < hi {
+				continue
+			}
+			p, ok = windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
+		}
+		if !ok { // loaded first after every copy, in the order of the remainder
+			p.k, p.rank = w.k, int32(i)
+		}
+		p.v += x.v
+		pick(p, x.l)
+	}
+	r.rem = r.rem[:0]
+	for _, c := range w.cycles {
+		w.slot[c.base] = -1
+	}
+	clear(w.cycles)
+	if won {
+		out.PerByte, out.Class = hi, class
+	}
+	w.cycles, w.sort = w.cycles[:0], w.sort[:0]
+	w.on = false
+	r.maxLat, r.flows = 0, false
+	return out
+}
+
+// WithoutWindows is g with windows off (periodic rounds add their copies link by link): the
+// reference windows are tested against.
+func WithoutWindows(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unwindowed = true }) }
