@@ -49,7 +49,7 @@ func runGPUs(f format, w io.Writer) error {
 	case formatCSV:
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"name", "memory_bytes", "hbm_bytes_per_s", "fp8_tensor_flop_per_s", "fp16_tensor_flop_per_s",
-			"bf16_tensor_flop_per_s", "tf32_tensor_flop_per_s", "fp32_tensor_flop_per_s", "mp_params_per_gpu", "description"})
+			"bf16_tensor_flop_per_s", "tf32_tensor_flop_per_s", "fp32_tensor_flop_per_s", "mp_params_per_gpu", "host_link_bytes_per_s", "description"})
 		for _, g := range gpus {
 			num := func(k string) string {
 				if v, ok := g.TensorFLOPs[k]; ok {
@@ -58,25 +58,27 @@ func runGPUs(f format, w io.Writer) error {
 				return ""
 			}
 			_ = cw.Write([]string{g.Name, ftoa(g.MemoryBytes), ftoa(g.HBMBytesPerS), num("fp8"), num("fp16"), num("bf16"),
-				num("tf32"), num("fp32"), ftoa(g.MPParamsPerGPU), g.Description})
+				num("tf32"), num("fp32"), ftoa(g.MPParamsPerGPU), hostLink(g, ftoa, ""), g.Description})
 		}
 		cw.Flush()
 		return cw.Error()
 	}
 	b := &strings.Builder{}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tMEMORY\tHBM\tFP16 TENSOR\tBF16 TENSOR\tFP8 TENSOR\tTF32 TENSOR\tFP32\tTP LIMIT\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tMEMORY\tHBM\tFP16 TENSOR\tBF16 TENSOR\tFP8 TENSOR\tTF32 TENSOR\tFP32\tTP LIMIT\tHOST LINK\tDESCRIPTION")
 	for _, g := range gpus {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%s\t%s\t%s\t%s\t%s params\t%s\n", g.Name, units.Bytes(g.MemoryBytes), g.HBM(),
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%s\t%s\t%s\t%s\t%s params\t%s\t%s\n", g.Name, units.Bytes(g.MemoryBytes), g.HBM(),
 			peak(g.TensorFLOPs, "fp16"), peak(g.TensorFLOPs, "bf16"), peak(g.TensorFLOPs, "fp8"), peak(g.TensorFLOPs, "tf32"), peak(g.TensorFLOPs, "fp32"),
-			units.Count(g.MPParamsPerGPU), g.Description)
+			units.Count(g.MPParamsPerGPU), hostLink(g, func(float64) string { return g.HostLink().String() }, "-"), g.Description)
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(b, "\nsources ([P] paper, [D] derived, [X] datasheet or assumption)")
 	for _, g := range gpus {
 		fmt.Fprintf(b, "%s\n", g.Name)
-		for _, k := range []string{"memory_bytes", "hbm_bytes_per_s", "tensor_flop_per_s", "vector_flop_per_s", "mp_params_per_gpu"} {
-			fmt.Fprintf(b, "  %s: %s\n", k, g.Sources[k])
+		for _, k := range []string{"memory_bytes", "hbm_bytes_per_s", "tensor_flop_per_s", "vector_flop_per_s", "mp_params_per_gpu", "host_link_bytes_per_s"} {
+			if src, ok := g.Sources[k]; ok {
+				fmt.Fprintf(b, "  %s: %s\n", k, src)
+			}
 		}
 	}
 	gemm, err := roofline.GEMMTable()
@@ -225,4 +227,13 @@ func runNets(f format, w io.Writer) error {
 	_ = tw.Flush()
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// hostLink renders a GPU's measured host-link rate with format, or missing when
+// configs/gpus.json has none.
+func hostLink(g roofline.GPU, format func(float64) string, missing string) string {
+	if g.HostLinkBytesPerS > 0 {
+		return format(g.HostLinkBytesPerS)
+	}
+	return missing
 }
