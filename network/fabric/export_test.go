@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"math"
+
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
@@ -62,7 +64,7 @@ func (m *Model) PriceWith(a collective.Algorithm, c network.Collective) (network
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.view.g = c.Group
-	return m.priceWith(a, c)
+	return m.priceWith(a, c, units.Seconds(math.Inf(1)))
 }
 
 // Unbounded is the same job on the graph without best's bounds (WithoutBounds).

@@ -65,6 +65,7 @@ type Model struct {
 	lbBound     func(collective.Algorithm) (units.Seconds, bool)
 	lbCol       network.Collective // the collective being chosen, for lbBound
 	known       []outcome          // what the bounds found of the candidates: a decline, a price
+	prog        []progRound        // the rounds of the algorithm being priced a pattern at a time
 	injOnce     sync.Once
 	inj         bool // the placement puts distinct ranks on distinct endpoints (injective)
 }
@@ -129,15 +130,20 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 		bound, m.lbCol = m.lbBound, c
 	}
 	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
-		func(a collective.Algorithm) (network.Cost, error) { return m.priceChosen(a, c) })
+		func(a collective.Algorithm, limit units.Seconds) (network.Cost, error) {
+			return m.priceChosen(a, c, limit)
+		})
 	if err == nil && won != nil {
 		*won = a
 	}
 	return cost, err
 }
 
-// priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
-func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+// priceWith runs one algorithm: its rounds, routed, as steps of the one cost function. Below a
+// finite limit (best's, collective.ChooseBounded) the rounds' patterns are routed a pattern at a
+// time (progress), and an *collective.Above returned where the rounds routed so far, with the
+// others on their bounds, already price above it.
+func (m *Model) priceWith(a collective.Algorithm, c network.Collective, limit units.Seconds) (network.Cost, error) {
 	fa, ok := a.(collective.Flowing)
 	if !ok {
 		return network.Cost{}, collective.Decline("%s has no flow form", a.Name())
@@ -148,6 +154,11 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	}
 	if err := m.affordable(c.Group); err != nil {
 		return network.Cost{}, err
+	}
+	if !math.IsInf(float64(limit), 1) && !m.g.unbounded {
+		if err := m.progress(c, limit); err != nil {
+			return network.Cost{}, err
+		}
 	}
 	m.steps = m.steps[:0]
 	if err := m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
