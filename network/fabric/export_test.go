@@ -130,3 +130,23 @@ func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int3
 	r.finish(sym)
 	return rem, all
 }
+
+// Placed is the same job on the graph with ranks placed by p (a placement given: every flow
+// collected, no period's flows left out).
+func (m *Model) Placed(p []int32) *Model {
+	opt := m.opt
+	opt.Placement = p
+	u, err := NewModel(m.g, m.env, opt)
+	if err != nil {
+		panic(err) // the job fits: it was placed on the same graph
+	}
+	return u
+}
+
+// NoSublattice reports whether a few flows of one round of pt over the concurrent groups of
+// shape g rule out every sub-lattice (noSublattice).
+func (m *Model) NoSublattice(pt collective.Pattern, g network.Group) bool {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	return m.noSublattice(r, pt, g, g.Groups(m.env.GPUs))
+}

@@ -335,18 +335,29 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
 	if n > 0 && r.typing && !hasUniform(pt) {
 		// Typed flows are collected once, tested for a sub-lattice, and routed into its
-		// representatives or by period (periods.go).
-		m.collect(r, pt, g, n)
-		if h = m.sublatticeOf(r, pt, n); h != nil {
-			sym, r.sub = m.g.sym, h
-		}
+		// representatives or by period (periods.go). Where a few flows already rule out every
+		// sub-lattice and the groups repeat, only the flows routing reads are collected: the
+		// first period's and those after the last whole period.
 		var gp period
 		periodic := false
-		if h == nil {
-			gp, periodic = m.groupPeriod(r, g, n)
+		if m.skipsPeriods(g, n) {
+			if gp, periodic = m.groupPeriod(r, g, n); periodic && n/gp.q >= 2 && m.noSublattice(r, pt, g, n) {
+				m.collectPeriodic(r, pt, g, n, gp.q)
+				lost = !r.routeCollected(nil, gp, periodic)
+				n = 0
+			}
 		}
-		lost = !r.routeCollected(h, gp, periodic)
-		n = 0
+		if n > 0 {
+			m.collect(r, pt, g, n)
+			if h = m.sublatticeOf(r, pt, n); h != nil {
+				sym, r.sub = m.g.sym, h
+			}
+			if h == nil {
+				gp, periodic = m.groupPeriod(r, g, n)
+			}
+			lost = !r.routeCollected(h, gp, periodic)
+			n = 0
+		}
 	} else if n > 0 && !m.wholeUniform(pt, g, n) {
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
@@ -435,6 +446,122 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 		}
 		for _, f := range proto {
 			r.collect(m.endpoint(int(base+f.s)), m.endpoint(int(base+f.t)), int(f.part), f.w)
+		}
+	}
+}
+
+// skipsPeriods reports whether a round over the n concurrent groups of shape g may collect only
+// the flows its period's routing reads (collectPeriodic): rank r on endpoint r, no NIC to count,
+// every group running, periods on.
+func (m *Model) skipsPeriods(g network.Group, n int) bool {
+	return n >= 2 && m.opt.Placement == nil && m.g.NIC == 0 && g.Every <= 1 && !m.g.unperiodic && m.g.sym != nil
+}
+
+// latticeSamples is how many groups' flows noSublattice moves per candidate subgroup.
+const latticeSamples = 8
+
+// noSublattice reports that no sub-lattice maps one round of pt over the n groups of shape g onto
+// itself (sublatticeOf would find none), from a few flows: for every step d along every factor
+// that sublatticeOf tries, some sampled flow's image is not a flow of the round (a group's member
+// sends to no member or another in that part, as sublatticeOf's invariantUnder reads them).
+// False: it may (collect every flow and look). Rank r on endpoint r (skipsPeriods).
+func (m *Model) noSublattice(r *router, pt collective.Pattern, g network.Group, n int) bool {
+	if !m.latticeKinds(pt, n) {
+		return true
+	}
+	// One group's flows: per part, each member's partner (a member sending twice in a part:
+	// sublatticeOf finds none).
+	p := g.Size
+	if cap(r.dest) < pt.N*p {
+		r.dest = make([]int32, pt.N*p)
+	}
+	dest := r.dest[:pt.N*p]
+	for i := range dest {
+		dest[i] = -1
+	}
+	proto := r.proto[:0]
+	twice := false
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(p, func(s, d int, w float64) {
+			if dest[i*p+s] >= 0 {
+				twice = true
+			}
+			dest[i*p+s] = int32(d)
+			proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w})
+		})
+	}
+	r.proto = proto[:0]
+	if twice {
+		return true
+	}
+	if len(proto) == 0 {
+		return false
+	}
+	sym, span := m.g.sym, g.Size*g.Stride
+	// flowOf reports whether endpoints (ranks) s → t of part i is a flow of the round.
+	flowOf := func(s, t int32, i int32) bool {
+		if int(s) >= m.env.GPUs {
+			return false
+		}
+		block, within := int(s)/span, int(s)%span
+		k, gi := within/g.Stride, block*g.Stride+within%g.Stride
+		if gi >= n {
+			return false
+		}
+		j := int(i)*p + k
+		return dest[j] >= 0 && int(t) == g.Base(gi)+int(dest[j])*g.Stride
+	}
+	stride := int32(1)
+	for f, mf := range sym.Factors {
+		for d := int32(1); d < mf; d++ {
+			if mf%d != 0 {
+				continue
+			}
+			move := sym.mover(f, stride, d)
+			kept := true
+			for k := 0; k < latticeSamples && kept; k++ {
+				base := int32(g.Base(k * (n - 1) / (latticeSamples - 1)))
+				x := proto[k%len(proto)]
+				kept = flowOf(move[base+x.s*int32(g.Stride)], move[base+x.t*int32(g.Stride)], x.part)
+			}
+			if kept {
+				return false
+			}
+		}
+		stride *= mf
+	}
+	return true
+}
+
+// collectPeriodic is collect of the flows a periodic round's routing reads (routeCollected):
+// those of the first q groups and of the groups after the last whole period of q, the K − 1
+// periods between left out (router.gap). Rank r on endpoint r, every group running
+// (skipsPeriods).
+func (m *Model) collectPeriodic(r *router, pt collective.Pattern, g network.Group, n, q int) {
+	proto := r.proto[:0]
+	stride := int32(g.Stride)
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
+		})
+	}
+	r.proto = proto
+	k := n / q
+	if hint := (n - (k-1)*q) * len(proto); cap(r.fl) < hint {
+		r.fl = make([]flowRec, 0, hint)
+	}
+	for gi := 0; gi < n; gi++ {
+		if gi == q {
+			gi = k * q
+			r.gap = (k - 1) * q * len(proto)
+			if gi == n {
+				break
+			}
+		}
+		base := int32(g.Base(gi))
+		r.group()
+		for _, f := range proto {
+			r.fl = append(r.fl, flowRec{base + f.s, base + f.t, f.part, f.w})
 		}
 	}
 }
