@@ -242,7 +242,8 @@ func (m *Model) progress(c network.Collective, limit units.Seconds) error {
 			return nil
 		}
 		if p := m.schedulePrice(c).Total; p > limit {
-			return &collective.Above{Bound: p}
+			m.above.Bound = p // the model's: no allocation per stop
+			return &m.above
 		}
 		if _, err := m.route(prog[heavy].pt, c.Group); err != nil {
 			return err

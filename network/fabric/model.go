@@ -66,6 +66,7 @@ type Model struct {
 	lbCol       network.Collective // the collective being chosen, for lbBound
 	known       []outcome          // what the bounds found of the candidates: a decline, a price
 	prog        []progRound        // the rounds of the algorithm being priced a pattern at a time
+	above       collective.Above   // what progress returns when it stops
 	injOnce     sync.Once
 	inj         bool // the placement puts distinct ranks on distinct endpoints (injective)
 }
@@ -423,14 +424,7 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	}
 	// Every group sends the same flows between its members: list them once (in part and flow
 	// order, as rank offsets from the group's base), then place them group by group.
-	proto := r.proto[:0]
-	stride := int32(g.Stride)
-	for i := 0; i < pt.N; i++ {
-		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
-			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
-		})
-	}
-	r.proto = proto
+	proto := r.groupFlows(pt, g)
 	plain := m.opt.Placement == nil && r.nicOut == nil // rank r on endpoint r, no NIC to count
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
@@ -533,11 +527,9 @@ func (m *Model) noSublattice(r *router, pt collective.Pattern, g network.Group, 
 	return true
 }
 
-// collectPeriodic is collect of the flows a periodic round's routing reads (routeCollected):
-// those of the first q groups and of the groups after the last whole period of q, the K − 1
-// periods between left out (router.gap). Rank r on endpoint r, every group running
-// (skipsPeriods).
-func (m *Model) collectPeriodic(r *router, pt collective.Pattern, g network.Group, n, q int) {
+// groupFlows lists one group's flows of pt in part and flow order, as rank offsets from the
+// group's base (in the router's scratch).
+func (r *router) groupFlows(pt collective.Pattern, g network.Group) []memberFlow {
 	proto := r.proto[:0]
 	stride := int32(g.Stride)
 	for i := 0; i < pt.N; i++ {
@@ -546,6 +538,15 @@ func (m *Model) collectPeriodic(r *router, pt collective.Pattern, g network.Grou
 		})
 	}
 	r.proto = proto
+	return proto
+}
+
+// collectPeriodic is collect of the flows a periodic round's routing reads (routeCollected):
+// those of the first q groups and of the groups after the last whole period of q, the K − 1
+// periods between left out (router.gap). Rank r on endpoint r, every group running
+// (skipsPeriods).
+func (m *Model) collectPeriodic(r *router, pt collective.Pattern, g network.Group, n, q int) {
+	proto := r.groupFlows(pt, g)
 	k := n / q
 	if hint := (n - (k-1)*q) * len(proto); cap(r.fl) < hint {
 		r.fl = make([]flowRec, 0, hint)
