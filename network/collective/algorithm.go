@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -213,8 +214,27 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 		}
 		return network.Cost{}, errs.Usage("strategy %s cannot run %s on network %s; valid: %s, %s", want, op, netName, Best, strings.Join(can, ", "))
 	}
-	best, _, err := chooseBest(netName, offered, op, nil, price)
+	best, _, err := chooseBest(netName, offered, op, nil, func(a Algorithm, _ units.Seconds) (network.Cost, error) { return price(a) })
 	return best, err
+}
+
+// next is the candidate to price next: the first unsettled one without a bound, else the first
+// of least bound (in the loop's order); −1: none.
+func next(cands []candidate) int {
+	j := -1
+	for k := range cands {
+		c := &cands[k]
+		if c.done {
+			continue
+		}
+		if !c.has {
+			return k
+		}
+		if j < 0 || c.bound < cands[j].bound {
+			j = k
+		}
+	}
+	return j
 }
 
 // ChooseBounded is Choose with a lower bound on each candidate's price (bound: false where it
@@ -227,18 +247,32 @@ func Choose(netName, want string, offered []Algorithm, op network.Op, price func
 // rounds' routing); a skipped candidate whose pricing would have failed otherwise than by a
 // decline (a fabric whose members cannot reach each other, which fails every candidate alike)
 // is not seen.
+//
+// Price is given a limit: the cheapest price found (times 1 + boundSlack; +Inf before any), or
+// the next candidate's bound where that is less. A price is a sum of per-round terms, so part
+// way through a candidate (some rounds routed, the others on their bounds) its bound may rise;
+// where it passes the limit, price may stop and return an *Above with the bound. The candidate
+// is then priced again when its bound is the least left (its routed rounds kept by the caller),
+// or skipped once it exceeds the cheapest price: the loop always goes on with the candidate of
+// least bound, so the same pick at the same cost with less routed.
 func ChooseBounded(netName, want string, offered []Algorithm, op network.Op, bound func(Algorithm) (units.Seconds, bool),
-	price func(Algorithm) (network.Cost, error)) (network.Cost, Algorithm, error) {
+	price func(a Algorithm, limit units.Seconds) (network.Cost, error)) (network.Cost, Algorithm, error) {
 	if want != Best && want != "" {
 		var won Algorithm
 		c, err := Choose(netName, want, offered, op, func(a Algorithm) (network.Cost, error) {
 			won = a
-			return price(a)
+			return price(a, units.Seconds(math.Inf(1)))
 		})
 		return c, won, err
 	}
 	return chooseBest(netName, offered, op, bound, price)
 }
+
+// Above is what a price given a limit returns when, part way, a lower bound on the candidate's
+// price exceeds the limit (ChooseBounded): the bound.
+type Above struct{ Bound units.Seconds }
+
+func (a *Above) Error() string { return fmt.Sprintf("price above %g s", float64(a.Bound)) }
 
 // boundSlack is the relative margin by which a bound must exceed the best price to skip a
 // candidate: a bound is computed in another order than the price (a sum of other floats), so
@@ -246,17 +280,19 @@ func ChooseBounded(netName, want string, offered []Algorithm, op network.Op, bou
 // such rounding and far below any difference a pick depends on.
 const boundSlack = 1e-9
 
-// candidate is one offered algorithm in the best-of loop: its offered position and bound.
+// candidate is one offered algorithm in the best-of loop: its offered position and bound, and
+// whether it is settled (priced, declined or failed).
 type candidate struct {
 	i     int
 	bound units.Seconds
 	has   bool
+	done  bool
 }
 
 // chooseBest is the best-of loop (Choose, ChooseBounded; bound nil: none, every candidate
 // priced in offered order).
 func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(Algorithm) (units.Seconds, bool),
-	price func(Algorithm) (network.Cost, error)) (network.Cost, Algorithm, error) {
+	price func(Algorithm, units.Seconds) (network.Cost, error)) (network.Cost, Algorithm, error) {
 	var candBuf [16]candidate
 	cands := candBuf[:0]
 	for i, a := range offered {
@@ -290,12 +326,32 @@ func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(A
 	}
 	reasons = reasons[:len(offered)]
 	infeasible, infAt := error(nil), -1
-	for _, c := range cands {
+	for {
+		j := next(cands)
+		if j < 0 {
+			break
+		}
+		c := &cands[j]
 		a := offered[c.i]
 		if c.has && at >= 0 && float64(c.bound) > float64(best.Total)*(1+boundSlack) {
+			break // the least bound left: every candidate left is dearer than best
+		}
+		limit := math.Inf(1)
+		if at >= 0 {
+			limit = float64(best.Total) * (1 + boundSlack)
+		}
+		for k := range cands {
+			if k != j && !cands[k].done && cands[k].has {
+				limit = min(limit, float64(cands[k].bound))
+			}
+		}
+		cost, err := price(a, units.Seconds(limit))
+		var above *Above
+		if errors.As(err, &above) {
+			c.bound, c.has = max(c.bound, above.Bound), true
 			continue
 		}
-		cost, err := price(a)
+		c.done = true
 		var d *Declined
 		if errors.As(err, &d) {
 			reasons[c.i] = a.Name() + ": " + d.Reason

@@ -230,7 +230,7 @@ func TestChooseBounded(t *testing.T) {
 		}
 		return network.Cost{Algorithm: a.Name(), Total: units.Seconds(h.price * 1e-3)}, nil
 	}
-	c, won, err := ChooseBounded("test", Best, offered, network.AllReduce, bound, price)
+	c, won, err := ChooseBounded("test", Best, offered, network.AllReduce, bound, func(a Algorithm, _ units.Seconds) (network.Cost, error) { return price(a) })
 	if err != nil || c.Algorithm != "a" || won.Name() != "a" || c.Total != units.Seconds(4*1e-3) {
 		t.Fatalf("pick %+v %v %v, want a at 4 ms", c, won, err)
 	}
@@ -242,7 +242,7 @@ func TestChooseBounded(t *testing.T) {
 		t.Errorf("without bounds %+v %v, with %+v", plain, err, c)
 	}
 	// Every candidate declined: the reasons in offered order, whatever the bounds' order.
-	_, _, err = ChooseBounded("test", Best, offered[:2], network.AllReduce, bound, func(a Algorithm) (network.Cost, error) {
+	_, _, err = ChooseBounded("test", Best, offered[:2], network.AllReduce, bound, func(a Algorithm, _ units.Seconds) (network.Cost, error) {
 		return network.Cost{}, Decline("no %s here", a.Name())
 	})
 	if err == nil || !strings.Contains(err.Error(), "(a: no a here; b: no b here)") {
@@ -289,5 +289,73 @@ func TestParseChoice(t *testing.T) {
 	}
 	if _, err := ParseChoice("tree", valid); !strings.Contains(fmt.Sprint(err), "best, ring, rings, linear") {
 		t.Errorf("the error lists the valid names: %v", err)
+	}
+}
+
+// A price given a limit (ChooseBounded) may stop part way: hand-made candidates of two rounds
+// each (ms; a round not yet "routed" counts at its bound), routed one round at a time, heaviest
+// first (ties: the first), each stopping with an *Above once its rounds routed plus the others'
+// bounds pass the limit:
+//
+//	x: bounds 1, 1 (bound 2), rounds 3, 3 (price 6)
+//	z: bounds 1.25, 1.25 (bound 2.5), rounds 2, 2 (price 4)
+//	y: bounds 1.5, 1.5 (bound 3), rounds 5, 4 (price 9)
+//
+// x (least bound) below limit 2.5 (z's bound): routes x1, 3 + 1 = 4 > 2.5, Above. z below 3
+// (y's): routes z1, 2 + 1.25 = 3.25 > 3, Above. y below 3.25 (z's): routes y1, 5 + 1.5 = 6.5,
+// Above. z below 4 (x's): routes z2, price 4. x below 4 (the best): routes x2, price 6. y's
+// bound 6.5 exceeds 4: skipped after its first round. Routed: x1, z1, y1, z2, x2 (y2 never); the
+// pick is Choose's, z at 4 ms.
+func TestChooseBoundedPartial(t *testing.T) {
+	type hand struct{ lb, round [2]float64 }
+	cands := map[string]hand{"x": {[2]float64{1, 1}, [2]float64{3, 3}}, "y": {[2]float64{1.5, 1.5}, [2]float64{5, 4}},
+		"z": {[2]float64{1.25, 1.25}, [2]float64{2, 2}}}
+	var offered []Algorithm
+	for _, n := range []string{"x", "y", "z"} {
+		offered = append(offered, NewFlow(n, "", allOps, nil))
+	}
+	routed := map[string]bool{}
+	var log []string
+	bound := func(a Algorithm) (units.Seconds, bool) {
+		h := cands[a.Name()]
+		return units.Seconds((h.lb[0] + h.lb[1]) * 1e-3), true
+	}
+	price := func(a Algorithm, limit units.Seconds) (network.Cost, error) {
+		h := cands[a.Name()]
+		for {
+			sum, heavy := 0.0, -1
+			for i := range 2 {
+				if routed[a.Name()+string(rune('1'+i))] {
+					sum += h.round[i]
+					continue
+				}
+				sum += h.lb[i]
+				if heavy < 0 || h.round[i] > h.round[heavy] {
+					heavy = i
+				}
+			}
+			if heavy < 0 {
+				return network.Cost{Algorithm: a.Name(), Total: units.Seconds(sum * 1e-3)}, nil
+			}
+			if units.Seconds(sum*1e-3) > limit {
+				return network.Cost{}, &Above{Bound: units.Seconds(sum * 1e-3)}
+			}
+			name := a.Name() + string(rune('1'+heavy))
+			routed[name] = true
+			log = append(log, name)
+		}
+	}
+	c, won, err := ChooseBounded("test", Best, offered, network.AllReduce, bound, price)
+	if err != nil || won.Name() != "z" || c.Total != units.Seconds(4*1e-3) {
+		t.Fatalf("pick %+v %v %v, want z at 4 ms", c, won, err)
+	}
+	if got := strings.Join(log, ","); got != "x1,z1,y1,z2,x2" {
+		t.Errorf("routed %s, want x1,z1,y1,z2,x2 (y skipped after its first round)", got)
+	}
+	plain, err := Choose("test", Best, offered, network.AllReduce, func(a Algorithm) (network.Cost, error) {
+		return price(a, units.Seconds(math.Inf(1)))
+	})
+	if err != nil || plain != c {
+		t.Errorf("without bounds %+v %v, with %+v", plain, err, c)
 	}
 }

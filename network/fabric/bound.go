@@ -171,14 +171,84 @@ type outcome struct {
 	err  error
 }
 
-// priceChosen prices c with a for best: what the bounds found of a is returned as it is.
-func (m *Model) priceChosen(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+// priceChosen prices c with a for best (below limit: priceWith): what the bounds found of a is
+// returned as it is.
+func (m *Model) priceChosen(a collective.Algorithm, c network.Collective, limit units.Seconds) (network.Cost, error) {
 	for _, k := range m.known {
 		if k.name == a.Name() {
 			return k.cost, k.err
 		}
 	}
-	return m.priceWith(a, c)
+	return m.priceWith(a, c, limit)
+}
+
+// maxProgressRounds bounds the rounds a price routes a pattern at a time (progress): each step
+// prices them all again, so an algorithm of more rounds (a pairwise exchange's p − 1 partner
+// distances) is routed in one go.
+const maxProgressRounds = 64
+
+// progRound is a round of the algorithm being priced (progress): its pattern and repeats, and
+// the bytes times repeats of every round of the same pattern (on the first of them; 0 on the
+// others).
+type progRound struct {
+	r      *collective.Round
+	pt     collective.Pattern
+	n      int
+	weight float64
+}
+
+// progress routes the rounds of m.flows (over the concurrent groups of c.Group) a pattern at a
+// time, the heaviest first (most bytes times repeats over the rounds that share it), until every
+// round is routed (nil: priceWith reads the price off the routed rounds) or the rounds routed,
+// each priced on its routed load, with the others on their bound loads (lowerOf), price above
+// limit (*collective.Above with that price: a lower bound on the algorithm's, as best's bounds,
+// bound.go, and the routed rounds stay cached for a later call). Before routing anything, the
+// rounds some earlier candidate routed count at their price.
+func (m *Model) progress(c network.Collective, limit units.Seconds) error {
+	prog := m.prog[:0]
+	_ = m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
+		if len(prog) <= maxProgressRounds {
+			prog = append(prog, progRound{r: r, pt: canonical(pt), n: n})
+		}
+		return nil
+	})
+	m.prog = prog[:0]
+	if len(prog) > maxProgressRounds {
+		return nil
+	}
+	for i := range prog {
+		w := float64(prog[i].n) * float64(prog[i].r.Bytes)
+		for j := range prog[:i] {
+			if prog[j].weight > 0 && prog[j].pt == prog[i].pt {
+				prog[j].weight += w
+				w = 0
+				break
+			}
+		}
+		prog[i].weight = w
+	}
+	for {
+		m.steps = m.steps[:0]
+		heavy := -1
+		for i := range prog {
+			x := &prog[i]
+			lo := m.lowerOf(x.pt)
+			if !lo.exact && x.weight > 0 && (heavy < 0 || x.weight > prog[heavy].weight) {
+				heavy = i
+			}
+			m.steps = collective.AppendStep(m.steps, roundStep(x.r, m.link(lo.ld), x.n))
+		}
+		if heavy < 0 {
+			return nil
+		}
+		if p := m.schedulePrice(c).Total; p > limit {
+			m.above.Bound = p // the model's: no allocation per stop
+			return &m.above
+		}
+		if _, err := m.route(prog[heavy].pt, c.Group); err != nil {
+			return err
+		}
+	}
 }
 
 // resetBounds forgets the outcomes of the previous collective.

@@ -48,7 +48,9 @@
 // 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
 // τ^k for each further period (periods.go: the same shares grouped per period; within the first
 // period, runs of groups that repeat moved by one τ' — 16 boards of rings one column apart — route
-// their first groups and add the rest as moved copies, runs.go); where τ moves
+// their first groups and add the rest as moved copies, runs.go; where a few flows moved by every
+// step of the sub-lattice search already leave the round, only those flows and the ones after
+// the last whole period are collected); where τ moves
 // one factor of Γ and only the round's price reads its loads, those copies are not added link
 // by link: each τ-cycle of links carries a sliding window of K copies of the first period's
 // few loads on it, and the busiest link is among the windows ending at those loads (windows.go:
@@ -65,7 +67,14 @@
 // algorithm's own bound where its rounds are sized on a routed link (the tree's pipeline).
 // collective.ChooseBounded prices the candidates in increasing order of their bounds and skips
 // those whose bound exceeds the cheapest price found: the same pick at the same cost
-// (TestBestWithBounds against WithoutBounds; TestBoundsBelowPrices checks every bound). A round
+// (TestBestWithBounds against WithoutBounds; TestBoundsBelowPrices checks every bound). A
+// candidate is priced a pattern at a time, heaviest first (most bytes × repeats over its rounds),
+// its rounds routed so far at their price and the others at their bound: a price is a sum of
+// per-round terms, so once that partial sum passes the cheapest price found, or the next
+// candidate's bound, pricing stops (collective.Above) and the candidate waits, its routed rounds
+// kept, until its raised bound is the least left or exceeds the cheapest price
+// (TestChooseBoundedPartial counts the rounds routed by hand). On GPT-3's stride-96 rings on the
+// large torus, the hierarchical ring and the tree stop after one pattern each. A round
 // routed before bounds itself by its routed load, so for the next model of a job the bounds are
 // the prices and nothing is priced twice. An algorithm whose rounds name successor tables it has
 // yet to build (the rings' Hamiltonian cycles) is bounded from its outline (collective.Outliner:

@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"math"
+
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
@@ -62,7 +64,7 @@ func (m *Model) PriceWith(a collective.Algorithm, c network.Collective) (network
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.view.g = c.Group
-	return m.priceWith(a, c)
+	return m.priceWith(a, c, units.Seconds(math.Inf(1)))
 }
 
 // Unbounded is the same job on the graph without best's bounds (WithoutBounds).
@@ -127,4 +129,24 @@ func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int3
 	}
 	r.finish(sym)
 	return rem, all
+}
+
+// Placed is the same job on the graph with ranks placed by p (a placement given: every flow
+// collected, no period's flows left out).
+func (m *Model) Placed(p []int32) *Model {
+	opt := m.opt
+	opt.Placement = p
+	u, err := NewModel(m.g, m.env, opt)
+	if err != nil {
+		panic(err) // the job fits: it was placed on the same graph
+	}
+	return u
+}
+
+// NoSublattice reports whether a few flows of one round of pt over the concurrent groups of
+// shape g rule out every sub-lattice (noSublattice).
+func (m *Model) NoSublattice(pt collective.Pattern, g network.Group) bool {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	return m.noSublattice(r, pt, g, g.Groups(m.env.GPUs))
 }

@@ -174,3 +174,56 @@ func TestRuns(t *testing.T) {
 		}
 	}
 }
+
+// A periodic round whose sampled flows rule out every sub-lattice collects only the flows its
+// routing reads (the first period's and those after the last whole one): the same flows in the
+// same order as collecting all of them, so its price equals, bit for bit, the same job's with
+// its placement given as a table (rank r on endpoint r written out), which collects every flow.
+// GPT-3's rings, halving/doubling partners and bidirectional rings of 4 at stride 96 over 16,320
+// ranks of the large torus and Hx4Mesh: the 64 endpoints the job leaves out are the last board
+// row's end, which no translation of the boards maps onto themselves, so no sub-lattice (Sublattice
+// finds none either); a ring over all 16,384 in board order is invariant under the column
+// translations (lattice.go), so the samples do not rule one out (and Sublattice finds one).
+func TestPeriodicCollection(t *testing.T) {
+	tp := network.Group{Size: 4, Stride: 96}
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
+	bi := ring
+	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
+	for _, c := range []struct {
+		a, x   int
+		global string
+	}{{2, 64, "torus"}, {4, 32, "trees"}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := nm.(*fabric.Model)
+		ident := make([]int32, 16320)
+		for i := range ident {
+			ident[i] = int32(i)
+		}
+		placed := m.Placed(ident)
+		for _, pt := range []collective.Pattern{ring, xor, bi} {
+			if !m.NoSublattice(pt, tp) || m.Sublattice(pt, tp) != nil {
+				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", c.global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
+			}
+			x, err1 := m.PricePattern("p", pt, 1e8, tp)
+			y, err2 := placed.PricePattern("p", pt, 1e8, tp)
+			if err1 != nil || err2 != nil || x != y {
+				t.Errorf("%s %+v: first period and remainder %+v (%v), every flow %+v (%v)", c.global, pt.Parts[0], x, err1, y, err2)
+			}
+		}
+		whole, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := network.Group{Size: 16384, Stride: 1}
+		all16 := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 16384, K: 1})
+		if wm := whole.(*fabric.Model); wm.NoSublattice(all16, all) || wm.Sublattice(all16, all) == nil {
+			t.Errorf("%s: a ring over every accelerator ruled out of sub-lattices", c.global)
+		}
+	}
+}

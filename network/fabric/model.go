@@ -65,6 +65,8 @@ type Model struct {
 	lbBound     func(collective.Algorithm) (units.Seconds, bool)
 	lbCol       network.Collective // the collective being chosen, for lbBound
 	known       []outcome          // what the bounds found of the candidates: a decline, a price
+	prog        []progRound        // the rounds of the algorithm being priced a pattern at a time
+	above       collective.Above   // what progress returns when it stops
 	injOnce     sync.Once
 	inj         bool // the placement puts distinct ranks on distinct endpoints (injective)
 }
@@ -129,15 +131,20 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 		bound, m.lbCol = m.lbBound, c
 	}
 	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
-		func(a collective.Algorithm) (network.Cost, error) { return m.priceChosen(a, c) })
+		func(a collective.Algorithm, limit units.Seconds) (network.Cost, error) {
+			return m.priceChosen(a, c, limit)
+		})
 	if err == nil && won != nil {
 		*won = a
 	}
 	return cost, err
 }
 
-// priceWith runs one algorithm: its rounds, routed, as steps of the one cost function.
-func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network.Cost, error) {
+// priceWith runs one algorithm: its rounds, routed, as steps of the one cost function. Below a
+// finite limit (best's, collective.ChooseBounded) the rounds' patterns are routed a pattern at a
+// time (progress), and an *collective.Above returned where the rounds routed so far, with the
+// others on their bounds, already price above it.
+func (m *Model) priceWith(a collective.Algorithm, c network.Collective, limit units.Seconds) (network.Cost, error) {
 	fa, ok := a.(collective.Flowing)
 	if !ok {
 		return network.Cost{}, collective.Decline("%s has no flow form", a.Name())
@@ -148,6 +155,11 @@ func (m *Model) priceWith(a collective.Algorithm, c network.Collective) (network
 	}
 	if err := m.affordable(c.Group); err != nil {
 		return network.Cost{}, err
+	}
+	if !math.IsInf(float64(limit), 1) && !m.g.unbounded {
+		if err := m.progress(c, limit); err != nil {
+			return network.Cost{}, err
+		}
 	}
 	m.steps = m.steps[:0]
 	if err := m.eachRound(func(r *collective.Round, pt collective.Pattern, n int) error {
@@ -324,18 +336,29 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
 	if n > 0 && r.typing && !hasUniform(pt) {
 		// Typed flows are collected once, tested for a sub-lattice, and routed into its
-		// representatives or by period (periods.go).
-		m.collect(r, pt, g, n)
-		if h = m.sublatticeOf(r, pt, n); h != nil {
-			sym, r.sub = m.g.sym, h
-		}
+		// representatives or by period (periods.go). Where a few flows already rule out every
+		// sub-lattice and the groups repeat, only the flows routing reads are collected: the
+		// first period's and those after the last whole period.
 		var gp period
 		periodic := false
-		if h == nil {
-			gp, periodic = m.groupPeriod(r, g, n)
+		if m.skipsPeriods(g, n) {
+			if gp, periodic = m.groupPeriod(r, g, n); periodic && n/gp.q >= 2 && m.noSublattice(r, pt, g, n) {
+				m.collectPeriodic(r, pt, g, n, gp.q)
+				lost = !r.routeCollected(nil, gp, periodic)
+				n = 0
+			}
 		}
-		lost = !r.routeCollected(h, gp, periodic)
-		n = 0
+		if n > 0 {
+			m.collect(r, pt, g, n)
+			if h = m.sublatticeOf(r, pt, n); h != nil {
+				sym, r.sub = m.g.sym, h
+			}
+			if h == nil {
+				gp, periodic = m.groupPeriod(r, g, n)
+			}
+			lost = !r.routeCollected(h, gp, periodic)
+			n = 0
+		}
 	} else if n > 0 && !m.wholeUniform(pt, g, n) {
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
@@ -401,14 +424,7 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	}
 	// Every group sends the same flows between its members: list them once (in part and flow
 	// order, as rank offsets from the group's base), then place them group by group.
-	proto := r.proto[:0]
-	stride := int32(g.Stride)
-	for i := 0; i < pt.N; i++ {
-		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
-			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
-		})
-	}
-	r.proto = proto
+	proto := r.groupFlows(pt, g)
 	plain := m.opt.Placement == nil && r.nicOut == nil // rank r on endpoint r, no NIC to count
 	for gi := 0; gi < n; gi++ {
 		if !g.Runs(gi) {
@@ -424,6 +440,129 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 		}
 		for _, f := range proto {
 			r.collect(m.endpoint(int(base+f.s)), m.endpoint(int(base+f.t)), int(f.part), f.w)
+		}
+	}
+}
+
+// skipsPeriods reports whether a round over the n concurrent groups of shape g may collect only
+// the flows its period's routing reads (collectPeriodic): rank r on endpoint r, no NIC to count,
+// every group running, periods on.
+func (m *Model) skipsPeriods(g network.Group, n int) bool {
+	return n >= 2 && m.opt.Placement == nil && m.g.NIC == 0 && g.Every <= 1 && !m.g.unperiodic && m.g.sym != nil
+}
+
+// latticeSamples is how many groups' flows noSublattice moves per candidate subgroup.
+const latticeSamples = 8
+
+// noSublattice reports that no sub-lattice maps one round of pt over the n groups of shape g onto
+// itself (sublatticeOf would find none), from a few flows: for every step d along every factor
+// that sublatticeOf tries, some sampled flow's image is not a flow of the round (a group's member
+// sends to no member or another in that part, as sublatticeOf's invariantUnder reads them).
+// False: it may (collect every flow and look). Rank r on endpoint r (skipsPeriods).
+func (m *Model) noSublattice(r *router, pt collective.Pattern, g network.Group, n int) bool {
+	if !m.latticeKinds(pt, n) {
+		return true
+	}
+	// One group's flows: per part, each member's partner (a member sending twice in a part:
+	// sublatticeOf finds none).
+	p := g.Size
+	if cap(r.dest) < pt.N*p {
+		r.dest = make([]int32, pt.N*p)
+	}
+	dest := r.dest[:pt.N*p]
+	for i := range dest {
+		dest[i] = -1
+	}
+	proto := r.proto[:0]
+	twice := false
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(p, func(s, d int, w float64) {
+			if dest[i*p+s] >= 0 {
+				twice = true
+			}
+			dest[i*p+s] = int32(d)
+			proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w})
+		})
+	}
+	r.proto = proto[:0]
+	if twice {
+		return true
+	}
+	if len(proto) == 0 {
+		return false
+	}
+	sym, span := m.g.sym, g.Size*g.Stride
+	// flowOf reports whether endpoints (ranks) s → t of part i is a flow of the round.
+	flowOf := func(s, t int32, i int32) bool {
+		if int(s) >= m.env.GPUs {
+			return false
+		}
+		block, within := int(s)/span, int(s)%span
+		k, gi := within/g.Stride, block*g.Stride+within%g.Stride
+		if gi >= n {
+			return false
+		}
+		j := int(i)*p + k
+		return dest[j] >= 0 && int(t) == g.Base(gi)+int(dest[j])*g.Stride
+	}
+	stride := int32(1)
+	for f, mf := range sym.Factors {
+		for d := int32(1); d < mf; d++ {
+			if mf%d != 0 {
+				continue
+			}
+			move := sym.mover(f, stride, d)
+			kept := true
+			for k := 0; k < latticeSamples && kept; k++ {
+				base := int32(g.Base(k * (n - 1) / (latticeSamples - 1)))
+				x := proto[k%len(proto)]
+				kept = flowOf(move[base+x.s*int32(g.Stride)], move[base+x.t*int32(g.Stride)], x.part)
+			}
+			if kept {
+				return false
+			}
+		}
+		stride *= mf
+	}
+	return true
+}
+
+// groupFlows lists one group's flows of pt in part and flow order, as rank offsets from the
+// group's base (in the router's scratch).
+func (r *router) groupFlows(pt collective.Pattern, g network.Group) []memberFlow {
+	proto := r.proto[:0]
+	stride := int32(g.Stride)
+	for i := 0; i < pt.N; i++ {
+		pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
+			proto = append(proto, memberFlow{int32(s) * stride, int32(d) * stride, int32(i), w})
+		})
+	}
+	r.proto = proto
+	return proto
+}
+
+// collectPeriodic is collect of the flows a periodic round's routing reads (routeCollected):
+// those of the first q groups and of the groups after the last whole period of q, the K − 1
+// periods between left out (router.gap). Rank r on endpoint r, every group running
+// (skipsPeriods).
+func (m *Model) collectPeriodic(r *router, pt collective.Pattern, g network.Group, n, q int) {
+	proto := r.groupFlows(pt, g)
+	k := n / q
+	if hint := (n - (k-1)*q) * len(proto); cap(r.fl) < hint {
+		r.fl = make([]flowRec, 0, hint)
+	}
+	for gi := 0; gi < n; gi++ {
+		if gi == q {
+			gi = k * q
+			r.gap = (k - 1) * q * len(proto)
+			if gi == n {
+				break
+			}
+		}
+		base := int32(g.Base(gi))
+		r.group()
+		for _, f := range proto {
+			r.fl = append(r.fl, flowRec{base + f.s, base + f.t, f.part, f.w})
 		}
 	}
 }

@@ -72,7 +72,8 @@ func (r *router) group() { r.starts = append(r.starts, int32(len(r.fl))) }
 // they have one. It reports false when some flow cannot reach its destination.
 func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	fl, ok := r.fl, true
-	defer func() { r.fl, r.starts = fl[:0], r.starts[:0] }()
+	gap := r.gap // flows left out after the first period (collectPeriodic)
+	defer func() { r.fl, r.starts, r.gap = fl[:0], r.starts[:0], 0 }()
 	if h != nil {
 		for _, f := range fl {
 			if h.rep(f.t) {
@@ -84,9 +85,12 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	// Every group sends the same number of flows (one pattern over members in the same
 	// order), so gp.q groups are q flows: the flows q later are the earlier ones moved by τ.
 	q, tau := 0, gp.tau
-	if periodic = periodic && gp.q < len(r.starts) && !r.g.unperiodic; periodic {
-		q = int(r.starts[gp.q])
-		periodic = q > 0 && 2*q <= len(fl)
+	if periodic = periodic && (gp.q < len(r.starts) || gap > 0) && !r.g.unperiodic; periodic {
+		q = len(fl) // the first period alone collected, nothing after the last
+		if gp.q < len(r.starts) {
+			q = int(r.starts[gp.q])
+		}
+		periodic = q > 0 && 2*q <= len(fl)+gap
 	}
 	r.lastQ, r.lastTau = q, tau
 	if !periodic {
@@ -97,9 +101,9 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	}
 	// The flows after the last whole period first (by runs), their loads R held apart; then the
 	// first period's. A link's load is the K copies' sum C plus R.
-	k, c := len(fl)/q, q/gp.q
+	k, c := (len(fl)+gap)/q, q/gp.q
 	r.rem = r.rem[:0]
-	if tail := fl[k*q:]; len(tail) > 0 {
+	if tail := fl[k*q-gap:]; len(tail) > 0 {
 		ok = r.routeRuns(tail, len(tail)/c)
 		r.rem = r.takeLoads(r.rem)
 	}

@@ -85,8 +85,12 @@ type router struct {
 	ft            flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
-	fl      []flowRec
-	proto   []memberFlow // one group's flows, between member indices (Model.collect)
+	fl    []flowRec
+	proto []memberFlow // one group's flows, between member indices (Model.collect)
+	gap   int          // flows of whole periods left out of fl after the first (collectPeriodic)
+	// One group's partners and weights per part and member (Model.noSublattice).
+	dest    []int32
+	destW   []float64
 	starts  []int32
 	pts     []int32 // the groups' members, for their period
 	witness []int
