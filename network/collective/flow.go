@@ -255,6 +255,30 @@ func (q Part) Permutes(p int) bool {
 	return false
 }
 
+// Fan is the most weight one member sends and the most one receives in a binary tree's part
+// (TreeDown, TreeUp) over a group of p members, decided from its shape without listing the
+// flows: in a heap of n = min(p, Limit) members, member i ≥ 1 has the one parent ⌊(i−1)/2⌋ and
+// member 0 the children 1 and 2 (only 1 where n = 2), none more. So TreeUp's members send W at
+// most and member 0 receives 2W (n ≥ 3; W where n = 2); TreeDown the reverse. False for any
+// other kind or n < 2 (no flow).
+func (q Part) Fan(p int) (out, in float64, ok bool) {
+	n := p
+	if q.Limit > 0 {
+		n = min(n, int(q.Limit))
+	}
+	if n < 2 || (q.Kind != TreeUp && q.Kind != TreeDown) {
+		return 0, 0, false
+	}
+	one, most := q.W(), q.W()
+	if n >= 3 {
+		most += q.W() // member 0's second child, added as Each's flows add it
+	}
+	if q.Kind == TreeUp {
+		return one, most, true
+	}
+	return most, one, true
+}
+
 // Successors is an explicit member-to-member map (a Hamiltonian cycle, a representative tree).
 // Register it once per group geometry (Grid.Memo) and use its id in a Table part: patterns hold
 // no pointers, so fabrics cache them by value and rounds copy cheaply.

@@ -67,3 +67,43 @@ func TestPermutes(t *testing.T) {
 		}
 	}
 }
+
+// Part.Fan reads a binary tree's busiest sender and receiver from the heap's shape; the
+// expectations are hand counts of the heap i → ⌊(i−1)/2⌋: over 7 members member 0 has the
+// children 1 and 2, 1 has 3 and 4, 2 has 5 and 6, and every member but 0 one parent; over 2,
+// member 0 has the one child 1; a limit of 2 cuts 8 members to that heap; over 1 member there is
+// no flow. Listing the flows (Each) agrees wherever Fan answers.
+func TestFan(t *testing.T) {
+	for _, c := range []struct {
+		q           Part
+		p           int
+		out, in     float64
+		ok          bool
+		description string
+	}{
+		{Part{Kind: TreeUp}, 7, 1, 2, true, "children send once, member 0 receives from 1 and 2"},
+		{Part{Kind: TreeDown}, 7, 2, 1, true, "member 0 sends to 1 and 2, each child receives once"},
+		{Part{Kind: TreeUp, Weight: 0.25}, 3, 0.25, 0.5, true, "weight 1/4: 1 and 2 send to 0"},
+		{Part{Kind: TreeDown}, 2, 1, 1, true, "one child"},
+		{Part{Kind: TreeUp, Limit: 2}, 8, 1, 1, true, "a limit of 2: one child"},
+		{Part{Kind: TreeUp}, 1, 0, 0, false, "no flow"},
+		{Part{Kind: RingNext, Stride: 1, Size: 4, K: 1}, 4, 0, 0, false, "not a tree"},
+	} {
+		out, in, ok := c.q.Fan(c.p)
+		if out != c.out || in != c.in || ok != c.ok {
+			t.Errorf("%s: Fan %v %v %v, want %v %v %v", c.description, out, in, ok, c.out, c.in, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		sends, recvs := make([]float64, c.p), make([]float64, c.p)
+		c.q.Each(c.p, func(s, d int, w float64) { sends[s] += w; recvs[d] += w })
+		hiOut, hiIn := 0.0, 0.0
+		for k := range sends {
+			hiOut, hiIn = max(hiOut, sends[k]), max(hiIn, recvs[k])
+		}
+		if hiOut != out || hiIn != in {
+			t.Errorf("%s: flows listed send %v and receive %v at most, Fan %v %v", c.description, hiOut, hiIn, out, in)
+		}
+	}
+}

@@ -282,6 +282,13 @@ func (m *Model) lowerLoad(pt collective.Pattern, g network.Group) Load {
 			// the sums the loop below leaves in every member's out and in).
 			return m.busiest(w, w)
 		}
+		if pt.N == 1 && m.injective() {
+			// A binary tree (the tree's bound, collective.Bounder): its busiest member's sends
+			// and receives from the heap's shape (Part.Fan; the sums the loop below leaves).
+			if hiOut, hiIn, ok := pt.Parts[0].Fan(p); ok {
+				return m.busiest(hiOut, hiIn)
+			}
+		}
 	}
 	out, in := m.boundScratch(p)
 	clear(out)
