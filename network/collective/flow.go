@@ -395,6 +395,29 @@ func (g *Grid) Member(r, c int) int32 {
 	return g.At[r*g.Cols+c]
 }
 
+// Shifted is the successors of the walk one step of (dr, dc) ∈ {−1, 0, 1}² around the torus (the
+// member at (r, c) sends to the one at (r + dr, c + dc), both wrapped): Successors' table, read
+// row by row without a call or a wrap test per member.
+func (g *Grid) Shifted(dr, dc int) *Successors {
+	s := &Successors{Next: make([]int32, len(g.At))}
+	R, C := g.Rows, g.Cols
+	for r := 0; r < R; r++ {
+		from := g.At[r*C : (r+1)*C]
+		nr := (r + dr + R) % R
+		to := g.At[nr*C : (nr+1)*C]
+		for c, m := range from {
+			nc := c + dc
+			if nc < 0 {
+				nc += C
+			} else if nc >= C {
+				nc -= C
+			}
+			s.Next[m] = to[nc]
+		}
+	}
+	return s
+}
+
 // Successors of a grid walk: member at (r, c) sends to the member at next(r, c).
 func (g *Grid) Successors(next func(r, c int) (int, int)) *Successors {
 	s := &Successors{Next: make([]int32, len(g.At))}

@@ -95,7 +95,7 @@ func axisTables(g *Grid) [4]int32 {
 		var ids [4]int32
 		for i, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
 			dr, dc := d[0], d[1]
-			ids[i] = Register(g.Successors(func(r, c int) (int, int) { return r + dr, c + dc }))
+			ids[i] = Register(g.Shifted(dr, dc))
 		}
 		return ids
 	}).([4]int32)

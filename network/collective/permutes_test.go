@@ -1,6 +1,9 @@
 package collective
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Part.Permutes decides from a part's shape that its flows are a permutation of the members
 // without fixed points; listing the flows (Each) checks it: when it says so, every member sends
@@ -104,6 +107,28 @@ func TestFan(t *testing.T) {
 		}
 		if hiOut != out || hiIn != in {
 			t.Errorf("%s: flows listed send %v and receive %v at most, Fan %v %v", c.description, hiOut, hiIn, out, in)
+		}
+	}
+}
+
+// Grid.Shifted is the successor table of one torus step; the expectations are hand-written for
+// a 2×3 grid holding members 5 4 3 / 2 1 0 (row by row): a step right sends 5 → 4, 4 → 3, 3 → 5
+// (wrapping), 2 → 1, 1 → 0, 0 → 2; a step down sends each member to the one below it, the last
+// row to the first. Successors with the same walk agrees for all four directions.
+func TestShifted(t *testing.T) {
+	g := &Grid{Rows: 2, Cols: 3, At: []int32{5, 4, 3, 2, 1, 0}}
+	right := []int32{2, 0, 1, 5, 3, 4} // Next[m] for m = 0 … 5
+	down := []int32{3, 4, 5, 0, 1, 2}
+	if got := g.Shifted(0, 1).Next; !slices.Equal(got, right) {
+		t.Errorf("right: %v, want %v", got, right)
+	}
+	if got := g.Shifted(1, 0).Next; !slices.Equal(got, down) {
+		t.Errorf("down: %v, want %v", got, down)
+	}
+	for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+		want := g.Successors(func(r, c int) (int, int) { return r + d[0], c + d[1] }).Next
+		if got := g.Shifted(d[0], d[1]).Next; !slices.Equal(got, want) {
+			t.Errorf("step %v: %v, Successors %v", d, got, want)
 		}
 	}
 }
