@@ -231,6 +231,16 @@ func (q Part) Each(n int, f func(src, dst int, w float64)) {
 	}
 }
 
+// Successors is a Table part's table (member m sends to Next[m] where it is ≥ 0 and m is below
+// the members Each lists), nil for any other kind: a fabric may read a large group's flows from
+// it without a call per flow.
+func (q Part) Successors() []int32 {
+	if q.Kind != Table {
+		return nil
+	}
+	return tableOf(q.K).Next
+}
+
 // Permutes reports whether the part's flows in a group of p members are a permutation without
 // fixed points: every member sends exactly one flow and receives exactly one, none to itself
 // (what Each yields then has every member's sends and receives equal to W). It is decided from

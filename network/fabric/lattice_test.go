@@ -227,3 +227,45 @@ func TestPeriodicCollection(t *testing.T) {
 		}
 	}
 }
+
+// One group's successor table (a grid algorithm's cycle over the whole machine) is collected
+// straight from the table where rank r is on endpoint r (Part.Successors): the same flows in the
+// same order as listing them one by one (Each), which a placement given as a table (rank r on
+// endpoint r written out) does, so the prices agree bit for bit. The tables: the small torus's
+// 64 accelerators in a cycle 0 → 1 → … → 63 → 0, in the cycle reversed, a table that leaves
+// every third member silent (−1), and one of 32 entries over a group of 64 (the rest send
+// nothing).
+func TestTableCollection(t *testing.T) {
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 4, 4, "torus"
+	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nm.(*fabric.Model)
+	ident := make([]int32, 64)
+	for i := range ident {
+		ident[i] = int32(i)
+	}
+	placed := m.Placed(ident)
+	fwd, back, gaps, short := make([]int32, 64), make([]int32, 64), make([]int32, 64), make([]int32, 32)
+	for i := range fwd {
+		fwd[i], back[i], gaps[i] = int32((i+1)%64), int32((i+63)%64), int32((i+5)%64)
+		if i%3 == 0 {
+			gaps[i] = -1
+		}
+	}
+	for i := range short {
+		short[i] = int32(63 - i)
+	}
+	all := network.Group{Size: 64, Stride: 1}
+	for _, next := range [][]int32{fwd, back, gaps, short} {
+		pt := collective.One(collective.TablePart(collective.Register(&collective.Successors{Next: next})))
+		pt.Parts[0].Weight = 0.5
+		x, err1 := m.PricePattern("p", pt, 1e8, all)
+		y, err2 := placed.PricePattern("p", pt, 1e8, all)
+		if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
+			t.Errorf("table %v: from the table %+v (%v), flow by flow %+v (%v)", next[:4], x, err1, y, err2)
+		}
+	}
+}

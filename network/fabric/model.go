@@ -415,7 +415,19 @@ func (m *Model) collect(r *router, pt collective.Pattern, g network.Group, n int
 	if n == 1 && g.Runs(0) { // one group: place its flows as the pattern lists them
 		base := g.Base(0)
 		r.group()
+		plain := m.opt.Placement == nil && r.nicOut == nil
 		for i := 0; i < pt.N; i++ {
+			if next := pt.Parts[i].Successors(); plain && next != nil && pt.Parts[i].Limit == 0 {
+				// A successor table (a grid algorithm's cycles over a whole machine): its flows
+				// as Each lists them, rank r on endpoint r, without a call per flow.
+				b, st, w := int32(base), int32(g.Stride), pt.Parts[i].W()
+				for s, d := range next[:min(len(next), g.Size)] {
+					if d >= 0 {
+						r.fl = append(r.fl, flowRec{b + int32(s)*st, b + d*st, int32(i), w})
+					}
+				}
+				continue
+			}
 			pt.Parts[i].Each(g.Size, func(s, d int, w float64) {
 				r.collect(m.endpoint(base+s*g.Stride), m.endpoint(base+d*g.Stride), i, w)
 			})
