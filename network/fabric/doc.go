@@ -79,7 +79,9 @@
 // the prices and nothing is priced twice. An algorithm whose rounds name successor tables it has
 // yet to build (the rings' Hamiltonian cycles) is bounded from its outline (collective.Outliner:
 // the same rounds, every member sending and receiving w along permutations without fixed points),
-// so the tables are built only for a candidate that is priced. On the
+// so the tables are built only for a candidate that is priced. A binary tree's round is bounded
+// from the heap's shape (collective.Part.Fan: children send W once, member 0 receives from two,
+// with W each: the sums listing the flows leaves, TestFan's hand counts), not flow by flow. On the
 // data-parallel all-reduce over 16,384 accelerators of the large Hx4Mesh, the torus algorithm's
 // 10.3 ms leaves six of the eight candidates unrouted (the tree's bound alone is 20 ms; the
 // rings', 26 ms, is read without their tables: TestRingsOutlineBound's closed form).
