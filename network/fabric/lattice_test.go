@@ -196,16 +196,7 @@ func TestPeriodicCollection(t *testing.T) {
 	}{{2, 64, "torus"}, {4, 32, "trees"}} {
 		cfg := hxmesh.DefaultConfig()
 		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
-		nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := nm.(*fabric.Model)
-		ident := make([]int32, 16320)
-		for i := range ident {
-			ident[i] = int32(i)
-		}
-		placed := m.Placed(ident)
+		m, placed := placedAsIs(t, cfg, 16320)
 		for _, pt := range []collective.Pattern{ring, xor, bi} {
 			if !m.NoSublattice(pt, tp) || m.Sublattice(pt, tp) != nil {
 				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", c.global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
@@ -238,16 +229,7 @@ func TestPeriodicCollection(t *testing.T) {
 func TestTableCollection(t *testing.T) {
 	cfg := hxmesh.DefaultConfig()
 	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 4, 4, "torus"
-	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := nm.(*fabric.Model)
-	ident := make([]int32, 64)
-	for i := range ident {
-		ident[i] = int32(i)
-	}
-	placed := m.Placed(ident)
+	m, placed := placedAsIs(t, cfg, 64)
 	fwd, back, gaps, short := make([]int32, 64), make([]int32, 64), make([]int32, 64), make([]int32, 32)
 	for i := range fwd {
 		fwd[i], back[i], gaps[i] = int32((i+1)%64), int32((i+63)%64), int32((i+5)%64)
@@ -268,4 +250,20 @@ func TestTableCollection(t *testing.T) {
 			t.Errorf("table %v: from the table %+v (%v), flow by flow %+v (%v)", next[:4], x, err1, y, err2)
 		}
 	}
+}
+
+// placedAsIs is a job of gpus ranks on the HxMesh cfg, and the same job with its placement given
+// as a table of rank r on endpoint r (which collects every flow one by one).
+func placedAsIs(t *testing.T, cfg *hxmesh.Config, gpus int) (m, placed *fabric.Model) {
+	t.Helper()
+	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: gpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = nm.(*fabric.Model)
+	ident := make([]int32, gpus)
+	for i := range ident {
+		ident[i] = int32(i)
+	}
+	return m, m.Placed(ident)
 }
