@@ -114,6 +114,7 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	if r.lone && !r.g.unwindowed && r.windows(&tau, k) {
 		return ok
 	}
+	r.unstash()
 	r.copies(r.asType(), tau, k)
 	for _, x := range r.rem {
 		r.add(x.l, x.v)
@@ -128,14 +129,14 @@ type linkLoad struct {
 	v float64
 }
 
-// takeLoads appends the links' loads to held (in the order the links were first loaded) and
-// clears them.
+// takeLoads appends the stashed loads (routeRuns') to held, in the order unstash would put
+// them on the links, and clears them.
 func (r *router) takeLoads(held []linkLoad) []linkLoad {
-	for _, l := range r.usedIdx {
-		held = append(held, linkLoad{l, r.load[l]})
-		r.load[l], r.used[l] = 0, false
+	for _, l := range r.accIdx {
+		held = append(held, linkLoad{l, r.acc[l]})
+		r.acc[l], r.accUsed[l] = 0, false
 	}
-	r.usedIdx = r.usedIdx[:0]
+	r.accIdx = r.accIdx[:0]
 	return held
 }
 

@@ -23,9 +23,13 @@ package fabric
 const maxRunPeriod, maxRunRest = 32, 64
 
 // routeRuns routes the collected flows fl of groups groups (the same number of flows each, in
-// group order) by runs, and reports false when some flow cannot reach its destination.
+// group order) by runs, and reports false when some flow cannot reach its destination. It
+// leaves the loads stashed (acc, in the order unstash would put them on the links): the caller
+// takes them from there (takeLoads, takeWindows) or puts them back (unstash), so the links'
+// sums are not moved twice.
 func (r *router) routeRuns(fl []flowRec, groups int) bool {
 	ok := true
+	defer r.stash()
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
 		for _, f := range fl {
 			ok = r.route(f) && ok
@@ -65,9 +69,6 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 		if a += n * q; a < groups {
 			r.stash()
 		}
-	}
-	if len(r.accIdx) > 0 {
-		r.unstash()
 	}
 	return ok
 }
@@ -141,6 +142,9 @@ func (r *router) copies(i int32, tau [maxFactors]uint16, n int) {
 
 // stash adds the links' loads to the sums of the stretches before (acc) and clears them.
 func (r *router) stash() {
+	if len(r.usedIdx) == 0 {
+		return
+	}
 	if len(r.acc) < len(r.load) {
 		r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
 	}

@@ -174,8 +174,9 @@ func gcd32(a, b int32) int32 {
 	return a
 }
 
-// takeWindows moves the first period's loads off the links into their τ-cycles' entries (each
-// cycle's sorted by position).
+// takeWindows moves the first period's loads, stashed by routeRuns, into their τ-cycles'
+// entries (each cycle's sorted by position), ranked in the order unstash would put them on the
+// links.
 func (r *router) takeWindows() {
 	w := &r.win
 	if len(w.slot) < len(r.g.sym.linkAt) {
@@ -185,7 +186,7 @@ func (r *router) takeWindows() {
 		}
 	}
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
-	for i, l := range r.usedIdx {
+	for i, l := range r.accIdx {
 		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
 		if ci < 0 {
@@ -194,11 +195,11 @@ func (r *router) takeWindows() {
 			cycles = append(cycles, winCycle{base: base})
 		}
 		cycles[ci].n++
-		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: r.load[l]})
+		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: r.acc[l]})
 		at = append(at, ci)
-		r.load[l], r.used[l] = 0, false
+		r.acc[l], r.accUsed[l] = 0, false
 	}
-	r.usedIdx = r.usedIdx[:0]
+	r.accIdx = r.accIdx[:0]
 	// The entries grouped by cycle, each cycle's by position: counted out by position, then
 	// placed by cycle in that order (each cycle's total load summed on the way).
 	byPos := w.byPos[:0]
