@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
@@ -18,6 +19,25 @@ func (m *Model) Sublattice(pt collective.Pattern, g network.Group) []int32 {
 		return nil
 	}
 	return h.step[:len(m.g.sym.Factors)]
+}
+
+// SublatticeCollected is Sublattice found as a typed round finds it: from the round's collected
+// flows (sublatticeOf, invariantUnder over the flows list), the flows then routed and the
+// router cleared as a round leaves it.
+func (m *Model) SublatticeCollected(pt collective.Pattern, g network.Group) []int32 {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	n := g.Groups(m.env.GPUs)
+	m.collect(r, pt, g, n)
+	h := m.sublatticeOf(r, pt, n)
+	var steps []int32
+	var sym *Symmetry
+	if h != nil {
+		steps, sym, r.sub = slices.Clone(h.step[:len(m.g.sym.Factors)]), m.g.sym, h
+	}
+	r.routeCollected(h, period{}, false)
+	r.finish(sym)
+	return steps
 }
 
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)

@@ -49,6 +49,10 @@ func TestSublattice(t *testing.T) {
 		// ranks is 4 whole board rows: kept by every row translation and by column translations
 		// of 4 boards.
 		{"torus ring stride 64", mesh(2, 16, "torus"), 1024, ring(4), network.Group{Size: 4, Stride: 64}, []int32{1, 1, 4, 1}},
+		// Rings of 4 at stride 4,096 on 64×64 boards of 2×2: 4,096 ranks are 1,024 boards, 16
+		// board rows, so every accelerator sends to the one at its place 16 board rows down
+		// (mod 64): kept by every row and every column translation.
+		{"torus ring stride 4096", mesh(2, 64, "torus"), 16384, ring(4), network.Group{Size: 4, Stride: 4096}, []int32{1, 1, 1, 1}},
 	} {
 		m, err := hxmesh.Spec().New(c.cfg, network.Env{GPUs: c.gpus})
 		if err != nil {
@@ -56,6 +60,12 @@ func TestSublattice(t *testing.T) {
 		}
 		if got := m.(*fabric.Model).Sublattice(c.pt, c.g); !slices.Equal(got, c.want) {
 			t.Errorf("%s: steps %v, want %v", c.name, got, c.want)
+		}
+		if c.pt.Parts[0].Kind == collective.Uniform {
+			continue // routed from the aggregated matrix, never collected flow by flow
+		}
+		if got := m.(*fabric.Model).SublatticeCollected(c.pt, c.g); !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps from the collected flows %v, want %v", c.name, got, c.want)
 		}
 	}
 }
