@@ -114,7 +114,9 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	if r.lone && !r.g.unwindowed && r.windows(&tau, k) {
 		return ok
 	}
-	r.unstash()
+	if len(r.accIdx) > 0 {
+		r.unstash()
+	}
 	r.copies(r.asType(), tau, k)
 	for _, x := range r.rem {
 		r.add(x.l, x.v)
@@ -129,14 +131,15 @@ type linkLoad struct {
 	v float64
 }
 
-// takeLoads appends the stashed loads (routeRuns') to held, in the order unstash would put
-// them on the links, and clears them.
+// takeLoads appends routeRuns' sums to held, in the order unstash would put them on the links,
+// and clears them.
 func (r *router) takeLoads(held []linkLoad) []linkLoad {
-	for _, l := range r.accIdx {
-		held = append(held, linkLoad{l, r.acc[l]})
-		r.acc[l], r.accUsed[l] = 0, false
+	idx, v, used := r.sums()
+	for _, l := range idx {
+		held = append(held, linkLoad{l, v[l]})
+		v[l], used[l] = 0, false
 	}
-	r.accIdx = r.accIdx[:0]
+	r.dropSums()
 	return held
 }
 

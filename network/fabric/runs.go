@@ -23,13 +23,12 @@ package fabric
 const maxRunPeriod, maxRunRest = 32, 64
 
 // routeRuns routes the collected flows fl of groups groups (the same number of flows each, in
-// group order) by runs, and reports false when some flow cannot reach its destination. It
-// leaves the loads stashed (acc, in the order unstash would put them on the links): the caller
-// takes them from there (takeLoads, takeWindows) or puts them back (unstash), so the links'
-// sums are not moved twice.
+// group order) by runs, and reports false when some flow cannot reach its destination. Where
+// it summed runs apart it leaves every sum stashed (acc, in the order unstash would put them on
+// the links), else on the links: the caller takes them from where they are (sums: takeLoads,
+// takeWindows) or puts them on the links (unstash), so no link's sum is moved twice.
 func (r *router) routeRuns(fl []flowRec, groups int) bool {
 	ok := true
-	defer r.stash()
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
 		for _, f := range fl {
 			ok = r.route(f) && ok
@@ -70,7 +69,29 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 			r.stash()
 		}
 	}
+	if len(r.accIdx) > 0 {
+		r.stash()
+	}
 	return ok
+}
+
+// sums are routeRuns' sums where they are (stashed, or on the links): the links in the order
+// unstash would put them on the links, their loads and marks, to be read and cleared by the
+// caller, who then calls dropSums.
+func (r *router) sums() (idx []int32, v []float64, used []bool) {
+	if len(r.accIdx) > 0 {
+		return r.accIdx, r.acc, r.accUsed
+	}
+	return r.usedIdx, r.load, r.used
+}
+
+// dropSums empties the list sums returned.
+func (r *router) dropSums() {
+	if len(r.accIdx) > 0 {
+		r.accIdx = r.accIdx[:0]
+		return
+	}
+	r.usedIdx = r.usedIdx[:0]
 }
 
 // run is a run of groups: from group at, n copies of q groups, each the one before moved by τ.

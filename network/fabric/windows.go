@@ -174,7 +174,7 @@ func gcd32(a, b int32) int32 {
 	return a
 }
 
-// takeWindows moves the first period's loads, stashed by routeRuns, into their τ-cycles'
+// takeWindows moves the first period's loads (routeRuns' sums) into their τ-cycles'
 // entries (each cycle's sorted by position), ranked in the order unstash would put them on the
 // links.
 func (r *router) takeWindows() {
@@ -186,7 +186,8 @@ func (r *router) takeWindows() {
 		}
 	}
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
-	for i, l := range r.accIdx {
+	idx, v, used := r.sums()
+	for i, l := range idx {
 		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
 		if ci < 0 {
@@ -195,11 +196,11 @@ func (r *router) takeWindows() {
 			cycles = append(cycles, winCycle{base: base})
 		}
 		cycles[ci].n++
-		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: r.acc[l]})
+		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: v[l]})
 		at = append(at, ci)
-		r.acc[l], r.accUsed[l] = 0, false
+		v[l], used[l] = 0, false
 	}
-	r.accIdx = r.accIdx[:0]
+	r.dropSums()
 	// The entries grouped by cycle, each cycle's by position: counted out by position, then
 	// placed by cycle in that order (each cycle's total load summed on the way).
 	byPos := w.byPos[:0]
