@@ -127,3 +127,38 @@ func TestImportHFBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzImportHF: Hugging Face config.json files through ImportHF. No panic; a file ImportHF
+// refuses is a one-line usage error (exit 2); one it reads gives keys that UseHF sets on a
+// megatron job or refuses in one line, exit 2 (a width the model keys reject). The seeds (the
+// public configs above and broken variants) run in CI.
+func FuzzImportHF(f *testing.F) {
+	for _, s := range []string{hfLlama31_8B, hfMistral7B, hfMixtral8x7B, hfDeepSeekV3, hfQwen2_57B, hfQwen25_7B, hfNemotron8B,
+		`{"architectures": ["LlamaForCausalLM"], "hidden_size": 1e400}`,
+		`{"architectures": ["NemotronForCausalLM"], "hidden_act": "relu2", "hidden_size": 7, "intermediate_size": 3,
+		  "num_hidden_layers": 1, "num_attention_heads": 2, "vocab_size": 5, "num_key_value_heads": 0}`,
+		`{"architectures": ["DeepseekV3ForCausalLM"], "hidden_act": "silu", "q_lora_rank": null}`,
+		`[]`, ``, `{"architectures": [1]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		oneLine := func(what string, err error) {
+			if errs.ExitCode(err) != errs.ExitUsage || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s: not a one-line usage error: %v", what, err)
+			}
+		}
+		m, err := ImportHF(data, "config.json")
+		if err != nil {
+			oneLine("ImportHF", err)
+			return
+		}
+		j, err := New("megatron")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.UseHF(m); err != nil {
+			oneLine("UseHF", err)
+		}
+	})
+}
