@@ -88,9 +88,8 @@ type router struct {
 	fl    []flowRec
 	proto []memberFlow // one group's flows, between member indices (Model.collect)
 	gap   int          // flows of whole periods left out of fl after the first (collectPeriodic)
-	// One group's partners and weights per part and member (Model.noSublattice).
+	// One group's partners per part and member (Model.noSublattice).
 	dest    []int32
-	destW   []float64
 	starts  []int32
 	pts     []int32 // the groups' members, for their period
 	witness []int

@@ -528,9 +528,7 @@ func stageActivations(g *geom, c *Config, i int) (perMB, workspace units.Bytes) 
 			lg.gr = partition.NewGraph(192, 80)
 			var a moeActivations
 			for _, b := range layerBlocks(lg, 1) {
-				for _, op := range b.Ops {
-					a.perMB += op.Saved
-				}
+				a.perMB += b.Saved()
 				a.workspace = max(a.workspace, b.Workspace)
 			}
 			a.ok = true
