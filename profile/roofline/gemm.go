@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ddlest/ddlest/configs"
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/enum"
 	"github.com/ddlest/ddlest/internal/errs"
@@ -131,9 +130,10 @@ var (
 	gemmErr   error
 )
 
-// GEMMTable returns the shape-aware GEMM table, decoded strictly and checked.
+// GEMMTable returns the shape-aware GEMM table (configs/gemm.json, compiled in as
+// tables_gen.go: see TestBuiltinTables), checked once.
 func GEMMTable() (*registry.Registry[GEMMShapeEntry], error) {
-	gemmOnce.Do(func() { gemmTable, gemmErr = decodeGEMM(configs.GEMM, "configs/gemm.json") })
+	gemmOnce.Do(func() { gemmTable, gemmErr = gemmRegistry(builtinGEMM(), "configs/gemm.json") })
 	return gemmTable, gemmErr
 }
 
@@ -144,6 +144,11 @@ func decodeGEMM(data []byte, name string) (*registry.Registry[GEMMShapeEntry], e
 	if err := params.Decode(data, name, &list); err != nil {
 		return nil, err
 	}
+	return gemmRegistry(list, name)
+}
+
+// gemmRegistry validates a decoded GEMM table (decodeGEMM's checks) and indexes it by GPU.
+func gemmRegistry(list []GEMMShapeEntry, name string) (*registry.Registry[GEMMShapeEntry], error) {
 	r := registry.New[GEMMShapeEntry]("GEMM table entry")
 	for i, e := range list {
 		var p params.Problems

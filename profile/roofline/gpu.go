@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ddlest/ddlest/configs"
 	"github.com/ddlest/ddlest/internal/dtype"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
@@ -152,20 +151,28 @@ func DecodeGPUs(r io.Reader, name string) ([]GPU, error) {
 	if dec.More() {
 		return nil, errs.Usage("%s: unexpected data after the JSON array at byte %d", name, dec.InputOffset())
 	}
+	if err := checkGPUs(gpus, name); err != nil {
+		return nil, err
+	}
+	return gpus, nil
+}
+
+// checkGPUs validates a decoded GPU table: at least one GPU, each valid, no name twice.
+func checkGPUs(gpus []GPU, name string) error {
 	if len(gpus) == 0 {
-		return nil, errs.Usage("%s: no GPUs; want a JSON array of GPU objects", name)
+		return errs.Usage("%s: no GPUs; want a JSON array of GPU objects", name)
 	}
 	seen := map[string]bool{}
 	for _, g := range gpus {
 		if err := g.Validate(); err != nil {
-			return nil, errs.Usage("%s: %v", name, err)
+			return errs.Usage("%s: %v", name, err)
 		}
 		if seen[g.Name] {
-			return nil, errs.Usage("%s: GPU %q defined twice", name, g.Name)
+			return errs.Usage("%s: GPU %q defined twice", name, g.Name)
 		}
 		seen[g.Name] = true
 	}
-	return gpus, nil
+	return nil
 }
 
 // DefaultGPU is the GPU of the RAMP paper's evaluation.
@@ -177,11 +184,12 @@ var (
 	tableErr  error
 )
 
-// GPUs returns the built-in GPU table (configs/gpus.json), decoded once.
+// GPUs returns the built-in GPU table (configs/gpus.json, compiled in as tables_gen.go: see
+// TestBuiltinTables), checked once.
 func GPUs() (*registry.Registry[GPU], error) {
 	tableOnce.Do(func() {
-		gpus, err := DecodeGPUs(bytes.NewReader(configs.GPUs), "configs/gpus.json")
-		if err != nil {
+		gpus := builtinGPUs()
+		if err := checkGPUs(gpus, "configs/gpus.json"); err != nil {
 			tableErr = fmt.Errorf("built-in GPU table: %w", err)
 			return
 		}
