@@ -40,6 +40,23 @@ func (m *Model) SublatticeCollected(pt collective.Pattern, g network.Group) []in
 	return steps
 }
 
+// SublatticeWhole is Sublattice found as a round of one group in rank order finds it
+// (sublatticeWhole: from each part's partners, without collecting the flows); false where that
+// path does not apply.
+func (m *Model) SublatticeWhole(pt collective.Pattern, g network.Group) ([]int32, bool) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	if !m.wholeGroup(r, g, g.Groups(m.env.GPUs)) || !m.latticeKinds(pt, 1) {
+		return nil, false
+	}
+	h := m.sublatticeWhole(r, pt, g)
+	r.proto = r.proto[:0]
+	if h == nil {
+		return nil, true
+	}
+	return slices.Clone(h.step[:len(m.g.sym.Factors)]), true
+}
+
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)
 // that one round of pt over the concurrent groups of shape g is routed by (0, nil: none).
 func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {

@@ -243,6 +243,130 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 	return m.largest(r, inv, nil, fl, pt, n)
 }
 
+// sublatticeWhole is sublattice for a round of one group whose ranks are the first endpoints in
+// order (wholeGroup), found without collecting its flows: in every part a member sends to one
+// other at most (latticeKinds), so the part's flows are a partner per member, its successor table
+// or Each's flows listed once, and inv's row of the part is that list. A move keeps the round iff
+// it keeps every part (invariantUnder compares each flow with its own part's row only), so each
+// part's answer per step is read from its partners alone and kept per model: the torus
+// all-reduce's two patterns send along the same four tables, and the second's search reads the
+// first's answers. The largest H is the same as sublatticeOf's (the same steps tried in the same
+// order, each with the same answer).
+func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Group) *lattice {
+	rows := m.partnerRows(r, pt, g)
+	return m.largestBy(r, func(f int, stride, d int32) bool {
+		move := m.g.sym.mover(f, stride, d)
+		for i := 0; i < pt.N; i++ {
+			key := partStep{part: pt.Parts[i], g: g, f: int8(f), d: d}
+			key.part.Weight = 0
+			kept, ok := m.partSteps[key]
+			if !ok {
+				kept = rowInvariant(rows[i], move)
+				if m.partSteps == nil {
+					m.partSteps = map[partStep]bool{}
+				}
+				m.partSteps[key] = kept
+			}
+			if !kept {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// partStep names a part's invariance under one step along a factor (Model.partSteps).
+type partStep struct {
+	part collective.Part // weight 0: the flows, not their size
+	g    network.Group
+	f    int8
+	d    int32
+}
+
+// wholeGroup reports whether a round over the n groups of shape g is one group on the first
+// endpoints in rank order (rank r on endpoint r, base 0, stride 1) and no NIC to count.
+func (m *Model) wholeGroup(r *router, g network.Group, n int) bool {
+	return n == 1 && g.Runs(0) && g.Base(0) == 0 && g.Stride == 1 && m.opt.Placement == nil && r.nicOut == nil
+}
+
+// partnerRows lists, per part of pt, each member's partner (−1: none) over the members of g
+// (wholeGroup: members are endpoints): a successor table as it is, any other part's flows
+// written into the router's scratch, their order kept in r.proto (routeWhole's).
+func (m *Model) partnerRows(r *router, pt collective.Pattern, g network.Group) [collective.MaxParts][]int32 {
+	var rows [collective.MaxParts][]int32
+	p, listed := g.Size, 0
+	for i := 0; i < pt.N; i++ {
+		if next := pt.Parts[i].Successors(); next != nil && pt.Parts[i].Limit == 0 {
+			rows[i] = next[:min(len(next), p)]
+			continue
+		}
+		listed++
+	}
+	if cap(r.dest) < listed*p {
+		r.dest = make([]int32, listed*p)
+	}
+	dest, proto := r.dest[:listed*p], r.proto[:0]
+	for i := 0; i < pt.N; i++ {
+		if rows[i] != nil {
+			continue
+		}
+		row := dest[:p:p]
+		dest = dest[p:]
+		for k := range row {
+			row[k] = -1
+		}
+		pt.Parts[i].Each(p, func(s, d int, w float64) {
+			row[s] = int32(d)
+			proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w})
+		})
+		rows[i] = row
+	}
+	r.proto = proto
+	return rows
+}
+
+// rowInvariant reports whether the flows s → row[s] (row[s] ≥ 0) map onto themselves when every
+// endpoint moves by move: each moved sender a member whose partner is the moved partner (what
+// invariantUnder reads from inv's row of the part).
+func rowInvariant(row, move []int32) bool {
+	for s, t := range row {
+		if t < 0 {
+			continue
+		}
+		if ms := move[s]; int(ms) >= len(row) || row[ms] != move[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// routeWhole routes the flows of a round found H-invariant by sublatticeWhole into H's
+// representatives, in the order routeCollected takes them from collect's list (part by part,
+// each part's flows as Each lists them); false when some cannot reach their destination.
+func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice) bool {
+	ok, p, listed := true, g.Size, r.proto
+	for i := 0; i < pt.N; i++ {
+		q := pt.Parts[i]
+		if next := q.Successors(); next != nil && q.Limit == 0 {
+			w := q.W()
+			for s, t := range next[:min(len(next), p)] {
+				if t >= 0 && h.rep(t) {
+					ok = r.route(flowRec{int32(s), t, int32(i), w}) && ok
+				}
+			}
+			continue
+		}
+		for len(listed) > 0 && listed[0].part == int32(i) {
+			if f := listed[0]; h.rep(f.t) {
+				ok = r.route(flowRec{f.s, f.t, f.part, f.w}) && ok
+			}
+			listed = listed[1:]
+		}
+	}
+	r.proto = r.proto[:0]
+	return ok
+}
+
 // latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a
 // fabric with named elements acting freely, split routing, and parts in which a member sends to
 // one other (or a lone uniform part).
@@ -289,6 +413,15 @@ func (r *router) clearInv(inv []int32, set *[]int32) {
 // largest is the largest H whose moves keep the flows in inv (entries set, or the flows fl
 // that set them), or nil.
 func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective.Pattern, n int) *lattice {
+	return m.largestBy(r, func(f int, stride, d int32) bool {
+		return m.invariantUnder(r, inv, set, fl, pt, n, f, stride, d)
+	})
+}
+
+// largestBy is the largest H whose every step d along each factor f (whose digits are stride
+// apart) keeps the round, as kept says, or nil: per factor, the least step that divides it and
+// keeps the round.
+func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *lattice {
 	s := m.g.sym
 	h := &r.subLat // the router's: a round's lattice lives until finish
 	*h = lattice{sym: s, cosets: 1}
@@ -296,7 +429,7 @@ func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective
 	for f, mf := range s.Factors {
 		h.step[f] = mf
 		for d := int32(1); d < mf; d++ {
-			if mf%d == 0 && m.invariantUnder(r, inv, set, fl, pt, n, f, stride, d) {
+			if mf%d == 0 && kept(f, stride, d) {
 				h.step[f], trivial = d, false
 				break
 			}

@@ -67,6 +67,68 @@ func TestSublattice(t *testing.T) {
 		if got := m.(*fabric.Model).SublatticeCollected(c.pt, c.g); !slices.Equal(got, c.want) {
 			t.Errorf("%s: steps from the collected flows %v, want %v", c.name, got, c.want)
 		}
+		// One group over the first endpoints in rank order: also from the parts' partners.
+		if got, ok := m.(*fabric.Model).SublatticeWhole(c.pt, c.g); ok != (c.g.Groups(c.gpus) == 1) || ok && !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps from the parts' partners %v (applies %v), want %v", c.name, got, ok, c.want)
+		}
+	}
+}
+
+// A round of one group over all 16,384 accelerators of the large Hx4Mesh (boards of 4×4 on a
+// 32×32 grid of boards; symmetry factors (32, 1, 32, 1)) finds its sub-lattice from each part's
+// partners (sublatticeWhole), counted by hand for successor tables: the ring in rank order as a
+// table (as TestSublattice's ring: kept by the column translations only), one step +x along the
+// global accelerator grid (every board translation moves (r, c) to (r, c + 4i) or (r + 4j, c),
+// which commutes with the step: kept by all), the ring with member 0 silent (every translation
+// moves the silent member onto one that sends: none), and the ring and the step as two parts
+// (the translations that keep both). The two-part pattern again with other weights and its parts
+// swapped reads the answers kept per part and finds the same.
+func TestSublatticeWhole(t *testing.T) {
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nm.(*fabric.Model)
+	const E, cols = 16384, 128
+	fwd, silent, right := make([]int32, E), make([]int32, E), make([]int32, E)
+	at := make([]int32, E) // endpoint at grid position r·cols + c
+	for e := range int32(E) {
+		r, c := cfg.Coord(e)
+		at[r*cols+c] = e
+	}
+	for e := range int32(E) {
+		fwd[e], silent[e] = (e+1)%E, (e+1)%E
+		r, c := cfg.Coord(e)
+		right[e] = at[r*cols+(c+1)%cols]
+	}
+	silent[0] = -1
+	table := func(next []int32, w float64) collective.Part {
+		p := collective.TablePart(collective.Register(&collective.Successors{Next: next}))
+		p.Weight = w
+		return p
+	}
+	all := network.Group{Size: E, Stride: 1}
+	for _, c := range []struct {
+		name string
+		pt   collective.Pattern
+		want []int32
+	}{
+		{"ring as a table", collective.One(table(fwd, 0)), []int32{32, 1, 1, 1}},
+		{"+x", collective.One(table(right, 0)), []int32{1, 1, 1, 1}},
+		{"ring, member 0 silent", collective.One(table(silent, 0)), nil},
+		{"ring and +x", collective.One(table(fwd, 128)).With(table(right, 128)), []int32{32, 1, 1, 1}},
+		{"+x and ring, other weights", collective.One(table(right, 1)).With(table(fwd, 2)), []int32{32, 1, 1, 1}},
+		{"+x and ring silent", collective.One(table(right, 1)).With(table(silent, 1)), nil},
+	} {
+		got, ok := m.SublatticeWhole(c.pt, all)
+		if !ok || !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps %v (applies %v), want %v", c.name, got, ok, c.want)
+		}
+		if got := m.SublatticeCollected(c.pt, all); !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps from the collected flows %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -51,7 +51,10 @@ type Model struct {
 	routes  map[routeKey]Load
 	grids   map[network.Group]gridEntry
 	periods map[network.Group]periodEntry
-	memo    network.Memo
+	// partSteps: whether a part's flows over a group map onto themselves under a step of the
+	// symmetry (sublatticeWhole).
+	partSteps map[partStep]bool
+	memo      network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
 	total []float64
@@ -348,9 +351,21 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 				n = 0
 			}
 		}
+		whole := n > 0 && m.wholeGroup(r, g, n) && m.latticeKinds(pt, n)
+		if whole { // one group in rank order: its sub-lattice read from its parts, not its flows
+			if h = m.sublatticeWhole(r, pt, g); h != nil {
+				sym, r.sub = m.g.sym, h
+				lost = !m.routeWhole(r, pt, g, h)
+				n = 0
+			}
+			r.proto = r.proto[:0]
+		}
 		if n > 0 {
 			m.collect(r, pt, g, n)
-			if h = m.sublatticeOf(r, pt, n); h != nil {
+			if !whole { // (else sublatticeWhole found none)
+				h = m.sublatticeOf(r, pt, n)
+			}
+			if h != nil {
 				sym, r.sub = m.g.sym, h
 			}
 			if h == nil {
