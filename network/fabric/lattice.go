@@ -342,29 +342,54 @@ func rowInvariant(row, move []int32) bool {
 
 // routeWhole routes the flows of a round found H-invariant by sublatticeWhole into H's
 // representatives, in the order routeCollected takes them from collect's list (part by part,
-// each part's flows as Each lists them); false when some cannot reach their destination.
+// each part's flows as Each lists them); false when some cannot reach their destination. Each
+// part's flows into the representatives are listed once per H and kept per model (the torus
+// all-reduce's second pattern reads the first's).
 func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice) bool {
 	ok, p, listed := true, g.Size, r.proto
 	for i := 0; i < pt.N; i++ {
 		q := pt.Parts[i]
-		if next := q.Successors(); next != nil && q.Limit == 0 {
-			w := q.W()
-			for s, t := range next[:min(len(next), p)] {
-				if t >= 0 && h.rep(t) {
-					ok = r.route(flowRec{int32(s), t, int32(i), w}) && ok
+		key := partReps{part: q, g: g, step: h.step}
+		key.part.Weight = 0
+		into, known := m.repFlows[key]
+		next := q.Successors()
+		if next != nil && q.Limit != 0 {
+			next = nil
+		}
+		if !known {
+			into = []int32{}
+			if next != nil {
+				for s, t := range next[:min(len(next), p)] {
+					if t >= 0 && h.rep(t) {
+						into = append(into, int32(s), t)
+					}
+				}
+			} else {
+				for _, f := range listed {
+					if f.part == int32(i) && h.rep(f.t) {
+						into = append(into, f.s, f.t)
+					}
 				}
 			}
-			continue
-		}
-		for len(listed) > 0 && listed[0].part == int32(i) {
-			if f := listed[0]; h.rep(f.t) {
-				ok = r.route(flowRec{f.s, f.t, f.part, f.w}) && ok
+			if m.repFlows == nil {
+				m.repFlows = map[partReps][]int32{}
 			}
-			listed = listed[1:]
+			m.repFlows[key] = into
+		}
+		w := q.W()
+		for k := 0; k < len(into); k += 2 {
+			ok = r.route(flowRec{into[k], into[k+1], int32(i), w}) && ok
 		}
 	}
 	r.proto = r.proto[:0]
 	return ok
+}
+
+// partReps names a part's flows into the representatives of a sub-lattice (Model.repFlows).
+type partReps struct {
+	part collective.Part // weight 0: the flows, not their size
+	g    network.Group
+	step [maxFactors]int32
 }
 
 // latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a

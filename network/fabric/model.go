@@ -54,7 +54,10 @@ type Model struct {
 	// partSteps: whether a part's flows over a group map onto themselves under a step of the
 	// symmetry (sublatticeWhole).
 	partSteps map[partStep]bool
-	memo      network.Memo
+	// repFlows: a part's flows into a sub-lattice's representatives, source and destination
+	// pairs in Each's order (routeWhole).
+	repFlows map[partReps][]int32
+	memo     network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
 	total []float64
