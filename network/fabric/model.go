@@ -17,6 +17,14 @@ type GridMap interface {
 	Coord(endpoint int32) (row, col int)
 }
 
+// GridTable is a GridMap that also lists every endpoint's row and column (what Coord says,
+// indexed by endpoint; part of the fabric's description, built with its graph), so a group is
+// arranged on the grid without a call per member.
+type GridTable interface {
+	GridMap
+	Positions() (rows, cols []int32)
+}
+
 // Options configure a model: a job placed on a fabric.
 type Options struct {
 	Name    string // the network's registry name
@@ -917,28 +925,46 @@ func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
 // arrange puts the members of the group starting at rank base on the grid.
 func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 	p := g.Size
-	rows, cols := make([]int, p), make([]int, p)
-	r0, c0, r1, c1 := int(^uint(0)>>1), int(^uint(0)>>1), -1, -1
-	for i := 0; i < p; i++ {
-		rows[i], cols[i] = m.opt.Grid.Coord(m.endpoint(base + i*g.Stride))
-		r0, c0, r1, c1 = min(r0, rows[i]), min(c0, cols[i]), max(r1, rows[i]), max(c1, cols[i])
+	var rowOf, colOf []int32 // per endpoint (GridTable), else per member
+	t, table := m.opt.Grid.(GridTable)
+	if table {
+		rowOf, colOf = t.Positions()
+	} else {
+		rowOf, colOf = make([]int32, p), make([]int32, p)
+		for i := 0; i < p; i++ {
+			r, c := m.opt.Grid.Coord(m.endpoint(base + i*g.Stride))
+			rowOf[i], colOf[i] = int32(r), int32(c)
+		}
 	}
-	R, C := r1-r0+1, c1-c0+1
+	at := func(i int) (int32, int32) {
+		if table {
+			e := m.endpoint(base + i*g.Stride)
+			return rowOf[e], colOf[e]
+		}
+		return rowOf[i], colOf[i]
+	}
+	r0, c0, r1, c1 := int32(math.MaxInt32), int32(math.MaxInt32), int32(-1), int32(-1)
+	for i := 0; i < p; i++ {
+		r, c := at(i)
+		r0, c0, r1, c1 = min(r0, r), min(c0, c), max(r1, r), max(c1, c)
+	}
+	R, C := int(r1-r0+1), int(c1-c0+1)
 	if R*C != p {
 		return nil, collective.Decline("the group's %d members span %d×%d positions of the grid, not a filled rectangle", p, R, C)
 	}
-	at := make([]int32, p)
-	for i := range at {
-		at[i] = -1
+	pos := make([]int32, p)
+	for i := range pos {
+		pos[i] = -1
 	}
 	for i := 0; i < p; i++ {
-		k := (rows[i]-r0)*C + cols[i] - c0
-		if at[k] >= 0 {
+		r, c := at(i)
+		k := int(r-r0)*C + int(c-c0)
+		if pos[k] >= 0 {
 			return nil, collective.Decline("two members share a grid position")
 		}
-		at[k] = int32(i)
+		pos[k] = int32(i)
 	}
-	return &collective.Grid{Rows: R, Cols: C, At: at}, nil
+	return &collective.Grid{Rows: R, Cols: C, At: pos}, nil
 }
 
 // placementHash tells placements apart (FNV-1a over the endpoints; 0 for rank r on endpoint r).
