@@ -325,10 +325,7 @@ var tables struct {
 // by content: the same walk registered again (by another model of the same job) gets the same
 // id, so patterns that use it stay equal and caches keyed by them hit.
 func Register(s *Successors) int32 {
-	h := uint64(14695981039346656037) // FNV-1a
-	for _, d := range s.Next {
-		h = (h ^ uint64(uint32(d))) * 1099511628211
-	}
+	h := tableHash(s.Next)
 	tables.Lock()
 	defer tables.Unlock()
 	for _, id := range tables.byHash[h] {
@@ -343,6 +340,29 @@ func Register(s *Successors) int32 {
 	tables.list = append(tables.list, s)
 	tables.byHash[h] = append(tables.byHash[h], id)
 	return id
+}
+
+// tableHash is FNV-1a over next in four interleaved lanes (entry i in lane i mod 4, the lanes
+// then folded in order), so the multiplications of one table's 16,384 entries do not wait on each
+// other; it only buckets tables, which Register then compares entry by entry.
+func tableHash(next []int32) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := [4]uint64{offset, offset, offset, offset}
+	i := 0
+	for ; i+4 <= len(next); i += 4 {
+		h[0] = (h[0] ^ uint64(uint32(next[i]))) * prime
+		h[1] = (h[1] ^ uint64(uint32(next[i+1]))) * prime
+		h[2] = (h[2] ^ uint64(uint32(next[i+2]))) * prime
+		h[3] = (h[3] ^ uint64(uint32(next[i+3]))) * prime
+	}
+	for k := 0; i < len(next); i, k = i+1, k+1 {
+		h[k] = (h[k] ^ uint64(uint32(next[i]))) * prime
+	}
+	x := uint64(offset)
+	for _, v := range h {
+		x = (x ^ v) * prime
+	}
+	return x ^ uint64(len(next))
 }
 
 func tableOf(id int32) *Successors {
