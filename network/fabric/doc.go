@@ -42,7 +42,9 @@
 // sum (lattice.go: the same shares summed in another order); a round of one group on the first
 // endpoints in rank order (an all-reduce over the whole machine) finds H from each part's partners
 // (its successor table as it is), each part's answer per step kept per model, and routes the flows
-// into the representatives without collecting the others. Any other flow s → t is routed
+// into the representatives without collecting the others; a table registered with its inverse
+// (the torus steps +x and −x) has its inverse's answers (a move keeps a permutation iff it keeps
+// its inverse), and its flows into the representatives are read from the inverse. Any other flow s → t is routed
 // through its type (types.go): with s = g·R for a representative R, its shares are those of
 // R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
 // added, moved, for every flow of the type — every link receives the same shares in the same

@@ -57,6 +57,38 @@ func (m *Model) SublatticeWhole(pt collective.Pattern, g network.Group) ([]int32
 	return slices.Clone(h.step[:len(m.g.sym.Factors)]), true
 }
 
+// TorusRepFlows is, for each part of the first round of the torus all-reduce (collective.HMTorus)
+// over the group g, its flows into the representatives of the round's sub-lattice as routeWhole
+// lists them from the part's inverse table (nil: the part has none) and as a scan of the part's
+// table finds them, (source, destination) pairs.
+func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	m.view.g = g
+	m.flows.Rounds = m.flows.Rounds[:0]
+	if err := collective.HMTorus.Rounds(network.AllReduce, 1e9, &m.view, &m.flows); err != nil || len(m.flows.Rounds) == 0 {
+		return nil, nil
+	}
+	pt := m.flows.Rounds[0].Pattern
+	h := m.sublatticeWhole(r, pt, g)
+	if h == nil {
+		return nil, nil
+	}
+	for i := 0; i < pt.N; i++ {
+		var via, scan []int32
+		if inv, ok := invertible(pt.Parts[i], g.Size); ok {
+			via = r.repsFrom(inv.Successors(), h, []int32{})
+		}
+		for s, t := range pt.Parts[i].Successors() {
+			if t >= 0 && h.rep(t) {
+				scan = append(scan, int32(s), t)
+			}
+		}
+		fromInverse, scanned = append(fromInverse, via), append(scanned, scan)
+	}
+	return fromInverse, scanned
+}
+
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)
 // that one round of pt over the concurrent groups of shape g is routed by (0, nil: none).
 func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/network"
@@ -259,6 +260,9 @@ func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Grou
 		for i := 0; i < pt.N; i++ {
 			key := partStep{part: pt.Parts[i], g: g, f: int8(f), d: d}
 			key.part.Weight = 0
+			if inv, ok := invertible(pt.Parts[i], g.Size); ok { // a table and its inverse: one answer
+				key.part.K = min(key.part.K, inv.K)
+			}
 			kept, ok := m.partSteps[key]
 			if !ok {
 				kept = rowInvariant(rows[i], move)
@@ -273,6 +277,17 @@ func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Grou
 		}
 		return true
 	})
+}
+
+// invertible is the part undoing q (collective.Part.Inverse) where q is a table over exactly the
+// p members of a group. A move τ keeps such a table T (rowInvariant: every member's τs a member,
+// T(τs) = τT(s)) iff it keeps its inverse U: τ maps the members onto themselves, and for a member
+// s with x = U(s), T(τx) = τT(x) = τs, so U(τs) = τx = τU(s); the same from U to T.
+func invertible(q collective.Part, p int) (collective.Part, bool) {
+	if q.Kind != collective.Table || q.Limit != 0 || len(q.Successors()) != p {
+		return collective.Part{}, false
+	}
+	return q.Inverse()
 }
 
 // partStep names a part's invariance under one step along a factor (Model.partSteps).
@@ -358,7 +373,9 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 		}
 		if !known {
 			into = []int32{}
-			if next != nil {
+			if inv, ok := invertible(q, p); ok {
+				into = r.repsFrom(inv.Successors(), h, into)
+			} else if next != nil {
 				for s, t := range next[:min(len(next), p)] {
 					if t >= 0 && h.rep(t) {
 						into = append(into, int32(s), t)
@@ -383,6 +400,24 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 	}
 	r.proto = r.proto[:0]
 	return ok
+}
+
+// repsFrom appends the flows into H's representatives of a table whose inverse is back, as
+// (source, destination) pairs in source order (Each's): the one source of representative t is
+// back[t].
+func (r *router) repsFrom(back []int32, h *lattice, into []int32) []int32 {
+	pairs := r.pairs[:0]
+	for t := range int32(len(back)) {
+		if h.rep(t) {
+			pairs = append(pairs, [2]int32{back[t], t})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]int32) int { return int(a[0] - b[0]) })
+	for _, x := range pairs {
+		into = append(into, x[0], x[1])
+	}
+	r.pairs = pairs[:0]
+	return into
 }
 
 // partReps names a part's flows into the representatives of a sub-lattice (Model.repFlows).

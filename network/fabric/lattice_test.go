@@ -324,6 +324,34 @@ func TestTableCollection(t *testing.T) {
 	}
 }
 
+// The torus all-reduce over all 16,384 accelerators of the large Hx4Mesh sends along the four
+// axis tables, each registered as the inverse of the opposite one, so each part's flows into the
+// representatives of the round's sub-lattice (every board translation: the 16 accelerators of
+// board 0, whose one sender each is one step back) are read from its inverse: the same 16 pairs
+// in the same order as scanning the table. The algorithm's price then equals, bit for bit, the
+// same job's with its placement written out (every flow collected, sublatticeOf).
+func TestSublatticeWholeInverse(t *testing.T) {
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	m, placed := placedAsIs(t, cfg, 16384)
+	all := network.Group{Size: 16384, Stride: 1}
+	via, scan := m.TorusRepFlows(all)
+	if len(via) != 4 {
+		t.Fatalf("%d parts, want 4 (A's and B's two directions)", len(via))
+	}
+	for i := range via {
+		if len(via[i]) != 2*16 || !slices.Equal(via[i], scan[i]) {
+			t.Errorf("part %d: from the inverse %v, scanned %v (want 16 pairs each)", i, via[i], scan[i])
+		}
+	}
+	c := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
+	x, err1 := m.PriceWith(collective.HMTorus, c)
+	y, err2 := placed.PriceWith(collective.HMTorus, c)
+	if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
+		t.Errorf("torus all-reduce %+v (%v), with the placement written out %+v (%v)", x, err1, y, err2)
+	}
+}
+
 // placedAsIs is a job of gpus ranks on the HxMesh cfg, and the same job with its placement given
 // as a table of rank r on endpoint r (which collects every flow one by one).
 func placedAsIs(t *testing.T, cfg *hxmesh.Config, gpus int) (m, placed *fabric.Model) {

@@ -77,6 +77,7 @@ type router struct {
 	ksum   []float64
 	klink  []int32
 	keys   []int32
+	pairs  [][2]int32 // a table's flows into the representatives (Model.repsFrom)
 
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
 	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
