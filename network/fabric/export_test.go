@@ -49,8 +49,9 @@ func (m *Model) SublatticeWhole(pt collective.Pattern, g network.Group) ([]int32
 	if !m.wholeGroup(r, g, g.Groups(m.env.GPUs)) || !m.latticeKinds(pt, 1) {
 		return nil, false
 	}
-	h := m.sublatticeWhole(r, pt, g)
-	r.proto = r.proto[:0]
+	r.rows.list(r, pt, g)
+	h := m.sublatticeWhole(r, pt, g, &r.rows)
+	r.rows = partnerRows{}
 	if h == nil {
 		return nil, true
 	}
@@ -70,14 +71,16 @@ func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) 
 		return nil, nil
 	}
 	pt := m.flows.Rounds[0].Pattern
-	h := m.sublatticeWhole(r, pt, g)
+	r.rows.list(r, pt, g)
+	h := m.sublatticeWhole(r, pt, g, &r.rows)
 	if h == nil {
 		return nil, nil
 	}
+	reps := h.appendReps(nil)
 	for i := 0; i < pt.N; i++ {
 		var via, scan []int32
 		if inv, ok := invertible(pt.Parts[i], g.Size); ok {
-			via = r.repsFrom(inv.Successors(), h, []int32{})
+			via = r.repsFrom(inv.Successors(), reps, []int32{})
 		}
 		for s, t := range pt.Parts[i].Successors() {
 			if t >= 0 && h.rep(t) {
@@ -87,6 +90,23 @@ func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) 
 		fromInverse, scanned = append(fromInverse, via), append(scanned, scan)
 	}
 	return fromInverse, scanned
+}
+
+// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them
+// and as a scan of every endpoint marks them (rep).
+func (m *Model) Reps(steps []int32) (listed, marked []int32) {
+	h := lattice{sym: m.g.sym, cosets: 1}
+	for f := range m.g.sym.Factors {
+		h.step[f] = steps[f]
+		h.cosets *= steps[f]
+	}
+	h.isRep = m.g.sym.repsOf(&h)
+	for e := range int32(m.g.Endpoints) {
+		if h.rep(e) {
+			marked = append(marked, e)
+		}
+	}
+	return h.appendReps(nil), marked
 }
 
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)

@@ -246,15 +246,14 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 
 // sublatticeWhole is sublattice for a round of one group whose ranks are the first endpoints in
 // order (wholeGroup), found without collecting its flows: in every part a member sends to one
-// other at most (latticeKinds), so the part's flows are a partner per member, its successor table
-// or Each's flows listed once, and inv's row of the part is that list. A move keeps the round iff
-// it keeps every part (invariantUnder compares each flow with its own part's row only), so each
-// part's answer per step is read from its partners alone and kept per model: the torus
-// all-reduce's two patterns send along the same four tables, and the second's search reads the
-// first's answers. The largest H is the same as sublatticeOf's (the same steps tried in the same
-// order, each with the same answer).
-func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Group) *lattice {
-	rows := m.partnerRows(r, pt, g)
+// other at most (latticeKinds), so the part's flows are a partner per member (rows: partnerRows),
+// and inv's row of the part is that list. A move keeps the round iff it keeps every part
+// (invariantUnder compares each flow with its own part's row only), so each part's answer per
+// step is read from its partners alone and kept per model: the torus all-reduce's two patterns
+// send along the same four tables, and the second's search reads the first's answers. The
+// largest H is the same as sublatticeOf's (the same steps tried in the same order, each with the
+// same answer).
+func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Group, rows *partnerRows) *lattice {
 	return m.largestBy(r, func(f int, stride, d int32) bool {
 		move := m.g.sym.mover(f, stride, d)
 		for i := 0; i < pt.N; i++ {
@@ -304,13 +303,18 @@ func (m *Model) wholeGroup(r *router, g network.Group, n int) bool {
 	return n == 1 && g.Runs(0) && g.Base(0) == 0 && g.Stride == 1 && m.opt.Placement == nil && r.nicOut == nil
 }
 
-// partnerRows lists, per part of pt, each member's partner (−1: none) over the members of g
-// (wholeGroup: members are endpoints): a successor table as it is, any other part's flows
-// written into the router's scratch, their order kept in r.proto (routeWhole's).
-func (m *Model) partnerRows(r *router, pt collective.Pattern, g network.Group) [collective.MaxParts][]int32 {
-	var rows [collective.MaxParts][]int32
+// partnerRows are, per part of a round over a whole group (wholeGroup: members are endpoints),
+// each member's partner (−1: none).
+type partnerRows [collective.MaxParts][]int32
+
+// list fills the rows of pt over the members of g: a successor table as it is, any other part's
+// flows written into the router's scratch. Each lists the flows of the kinds sub-lattices take
+// (latticeKinds) one per source at most, in increasing order of sources, so a row read in order
+// is Each's order.
+func (rows *partnerRows) list(r *router, pt collective.Pattern, g network.Group) {
 	p, listed := g.Size, 0
 	for i := 0; i < pt.N; i++ {
+		rows[i] = nil
 		if next := pt.Parts[i].Successors(); next != nil && pt.Parts[i].Limit == 0 {
 			rows[i] = next[:min(len(next), p)]
 			continue
@@ -320,7 +324,7 @@ func (m *Model) partnerRows(r *router, pt collective.Pattern, g network.Group) [
 	if cap(r.dest) < listed*p {
 		r.dest = make([]int32, listed*p)
 	}
-	dest, proto := r.dest[:listed*p], r.proto[:0]
+	dest := r.dest[:listed*p]
 	for i := 0; i < pt.N; i++ {
 		if rows[i] != nil {
 			continue
@@ -330,14 +334,9 @@ func (m *Model) partnerRows(r *router, pt collective.Pattern, g network.Group) [
 		for k := range row {
 			row[k] = -1
 		}
-		pt.Parts[i].Each(p, func(s, d int, w float64) {
-			row[s] = int32(d)
-			proto = append(proto, memberFlow{int32(s), int32(d), int32(i), w})
-		})
+		pt.Parts[i].Each(p, func(s, d int, _ float64) { row[s] = int32(d) })
 		rows[i] = row
 	}
-	r.proto = proto
-	return rows
 }
 
 // rowInvariant reports whether the flows s → row[s] (row[s] ≥ 0) map onto themselves when every
@@ -357,34 +356,28 @@ func rowInvariant(row, move []int32) bool {
 
 // routeWhole routes the flows of a round found H-invariant by sublatticeWhole into H's
 // representatives, in the order routeCollected takes them from collect's list (part by part,
-// each part's flows as Each lists them); false when some cannot reach their destination. Each
-// part's flows into the representatives are listed once per H and kept per model (the torus
-// all-reduce's second pattern reads the first's).
-func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice) bool {
-	ok, p, listed := true, g.Size, r.proto
+// each part's flows as Each lists them: its row in order); false when some cannot reach their
+// destination. Each part's flows into the representatives are listed once per H and kept per
+// model (the torus all-reduce's second pattern reads the first's); a table with an inverse finds
+// them from the representatives (repsFrom).
+func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice, rows *partnerRows) bool {
+	ok, reps := true, r.hreps[:0]
 	for i := 0; i < pt.N; i++ {
 		q := pt.Parts[i]
 		key := partReps{part: q, g: g, step: h.step}
 		key.part.Weight = 0
 		into, known := m.repFlows[key]
-		next := q.Successors()
-		if next != nil && q.Limit != 0 {
-			next = nil
-		}
 		if !known {
 			into = []int32{}
-			if inv, ok := invertible(q, p); ok {
-				into = r.repsFrom(inv.Successors(), h, into)
-			} else if next != nil {
-				for s, t := range next[:min(len(next), p)] {
+			if inv, ok := invertible(q, g.Size); ok {
+				if len(reps) == 0 {
+					reps = h.appendReps(reps)
+				}
+				into = r.repsFrom(inv.Successors(), reps, into)
+			} else {
+				for s, t := range rows[i] {
 					if t >= 0 && h.rep(t) {
 						into = append(into, int32(s), t)
-					}
-				}
-			} else {
-				for _, f := range listed {
-					if f.part == int32(i) && h.rep(f.t) {
-						into = append(into, f.s, f.t)
 					}
 				}
 			}
@@ -398,17 +391,43 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 			ok = r.route(flowRec{into[k], into[k+1], int32(i), w}) && ok
 		}
 	}
-	r.proto = r.proto[:0]
+	r.hreps = reps[:0]
 	return ok
 }
 
-// repsFrom appends the flows into H's representatives of a table whose inverse is back, as
-// (source, destination) pairs in source order (Each's): the one source of representative t is
-// back[t].
-func (r *router) repsFrom(back []int32, h *lattice, into []int32) []int32 {
+// appendReps appends H's representatives (the endpoints whose element's digits are below H's
+// steps: Π step cosets of each of Γ's representatives), in no particular order.
+func (h *lattice) appendReps(reps []int32) []int32 {
+	s := h.sym
+	var dig [maxFactors]int32
+	for c := int32(0); c < h.cosets; c++ {
+		x, w := int32(0), int32(1) // the element of digits dig
+		for f, m := range s.Factors {
+			x += dig[f] * w
+			w *= m
+		}
+		for rep := range s.Reps {
+			if e := s.endAt[rep*s.Order+int(x)]; e >= 0 {
+				reps = append(reps, e)
+			}
+		}
+		for f := range s.Factors { // the next digits, the first factor's fastest
+			if dig[f]++; dig[f] < h.step[f] {
+				break
+			}
+			dig[f] = 0
+		}
+	}
+	return reps
+}
+
+// repsFrom appends the flows into the representatives reps of a table whose inverse is back, as
+// (source, destination) pairs in source order (Each's): the one source of representative t (a
+// member: t below the table's length) is back[t].
+func (r *router) repsFrom(back, reps []int32, into []int32) []int32 {
 	pairs := r.pairs[:0]
-	for t := range int32(len(back)) {
-		if h.rep(t) {
+	for _, t := range reps {
+		if int(t) < len(back) {
 			pairs = append(pairs, [2]int32{back[t], t})
 		}
 	}

@@ -324,6 +324,54 @@ func TestTableCollection(t *testing.T) {
 	}
 }
 
+// A sub-lattice's representatives listed from its steps (appendReps) are those a scan of every
+// endpoint marks, as many as counted by hand on the large Hx4Mesh (Γ's 16 representatives, one
+// board's accelerators, times Π steps cosets): 16 for every translation, 512 for the column
+// translations only (steps 32, 1, 1, 1), 16·2·4 = 128 for steps 2, 1, 4, 1.
+func TestLatticeReps(t *testing.T) {
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		steps []int32
+		want  int
+	}{{[]int32{1, 1, 1, 1}, 16}, {[]int32{32, 1, 1, 1}, 512}, {[]int32{2, 1, 4, 1}, 128}} {
+		listed, marked := nm.(*fabric.Model).Reps(c.steps)
+		slices.Sort(listed)
+		if len(listed) != c.want || !slices.Equal(listed, marked) {
+			t.Errorf("steps %v: %d listed, %d marked, want %d of each, the same", c.steps, len(listed), len(marked), c.want)
+		}
+	}
+}
+
+// Each lists the flows of the kinds sub-lattices take (latticeKinds) one per source at most, in
+// increasing order of sources (routeWhole reads a part's partners in member order as Each's
+// order): every such kind, with digits and limits, over 24 members.
+func TestEachAscending(t *testing.T) {
+	for _, q := range []collective.Part{
+		{Kind: collective.RingNext, Stride: 1, Size: 24, K: 1}, {Kind: collective.Shift, Stride: 4, Size: 3, K: 2},
+		{Kind: collective.Shift, Stride: 2, Size: 4, K: -1}, {Kind: collective.Chain, Stride: 3, Size: 4},
+		{Kind: collective.XOR, Stride: 2, Size: 4, K: 3}, {Kind: collective.XOR, Stride: 1, Size: 8, K: 1, Limit: 16},
+		{Kind: collective.FoldIn, K: 8}, {Kind: collective.FoldOut, K: 8}, {Kind: collective.TreeUp},
+		{Kind: collective.ToRoot, K: 5},
+		collective.TablePart(collective.Register(&collective.Successors{Next: []int32{3, -1, 0, 7, 2, 9, 1, 4, 6, 5}})),
+	} {
+		last, n := -1, 0
+		q.Each(24, func(s, d int, _ float64) {
+			if s <= last {
+				t.Errorf("%+v: source %d after %d", q, s, last)
+			}
+			last, n = s, n+1
+		})
+		if n == 0 {
+			t.Errorf("%+v: no flows", q)
+		}
+	}
+}
+
 // The torus all-reduce over all 16,384 accelerators of the large Hx4Mesh sends along the four
 // axis tables, each registered as the inverse of the opposite one, so each part's flows into the
 // representatives of the round's sub-lattice (every board translation: the 16 accelerators of

@@ -364,12 +364,13 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		}
 		whole := n > 0 && m.wholeGroup(r, g, n) && m.latticeKinds(pt, n)
 		if whole { // one group in rank order: its sub-lattice read from its parts, not its flows
-			if h = m.sublatticeWhole(r, pt, g); h != nil {
+			r.rows.list(r, pt, g)
+			if h = m.sublatticeWhole(r, pt, g, &r.rows); h != nil {
 				sym, r.sub = m.g.sym, h
-				lost = !m.routeWhole(r, pt, g, h)
+				lost = !m.routeWhole(r, pt, g, h, &r.rows)
 				n = 0
 			}
-			r.proto = r.proto[:0]
+			r.rows = partnerRows{} // (no table held past the round)
 		}
 		if n > 0 {
 			m.collect(r, pt, g, n)
