@@ -375,8 +375,9 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 				}
 				into = r.repsFrom(inv.Successors(), reps, into)
 			} else {
+				isRep := h.isRep // (set: largestBy's H)
 				for s, t := range rows[i] {
-					if t >= 0 && h.rep(t) {
+					if t >= 0 && isRep[t] {
 						into = append(into, int32(s), t)
 					}
 				}

@@ -926,10 +926,13 @@ func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
 // arrange puts the members of the group starting at rank base on the grid.
 func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 	p := g.Size
-	var rowOf, colOf []int32 // per endpoint (GridTable), else per member
-	t, table := m.opt.Grid.(GridTable)
-	if table {
+	// Member i's position is (rowOf[off + i·step], colOf[…]): the listed positions of its
+	// endpoint (rank r on endpoint r), else Coord's, written per member.
+	var rowOf, colOf []int32
+	off, step := 0, 1
+	if t, ok := m.opt.Grid.(GridTable); ok && m.opt.Placement == nil {
 		rowOf, colOf = t.Positions()
+		off, step = base, g.Stride
 	} else {
 		rowOf, colOf = make([]int32, p), make([]int32, p)
 		for i := 0; i < p; i++ {
@@ -937,16 +940,9 @@ func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 			rowOf[i], colOf[i] = int32(r), int32(c)
 		}
 	}
-	at := func(i int) (int32, int32) {
-		if table {
-			e := m.endpoint(base + i*g.Stride)
-			return rowOf[e], colOf[e]
-		}
-		return rowOf[i], colOf[i]
-	}
 	r0, c0, r1, c1 := int32(math.MaxInt32), int32(math.MaxInt32), int32(-1), int32(-1)
-	for i := 0; i < p; i++ {
-		r, c := at(i)
+	for i, k := 0, off; i < p; i, k = i+1, k+step {
+		r, c := rowOf[k], colOf[k]
 		r0, c0, r1, c1 = min(r0, r), min(c0, c), max(r1, r), max(c1, c)
 	}
 	R, C := int(r1-r0+1), int(c1-c0+1)
@@ -957,13 +953,12 @@ func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 	for i := range pos {
 		pos[i] = -1
 	}
-	for i := 0; i < p; i++ {
-		r, c := at(i)
-		k := int(r-r0)*C + int(c-c0)
-		if pos[k] >= 0 {
+	for i, k := 0, off; i < p; i, k = i+1, k+step {
+		x := int(rowOf[k]-r0)*C + int(colOf[k]-c0)
+		if pos[x] >= 0 {
 			return nil, collective.Decline("two members share a grid position")
 		}
-		pos[k] = int32(i)
+		pos[x] = int32(i)
 	}
 	return &collective.Grid{Rows: R, Cols: C, At: pos}, nil
 }
