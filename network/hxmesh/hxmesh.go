@@ -522,12 +522,11 @@ type grid struct{ c *Config }
 
 func (g grid) Coord(e int32) (int, int) { return g.c.Coord(e) }
 
-// gridTable is grid with every endpoint's position listed: the product distance's node
-// coordinates (Config.product: an endpoint's column and row are Coord's).
-type gridTable struct {
-	grid
-	p *fabric.Product
-}
+// gridTable is the grid read from the product distance's node coordinates (Config.product: an
+// endpoint's column and row are Coord's), every endpoint's position listed.
+type gridTable struct{ p *fabric.Product }
+
+func (g gridTable) Coord(e int32) (int, int) { return int(g.p.VOf[e]), int(g.p.HOf[e]) }
 
 func (g gridTable) Positions() (rows, cols []int32) { return g.p.VOf, g.p.HOf }
 
@@ -535,7 +534,7 @@ func (g gridTable) Positions() (rows, cols []int32) { return g.p.VOf, g.p.HOf }
 // distance.
 func gridOf(c *Config, g *fabric.Graph) fabric.GridMap {
 	if p, ok := g.Distancer().(*fabric.Product); ok {
-		return gridTable{grid{c}, p}
+		return gridTable{p}
 	}
 	return grid{c}
 }

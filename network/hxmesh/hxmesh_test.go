@@ -104,8 +104,12 @@ func TestGridPositions(t *testing.T) {
 		}
 		rows, cols := gt.Positions()
 		for e := int32(0); int(e) < c.Endpoints(); e++ {
-			if r, col := c.Coord(e); int(rows[e]) != r || int(cols[e]) != col {
+			r, col := c.Coord(e)
+			if int(rows[e]) != r || int(cols[e]) != col {
 				t.Fatalf("%s: endpoint %d at (%d, %d), Coord (%d, %d)", c.Describe(), e, rows[e], cols[e], r, col)
+			}
+			if r2, col2 := gt.Coord(e); r2 != r || col2 != col {
+				t.Fatalf("%s: endpoint %d at (%d, %d) from the table's Coord, Config's (%d, %d)", c.Describe(), e, r2, col2, r, col)
 			}
 		}
 		if c.BoardA == 4 {
