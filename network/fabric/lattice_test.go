@@ -84,13 +84,7 @@ func TestSublattice(t *testing.T) {
 // (the translations that keep both). The two-part pattern again with other weights and its parts
 // swapped reads the answers kept per part and finds the same.
 func TestSublatticeWhole(t *testing.T) {
-	cfg := hxmesh.DefaultConfig()
-	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
-	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := nm.(*fabric.Model)
+	cfg, m := hx4Large(t)
 	const E, cols = 16384, 128
 	fwd, silent, right := make([]int32, E), make([]int32, E), make([]int32, E)
 	at := make([]int32, E) // endpoint at grid position r·cols + c
@@ -329,17 +323,12 @@ func TestTableCollection(t *testing.T) {
 // board's accelerators, times Π steps cosets): 16 for every translation, 512 for the column
 // translations only (steps 32, 1, 1, 1), 16·2·4 = 128 for steps 2, 1, 4, 1.
 func TestLatticeReps(t *testing.T) {
-	cfg := hxmesh.DefaultConfig()
-	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
-	nm, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := hx4Large(t)
 	for _, c := range []struct {
 		steps []int32
 		want  int
 	}{{[]int32{1, 1, 1, 1}, 16}, {[]int32{32, 1, 1, 1}, 512}, {[]int32{2, 1, 4, 1}, 128}} {
-		listed, marked := nm.(*fabric.Model).Reps(c.steps)
+		listed, marked := m.Reps(c.steps)
 		slices.Sort(listed)
 		if len(listed) != c.want || !slices.Equal(listed, marked) {
 			t.Errorf("steps %v: %d listed, %d marked, want %d of each, the same", c.steps, len(listed), len(marked), c.want)
@@ -398,6 +387,19 @@ func TestSublatticeWholeInverse(t *testing.T) {
 	if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
 		t.Errorf("torus all-reduce %+v (%v), with the placement written out %+v (%v)", x, err1, y, err2)
 	}
+}
+
+// hx4Large is the large Hx4Mesh (boards of 4×4 on a 32×32 grid of boards, one switch per row
+// and column) and a job on all 16,384 of its accelerators.
+func hx4Large(t *testing.T) (*hxmesh.Config, *fabric.Model) {
+	t.Helper()
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, m.(*fabric.Model)
 }
 
 // placedAsIs is a job of gpus ranks on the HxMesh cfg, and the same job with its placement given
