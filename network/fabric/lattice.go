@@ -23,10 +23,12 @@ import (
 //
 //	load(l) = Σ_f c_f(l) = Σ_{l' ∈ H·l} Σ_{f : dst(f) ∈ R_H} c_f(l')
 //
-// (H acts freely on links, so k ↦ k⁻¹·l runs over the orbit H·l once): every link of an H-orbit
-// carries the sum of what the flows into R_H put on the orbit, and the slowest path is among
-// theirs. The work drops by |H|: a uniform all-to-all among 1,024 ranks of a 16,384-accelerator
-// torus (16 concurrent groups, each four board rows) routes 16 destinations instead of 16,384;
+// (H acts freely on links, so k ↦ k⁻¹·l runs over the orbit H·l once; where Γ does not, H
+// moves along none of the factors whose moves fix links, and then does: Symmetry.fixers): every
+// link of an H-orbit carries the sum of what the flows into R_H put on the orbit, and the
+// slowest path is among theirs. The work drops by |H|: a uniform all-to-all among 1,024 ranks of
+// a 16,384-accelerator torus (16 concurrent groups, each four board rows) routes 16 destinations
+// instead of 16,384;
 // a ring over every accelerator of a HammingMesh in board order is invariant under the column
 // translations. The sums are the same shares added in another order (per orbit, instead of
 // flow by flow), so a price may differ from routing every flow in its last bits; the tests
@@ -68,25 +70,93 @@ func (s *Symmetry) elements(g *Graph) error {
 		idx[i] = -1
 	}
 	s.moves = &moveTables{at: map[int64][]int32{}}
-	s.orbitIx, s.orbits, s.free = make([]int32, len(g.links)), 0, true
+	s.orbitIx, s.orbits, s.free, s.lattice = make([]int32, len(g.links)), 0, true, true
+	var moved []uint8 // per orbit index: the factors along which some of its links' elements have a digit
 	for l := range g.links {
 		o := s.LinkOrbit[l]
 		if idx[o] < 0 {
 			idx[o] = int32(s.orbits)
 			s.orbits++
+			moved = append(moved, 0)
 		}
 		s.orbitIx[l] = idx[o]
 		a, b := &g.links[l], &g.links[o]
-		if int(s.OrbitSize[o]) != s.Order || a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class ||
-			a.Latency != b.Latency || a.Weight != b.Weight || g.forward[a.To] != g.forward[b.To] ||
-			s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
+		if a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class || a.Latency != b.Latency || a.Weight != b.Weight ||
+			g.forward[a.To] != g.forward[b.To] || s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
+			s.free, s.lattice = false, false
+			continue
+		}
+		if int(s.OrbitSize[o]) != s.Order {
 			s.free = false
 		}
+		for f, x := range s.digits(s.LinkElem[l]) {
+			if x != 0 {
+				moved[idx[o]] |= 1 << f
+			}
+		}
+	}
+	if s.lattice {
+		s.lattice = s.fixers(g, idx, moved)
 	}
 	if s.free {
 		s.typing(len(g.links))
 	}
 	return nil
+}
+
+// fixers finds, where Γ does not act freely on the links, the factors whose moves a sub-lattice
+// must leave out (Symmetry.fixed), and reports whether the naming bears that out. Let F(o) be
+// the factors along which no link of orbit o has a digit and G_o = {g : g's digits along F(o)
+// are 0}. Where o's links carry distinct elements, all in G_o, as many as |G_o| = |Γ|/Π_{F(o)} m_f,
+// g ↦ g·o is one to one from G_o onto the orbit. A subgroup H with step m_f along every factor of
+// F(o) (no move along them) lies in G_o, so for h ∈ H and links g·o, g'·o (g, g' ∈ G_o),
+// h·g·o = g'·o iff h + g = g' (both sides name the link by an element of G_o): H acts freely
+// on o, and two links are in one H-orbit iff their elements differ by an element of H, their
+// digits equal modulo H's steps (lattice.key). So sub-lattice routing holds for the subgroups
+// that leave out every factor of F = ∪ F(o). On a HammingMesh whose rows (columns) are fat trees
+// of several leaves, moves of the boards within a leaf's block fix the leaf and its uplinks: F
+// is the within-block factors, and the sub-lattices move blocks of boards only.
+func (s *Symmetry) fixers(g *Graph, idx []int32, moved []uint8) bool {
+	all := uint8(1)<<len(s.Factors) - 1
+	seen := make([]bool, s.orbits*s.Order)
+	for l := range g.links {
+		o := s.orbitIx[l]
+		k := int(o)*s.Order + int(s.LinkElem[l])
+		if seen[k] {
+			return false // two links of one orbit named by one element
+		}
+		seen[k] = true
+	}
+	for l := range g.links {
+		o := s.LinkOrbit[l]
+		if int32(l) != o {
+			continue // once per orbit, at its own link
+		}
+		fixed, size := all&^moved[idx[o]], s.Order
+		for f, m := range s.Factors {
+			if fixed&(1<<f) != 0 {
+				size /= int(m)
+			}
+		}
+		if int(s.OrbitSize[o]) != size {
+			return false
+		}
+		for f, m := range s.Factors {
+			if fixed&(1<<f) != 0 && m > 1 {
+				s.fixed |= 1 << f
+			}
+		}
+	}
+	return true
+}
+
+// digits is element x's digit along each factor.
+func (s *Symmetry) digits(x int32) [maxFactors]int32 {
+	var d [maxFactors]int32
+	for f, m := range s.Factors {
+		d[f], x = x%m, x/m
+	}
+	return d
 }
 
 // act is endpoint e moved by d along factor f (whose digits are stride apart in an element's
@@ -452,7 +522,7 @@ type partReps struct {
 // one other (or a lone uniform part).
 func (m *Model) latticeKinds(pt collective.Pattern, n int) bool {
 	s := m.g.sym
-	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+	if s == nil || !s.lattice || m.opt.Routing != Split || pt.N == 0 || n < 1 {
 		return false
 	}
 	for i := 0; i < pt.N; i++ {
@@ -508,7 +578,7 @@ func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *la
 	trivial, stride := true, int32(1)
 	for f, mf := range s.Factors {
 		h.step[f] = mf
-		for d := int32(1); d < mf; d++ {
+		for d := int32(1); d < mf && s.fixed&(1<<f) == 0; d++ { // (no move along a factor that fixes links)
 			if mf%d == 0 && kept(f, stride, d) {
 				h.step[f], trivial = d, false
 				break

@@ -35,6 +35,16 @@ func TestSublattice(t *testing.T) {
 		// sends to board (0, Y+1)'s first, so a translation along the rows moves that flow off
 		// the ring, one along the columns (Y ↦ Y+1, and (31, 31) → (0, 0) wraps) keeps it.
 		{"hx4-large ring", mesh(4, 32, "trees"), 16384, ring(16384), network.Group{Size: 16384, Stride: 1}, []int32{32, 1, 1, 1}},
+		// The same ring on 64×64 boards of 2×2 whose rows and columns are fat trees of 16 boards
+		// per leaf: Γ's factors move boards within a leaf's block along x, blocks along x, the
+		// same along y (16, 4, 16, 4). Moves within a block fix the leaf's uplinks, so no
+		// sub-lattice moves along them (steps 16 and 16); a block along x moves the row-end flow
+		// (63, Y) → (0, Y + 1) off the ring, a block along y (Y ↦ Y + 16) keeps it.
+		{"hx2-large ring", mesh(2, 64, "trees"), 16384, ring(16384), network.Group{Size: 16384, Stride: 1}, []int32{16, 4, 16, 1}},
+		// Pairs within each board (XOR of the last digit): every board move keeps them, but the
+		// moves within a leaf's block fix the leaf's uplinks, so the sub-lattice leaves them out.
+		{"hx2-large board pairs", mesh(2, 64, "trees"), 16384, collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 1}),
+			network.Group{Size: 16384, Stride: 1}, []int32{16, 1, 16, 1}},
 		// 16 all-to-alls of 1,024 ranks on 64×64 boards of 2×2: each group is four board rows,
 		// kept by any row translation and by column translations of four boards.
 		{"torus-large a2a1024", mesh(2, 64, "torus"), 16384, uniform, network.Group{Size: 1024, Stride: 1}, []int32{1, 1, 4, 1}},

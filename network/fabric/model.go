@@ -348,6 +348,16 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		n = 0
 	}
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
+	whole := n > 0 && !hasUniform(pt) && m.wholeGroup(r, g, n) && m.latticeKinds(pt, n)
+	if whole { // one group in rank order: its sub-lattice read from its parts, not its flows
+		r.rows.list(r, pt, g)
+		if h = m.sublatticeWhole(r, pt, g, &r.rows); h != nil {
+			sym, r.sub = m.g.sym, h
+			lost = !m.routeWhole(r, pt, g, h, &r.rows)
+			n = 0
+		}
+		r.rows = partnerRows{} // (no table held past the round)
+	}
 	if n > 0 && r.typing && !hasUniform(pt) {
 		// Typed flows are collected once, tested for a sub-lattice, and routed into its
 		// representatives or by period (periods.go). Where a few flows already rule out every
@@ -361,16 +371,6 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 				lost = !r.routeCollected(nil, gp, periodic)
 				n = 0
 			}
-		}
-		whole := n > 0 && m.wholeGroup(r, g, n) && m.latticeKinds(pt, n)
-		if whole { // one group in rank order: its sub-lattice read from its parts, not its flows
-			r.rows.list(r, pt, g)
-			if h = m.sublatticeWhole(r, pt, g, &r.rows); h != nil {
-				sym, r.sub = m.g.sym, h
-				lost = !m.routeWhole(r, pt, g, h, &r.rows)
-				n = 0
-			}
-			r.rows = partnerRows{} // (no table held past the round)
 		}
 		if n > 0 {
 			m.collect(r, pt, g, n)
@@ -386,7 +386,7 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			lost = !r.routeCollected(h, gp, periodic)
 			n = 0
 		}
-	} else if n > 0 && !m.wholeUniform(pt, g, n) {
+	} else if n > 0 && !whole && !m.wholeUniform(pt, g, n) { // (whole: sublatticeWhole found none)
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
 		}
@@ -547,7 +547,7 @@ func (m *Model) noSublattice(r *router, pt collective.Pattern, g network.Group, 
 	stride := int32(1)
 	for f, mf := range sym.Factors {
 		for d := int32(1); d < mf; d++ {
-			if mf%d != 0 {
+			if mf%d != 0 || sym.fixed&(1<<f) != 0 {
 				continue
 			}
 			move := sym.mover(f, stride, d)
