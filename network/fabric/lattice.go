@@ -496,15 +496,15 @@ func (h *lattice) appendReps(reps []int32) []int32 {
 // (source, destination) pairs in source order (Each's): the one source of representative t (a
 // member: t below the table's length) is back[t].
 func (r *router) repsFrom(back, reps []int32, into []int32) []int32 {
-	pairs := r.pairs[:0]
+	pairs := r.pairs[:0] // source·2³² + destination: in source order when sorted
 	for _, t := range reps {
 		if int(t) < len(back) {
-			pairs = append(pairs, [2]int32{back[t], t})
+			pairs = append(pairs, uint64(back[t])<<32|uint64(t))
 		}
 	}
-	slices.SortFunc(pairs, func(a, b [2]int32) int { return int(a[0] - b[0]) })
+	slices.Sort(pairs)
 	for _, x := range pairs {
-		into = append(into, x[0], x[1])
+		into = append(into, int32(x>>32), int32(uint32(x)))
 	}
 	r.pairs = pairs[:0]
 	return into

@@ -77,8 +77,8 @@ type router struct {
 	ksum   []float64
 	klink  []int32
 	keys   []int32
-	pairs  [][2]int32 // a table's flows into the representatives (router.repsFrom)
-	hreps  []int32    // a sub-lattice's representatives (lattice.appendReps)
+	pairs  []uint64 // a table's flows into the representatives (router.repsFrom)
+	hreps  []int32  // a sub-lattice's representatives (lattice.appendReps)
 	rows   partnerRows
 
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;

@@ -45,9 +45,6 @@ func symmetryCases() []symmetryCase {
 			}
 		}
 	}
-	// The data-parallel all-reduce over every accelerator of the large Hx2Mesh, whose row and
-	// column fat trees' leaves the moves within a leaf's block fix (sub-lattices of blocks only).
-	cases = append(cases, symmetryCase{mesh(2, 64, "trees"), ar(16384, 1), 16384})
 	// Pairs at stride 70 on 192 ranks of the 16×16 torus: periodic rounds whose flows after the
 	// last whole period cross links the copies load (fabric/windows.go).
 	cases = append(cases, symmetryCase{mesh(2, 8, "torus"), ar(2, 70), 192})
