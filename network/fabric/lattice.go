@@ -96,7 +96,7 @@ func (s *Symmetry) elements(g *Graph) error {
 		}
 	}
 	if s.lattice {
-		s.lattice = s.fixers(g, idx, moved)
+		s.lattice = s.fixers(g, moved)
 	}
 	if s.free {
 		s.typing(len(g.links))
@@ -116,9 +116,9 @@ func (s *Symmetry) elements(g *Graph) error {
 // that leave out every factor of F = ∪ F(o). On a HammingMesh whose rows (columns) are fat trees
 // of several leaves, moves of the boards within a leaf's block fix the leaf and its uplinks: F
 // is the within-block factors, and the sub-lattices move blocks of boards only.
-func (s *Symmetry) fixers(g *Graph, idx []int32, moved []uint8) bool {
+func (s *Symmetry) fixers(g *Graph, moved []uint8) bool {
 	all := uint8(1)<<len(s.Factors) - 1
-	seen := make([]bool, s.orbits*s.Order)
+	seen, count := make([]bool, s.orbits*s.Order), make([]int, s.orbits)
 	for l := range g.links {
 		o := s.orbitIx[l]
 		k := int(o)*s.Order + int(s.LinkElem[l])
@@ -126,19 +126,16 @@ func (s *Symmetry) fixers(g *Graph, idx []int32, moved []uint8) bool {
 			return false // two links of one orbit named by one element
 		}
 		seen[k] = true
+		count[o]++
 	}
-	for l := range g.links {
-		o := s.LinkOrbit[l]
-		if int32(l) != o {
-			continue // once per orbit, at its own link
-		}
-		fixed, size := all&^moved[idx[o]], s.Order
+	for i := range moved {
+		fixed, size := all&^moved[i], s.Order
 		for f, m := range s.Factors {
 			if fixed&(1<<f) != 0 {
 				size /= int(m)
 			}
 		}
-		if int(s.OrbitSize[o]) != size {
+		if count[i] != size {
 			return false
 		}
 		for f, m := range s.Factors {

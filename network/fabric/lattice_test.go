@@ -1,9 +1,11 @@
 package fabric_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
@@ -426,4 +428,80 @@ func placedAsIs(t *testing.T, cfg *hxmesh.Config, gpus int) (m, placed *fabric.M
 		ident[i] = int32(i)
 	}
 	return m, m.Placed(ident)
+}
+
+// A two-leaf tree by hand: endpoints 0, 1 on leaf 4, endpoints 2, 3 on leaf 5, both leaves on
+// spine 6. Γ = Z_2 × Z_2 acts as e ↦ e XOR g (factor 0 swaps the endpoints of a leaf, factor 1
+// the leaves), named by element e for the endpoint links and 0, 2 for the leaves' uplinks
+// (factor 0 fixes them: orbits of 2 links, not 4). So no sub-lattice moves along factor 0: pairs
+// at XOR distance 2 (0 ↔ 2, 1 ↔ 3), which every element keeps, are routed under steps (2, 1),
+// and each uplink carries the two flows that cross it, as routing every flow finds (under all of
+// Γ the orbit sum would give it one). Named with an uplink's element moving along factor 0 (1
+// instead of 0, orbit still of 2 links), the naming is not one to one from the elements without
+// a digit along factor 0, and no sub-lattice is used.
+func TestSublatticeFixedLinks(t *testing.T) {
+	build := func(uplink int32) (*fabric.Model, *fabric.Model) {
+		b := fabric.NewBuilder(4, 0)
+		leaf, spine := b.Switches(2, 0), int32(6)
+		b.Switch(0)
+		spec := fabric.Spec{Class: "link", Rate: units.GBps(100), Latency: 1e-6}
+		for e := int32(0); e < 4; e++ {
+			b.Duplex(e, leaf+e/2, spec)
+		}
+		b.Duplex(leaf, spine, spec)
+		b.Duplex(leaf+1, spine, spec)
+		g, err := b.Build(fabric.Endpoint{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := g.Links()
+		s := &fabric.Symmetry{Reps: []int32{0}, Order: 4, Factors: []int32{2, 2}, EndRep: make([]int32, 4), EndElem: []int32{0, 1, 2, 3},
+			LinkOrbit: make([]int32, len(links)), OrbitSize: make([]int32, len(links)), LinkElem: make([]int32, len(links))}
+		for i, l := range links {
+			var rep int32
+			switch {
+			case l.From < 4:
+				rep, s.LinkElem[i] = g.Link(0, leaf), l.From
+			case l.To < 4:
+				rep, s.LinkElem[i] = g.Link(leaf, 0), l.To
+			case l.To == spine:
+				rep, s.LinkElem[i] = g.Link(leaf, spine), 2*(l.From-leaf)
+			default:
+				rep, s.LinkElem[i] = g.Link(spine, leaf), 2*(l.To-leaf)
+			}
+			if l.From == leaf+1 && l.To == spine {
+				s.LinkElem[i] = uplink
+			}
+			s.LinkOrbit[i] = rep
+			s.OrbitSize[rep]++
+		}
+		if err := g.SetSymmetry(s); err != nil {
+			t.Fatal(err)
+		}
+		m, err := fabric.NewModel(g, network.Env{GPUs: 4}, fabric.Options{Name: "tree"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := fabric.NewModel(fabric.WithoutSymmetry(g), network.Env{GPUs: 4}, fabric.Options{Name: "tree"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, plain
+	}
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 2, Size: 2, K: 1})
+	all := network.Group{Size: 4, Stride: 1}
+	for _, c := range []struct {
+		uplink int32
+		want   []int32
+	}{{2, []int32{2, 1}}, {3, nil}} {
+		m, plain := build(c.uplink)
+		if got, ok := m.SublatticeWhole(pairs, all); ok != (c.want != nil) || !slices.Equal(got, c.want) {
+			t.Errorf("uplink named %d: steps %v (applies %v), want %v", c.uplink, got, ok, c.want)
+		}
+		x, err1 := m.PricePattern("p", pairs, 1e8, all)
+		y, err2 := plain.PricePattern("p", pairs, 1e8, all)
+		if err1 != nil || err2 != nil || math.Abs(float64(x.Total-y.Total)) > 1e-12*float64(y.Total) || x.Total <= 0 {
+			t.Errorf("uplink named %d: %+v (%v), every flow routed %+v (%v)", c.uplink, x, err1, y, err2)
+		}
+	}
 }
