@@ -118,14 +118,14 @@ func (s *Symmetry) elements(g *Graph) error {
 // is the within-block factors, and the sub-lattices move blocks of boards only.
 func (s *Symmetry) fixers(g *Graph, moved []uint8) bool {
 	all := uint8(1)<<len(s.Factors) - 1
-	seen, count := make([]bool, s.orbits*s.Order), make([]int, s.orbits)
+	seen, count := make([]uint64, (s.orbits*s.Order+63)/64), make([]int, s.orbits) // a bit per (orbit, element)
 	for l := range g.links {
 		o := s.orbitIx[l]
 		k := int(o)*s.Order + int(s.LinkElem[l])
-		if seen[k] {
+		if seen[k/64]&(1<<(k%64)) != 0 {
 			return false // two links of one orbit named by one element
 		}
-		seen[k] = true
+		seen[k/64] |= 1 << (k % 64)
 		count[o]++
 	}
 	for i := range moved {
