@@ -298,6 +298,8 @@ type Successors struct {
 	// once, on first use).
 	once sync.Once
 	perm bool
+	// inverse: 1 + the id of the table that undoes this one (registerInverses), 0: none known.
+	inverse int32
 }
 
 // derangement reports whether Next maps its members one to one onto themselves, none to itself.
@@ -325,10 +327,7 @@ var tables struct {
 // by content: the same walk registered again (by another model of the same job) gets the same
 // id, so patterns that use it stay equal and caches keyed by them hit.
 func Register(s *Successors) int32 {
-	h := uint64(14695981039346656037) // FNV-1a
-	for _, d := range s.Next {
-		h = (h ^ uint64(uint32(d))) * 1099511628211
-	}
+	h := tableHash(s.Next)
 	tables.Lock()
 	defer tables.Unlock()
 	for _, id := range tables.byHash[h] {
@@ -343,6 +342,56 @@ func Register(s *Successors) int32 {
 	tables.list = append(tables.list, s)
 	tables.byHash[h] = append(tables.byHash[h], id)
 	return id
+}
+
+// tableHash is FNV-1a over next in four interleaved lanes (entry i in lane i mod 4, the lanes
+// then folded in order), so the multiplications of one table's 16,384 entries do not wait on each
+// other; it only buckets tables, which Register then compares entry by entry.
+func tableHash(next []int32) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := [4]uint64{offset, offset, offset, offset}
+	i := 0
+	for ; i+4 <= len(next); i += 4 {
+		h[0] = (h[0] ^ uint64(uint32(next[i]))) * prime
+		h[1] = (h[1] ^ uint64(uint32(next[i+1]))) * prime
+		h[2] = (h[2] ^ uint64(uint32(next[i+2]))) * prime
+		h[3] = (h[3] ^ uint64(uint32(next[i+3]))) * prime
+	}
+	for k := 0; i < len(next); i, k = i+1, k+1 {
+		h[k] = (h[k] ^ uint64(uint32(next[i]))) * prime
+	}
+	x := uint64(offset)
+	for _, v := range h {
+		x = (x ^ v) * prime
+	}
+	return x ^ uint64(len(next))
+}
+
+// registerInverses registers two tables that undo each other (b.Next[a.Next[m]] = m and
+// a.Next[b.Next[m]] = m for every member m: permutations of the same members, as shiftedPair
+// builds them) and records each as the other's inverse.
+func registerInverses(a, b *Successors) (int32, int32) {
+	ia, ib := Register(a), Register(b)
+	tables.Lock()
+	defer tables.Unlock()
+	tables.list[ia].inverse, tables.list[ib].inverse = ib+1, ia+1
+	return ia, ib
+}
+
+// Inverse is the part along the table that undoes this Table part's (a permutation of the
+// members; the torus steps' −x of +x), with the same weight, where one is known.
+func (q Part) Inverse() (Part, bool) {
+	if q.Kind != Table {
+		return Part{}, false
+	}
+	tables.RLock()
+	inv := tables.list[q.K].inverse
+	tables.RUnlock()
+	if inv == 0 {
+		return Part{}, false
+	}
+	q.K = inv - 1
+	return q, true
 }
 
 func tableOf(id int32) *Successors {
@@ -409,7 +458,15 @@ func (g *Grid) Member(r, c int) int32 {
 // member at (r, c) sends to the one at (r + dr, c + dc), both wrapped): Successors' table, read
 // row by row without a call or a wrap test per member.
 func (g *Grid) Shifted(dr, dc int) *Successors {
-	s := &Successors{Next: make([]int32, len(g.At))}
+	fwd, _ := g.shiftedPair(dr, dc)
+	return fwd
+}
+
+// shiftedPair is Shifted(dr, dc) and Shifted(−dr, −dc), built in one pass: the step sends the
+// member at (r, c) to the one at (r + dr, c + dc) and the reverse step sends that one back, so
+// each table undoes the other (every member at one position: permutations of the members).
+func (g *Grid) shiftedPair(dr, dc int) (fwd, back *Successors) {
+	fwd, back = &Successors{Next: make([]int32, len(g.At))}, &Successors{Next: make([]int32, len(g.At))}
 	R, C := g.Rows, g.Cols
 	for r := 0; r < R; r++ {
 		from := g.At[r*C : (r+1)*C]
@@ -422,10 +479,11 @@ func (g *Grid) Shifted(dr, dc int) *Successors {
 			} else if nc >= C {
 				nc -= C
 			}
-			s.Next[m] = to[nc]
+			x := to[nc]
+			fwd.Next[m], back.Next[x] = x, m
 		}
 	}
-	return s
+	return fwd, back
 }
 
 // Successors of a grid walk: member at (r, c) sends to the member at next(r, c).

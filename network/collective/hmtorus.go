@@ -89,14 +89,12 @@ const (
 )
 
 // axisTables are the successor tables +x, −x, +y, −y of a grid: one step along a row or a column,
-// wrapping at the edges.
+// wrapping at the edges; each direction's table registered as the inverse of the opposite one's.
 func axisTables(g *Grid) [4]int32 {
 	return g.Memo(axisKey{}, func() any {
 		var ids [4]int32
-		for i, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
-			dr, dc := d[0], d[1]
-			ids[i] = Register(g.Shifted(dr, dc))
-		}
+		ids[0], ids[1] = registerInverses(g.shiftedPair(0, 1))
+		ids[2], ids[3] = registerInverses(g.shiftedPair(1, 0))
 		return ids
 	}).([4]int32)
 }

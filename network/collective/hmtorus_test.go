@@ -27,6 +27,26 @@ func TestAxisTables(t *testing.T) {
 	if axisTables(g) != ids {
 		t.Error("a second call built new tables")
 	}
+	// Each direction's part names the opposite direction's table as its inverse (+x ↔ −x,
+	// +y ↔ −y, the weight kept), and that table undoes it member by member; a table registered
+	// alone has none.
+	for i, j := range [4]int{1, 0, 3, 2} {
+		q := TablePart(ids[i])
+		q.Weight = 3
+		inv, ok := q.Inverse()
+		if !ok || inv.K != ids[j] || inv.Weight != 3 {
+			t.Errorf("table %d: inverse %+v (%v), want table %d", i, inv, ok, ids[j])
+		}
+		next, back := tableOf(ids[i]).Next, tableOf(ids[j]).Next
+		for m := range next {
+			if back[next[m]] != int32(m) {
+				t.Fatalf("table %d: member %d → %d → %d", i, m, next[m], back[next[m]])
+			}
+		}
+	}
+	if _, ok := TablePart(Register(&Successors{Next: []int32{1, 2, 0, 4, 3}})).Inverse(); ok {
+		t.Error("a table registered alone has an inverse")
+	}
 }
 
 // HMTorus by hand (HammingMesh §V-A2; α per round, β = 1/bw per port, units of S/bw).

@@ -130,5 +130,9 @@ func TestShifted(t *testing.T) {
 		if got := g.Shifted(d[0], d[1]).Next; !slices.Equal(got, want) {
 			t.Errorf("step %v: %v, Successors %v", d, got, want)
 		}
+		back := g.Successors(func(r, c int) (int, int) { return r - d[0], c - d[1] }).Next
+		if fwd, rev := g.shiftedPair(d[0], d[1]); !slices.Equal(fwd.Next, want) || !slices.Equal(rev.Next, back) {
+			t.Errorf("step %v and back: %v, %v; Successors %v, %v", d, fwd.Next, rev.Next, want, back)
+		}
 	}
 }

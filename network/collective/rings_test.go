@@ -641,6 +641,15 @@ func TestRegisterInterns(t *testing.T) {
 	if a != b || a == c || a == d || c == d {
 		t.Errorf("ids %d, %d (same walk), %d (reversed), %d (shorter)", a, b, c, d)
 	}
+	// Six entries (the hash's four lanes and two left over): the same walk, one with its last
+	// successor changed, one with the first two swapped.
+	e := Register(&Successors{Next: []int32{1, 2, 3, 4, 5, 0}})
+	f := Register(&Successors{Next: []int32{1, 2, 3, 4, 5, 0}})
+	g := Register(&Successors{Next: []int32{1, 2, 3, 4, 0, 5}})
+	h := Register(&Successors{Next: []int32{2, 1, 3, 4, 5, 0}})
+	if e != f || e == g || e == h || g == h || tableOf(g).Next[5] != 5 {
+		t.Errorf("ids %d, %d (same walk), %d (tail changed), %d (head swapped)", e, f, g, h)
+	}
 	if got := tableOf(b).Next; len(got) != 4 || got[3] != 0 {
 		t.Errorf("table %d holds %v", b, got)
 	}

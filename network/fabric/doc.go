@@ -39,7 +39,14 @@
 // representative each under the fabric's symmetry), never flow by flow. Any round whose flows a
 // subgroup H of the symmetry maps onto themselves (a ring in board order, all-to-alls of whole
 // board rows) is routed towards one destination per H-orbit, each link carrying its H-orbit's
-// sum (lattice.go: the same shares summed in another order). Any other flow s → t is routed
+// sum (lattice.go: the same shares summed in another order; where Γ fixes some links, a fat-tree
+// leaf under the moves of boards within its block, H moves along none of the factors that do,
+// and acts freely on the links: Symmetry.fixers); a round of one group on the first
+// endpoints in rank order (an all-reduce over the whole machine) finds H from each part's partners
+// (its successor table as it is), each part's answer per step kept per model, and routes the flows
+// into the representatives without collecting the others; a table registered with its inverse
+// (the torus steps +x and −x) has its inverse's answers (a move keeps a permutation iff it keeps
+// its inverse), and its flows into the representatives are read from the inverse. Any other flow s → t is routed
 // through its type (types.go): with s = g·R for a representative R, its shares are those of
 // R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
 // added, moved, for every flow of the type — every link receives the same shares in the same

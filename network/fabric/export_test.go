@@ -40,6 +40,75 @@ func (m *Model) SublatticeCollected(pt collective.Pattern, g network.Group) []in
 	return steps
 }
 
+// SublatticeWhole is Sublattice found as a round of one group in rank order finds it
+// (sublatticeWhole: from each part's partners, without collecting the flows); false where that
+// path does not apply.
+func (m *Model) SublatticeWhole(pt collective.Pattern, g network.Group) ([]int32, bool) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	if !m.wholeGroup(r, g, g.Groups(m.env.GPUs)) || !m.latticeKinds(pt, 1) {
+		return nil, false
+	}
+	r.rows.list(r, pt, g)
+	h := m.sublatticeWhole(r, pt, g, &r.rows)
+	r.rows = partnerRows{}
+	if h == nil {
+		return nil, true
+	}
+	return slices.Clone(h.step[:len(m.g.sym.Factors)]), true
+}
+
+// TorusRepFlows is, for each part of the first round of the torus all-reduce (collective.HMTorus)
+// over the group g, its flows into the representatives of the round's sub-lattice as routeWhole
+// lists them from the part's inverse table (nil: the part has none) and as a scan of the part's
+// table finds them, (source, destination) pairs.
+func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	m.view.g = g
+	m.flows.Rounds = m.flows.Rounds[:0]
+	if err := collective.HMTorus.Rounds(network.AllReduce, 1e9, &m.view, &m.flows); err != nil || len(m.flows.Rounds) == 0 {
+		return nil, nil
+	}
+	pt := m.flows.Rounds[0].Pattern
+	r.rows.list(r, pt, g)
+	h := m.sublatticeWhole(r, pt, g, &r.rows)
+	if h == nil {
+		return nil, nil
+	}
+	reps := h.appendReps(nil)
+	for i := 0; i < pt.N; i++ {
+		var via, scan []int32
+		if inv, ok := invertible(pt.Parts[i], g.Size); ok {
+			via = r.repsFrom(inv.Successors(), reps, []int32{})
+		}
+		for s, t := range pt.Parts[i].Successors() {
+			if t >= 0 && h.rep(t) {
+				scan = append(scan, int32(s), t)
+			}
+		}
+		fromInverse, scanned = append(fromInverse, via), append(scanned, scan)
+	}
+	return fromInverse, scanned
+}
+
+// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them
+// and as a scan of every endpoint marks them (rep).
+func (m *Model) Reps(steps []int32) (listed, marked []int32) {
+	h := lattice{sym: m.g.sym, cosets: 1}
+	for f := range m.g.sym.Factors {
+		h.step[f] = steps[f]
+		h.cosets *= steps[f]
+	}
+	h.isRep = m.g.sym.repsOf(&h)
+	for e := range int32(m.g.Endpoints) {
+		if h.rep(e) {
+			marked = append(marked, e)
+		}
+	}
+	return h.appendReps(nil), marked
+}
+
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)
 // that one round of pt over the concurrent groups of shape g is routed by (0, nil: none).
 func (m *Model) Period(pt collective.Pattern, g network.Group) (int, []uint16) {

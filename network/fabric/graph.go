@@ -98,6 +98,11 @@ type Symmetry struct {
 	orbitIx []int32 // per link: the index of its orbit among the orbits
 	orbits  int
 	free    bool // Factors set, Γ acts freely on the links and keeps their rate, class and latencies
+	// lattice: Factors set, Γ keeps the links' rate, class and latencies, and the subgroups that
+	// move along no factor of fixed (a bit per factor) act freely on the links (Symmetry.fixers;
+	// fixed is 0 where free).
+	lattice bool
+	fixed   uint8
 	// Flow types (types.go): the non-trivial factors (moduli fm, strides fs in an element's
 	// number), each endpoint's and link's element as their digits, and the link at
 	// [orbit index·Order + element] (nil: no flow types).

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ddlest/ddlest/network"
@@ -22,10 +23,12 @@ import (
 //
 //	load(l) = Σ_f c_f(l) = Σ_{l' ∈ H·l} Σ_{f : dst(f) ∈ R_H} c_f(l')
 //
-// (H acts freely on links, so k ↦ k⁻¹·l runs over the orbit H·l once): every link of an H-orbit
-// carries the sum of what the flows into R_H put on the orbit, and the slowest path is among
-// theirs. The work drops by |H|: a uniform all-to-all among 1,024 ranks of a 16,384-accelerator
-// torus (16 concurrent groups, each four board rows) routes 16 destinations instead of 16,384;
+// (H acts freely on links, so k ↦ k⁻¹·l runs over the orbit H·l once; where Γ does not, H
+// moves along none of the factors whose moves fix links, and then does: Symmetry.fixers): every
+// link of an H-orbit carries the sum of what the flows into R_H put on the orbit, and the
+// slowest path is among theirs. The work drops by |H|: a uniform all-to-all among 1,024 ranks of
+// a 16,384-accelerator torus (16 concurrent groups, each four board rows) routes 16 destinations
+// instead of 16,384;
 // a ring over every accelerator of a HammingMesh in board order is invariant under the column
 // translations. The sums are the same shares added in another order (per orbit, instead of
 // flow by flow), so a price may differ from routing every flow in its last bits; the tests
@@ -67,25 +70,90 @@ func (s *Symmetry) elements(g *Graph) error {
 		idx[i] = -1
 	}
 	s.moves = &moveTables{at: map[int64][]int32{}}
-	s.orbitIx, s.orbits, s.free = make([]int32, len(g.links)), 0, true
+	s.orbitIx, s.orbits, s.free, s.lattice = make([]int32, len(g.links)), 0, true, true
+	var moved []uint8 // per orbit index: the factors along which some of its links' elements have a digit
 	for l := range g.links {
 		o := s.LinkOrbit[l]
 		if idx[o] < 0 {
 			idx[o] = int32(s.orbits)
 			s.orbits++
+			moved = append(moved, 0)
 		}
 		s.orbitIx[l] = idx[o]
 		a, b := &g.links[l], &g.links[o]
-		if int(s.OrbitSize[o]) != s.Order || a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class ||
-			a.Latency != b.Latency || a.Weight != b.Weight || g.forward[a.To] != g.forward[b.To] ||
-			s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
+		if a.Rate != b.Rate || a.Width != b.Width || a.Class != b.Class || a.Latency != b.Latency || a.Weight != b.Weight ||
+			g.forward[a.To] != g.forward[b.To] || s.LinkElem[l] < 0 || s.LinkElem[l] >= order {
+			s.free, s.lattice = false, false
+			continue
+		}
+		if int(s.OrbitSize[o]) != s.Order {
 			s.free = false
 		}
+		for f, x := range s.digits(s.LinkElem[l]) {
+			if x != 0 {
+				moved[idx[o]] |= 1 << f
+			}
+		}
+	}
+	if s.lattice {
+		s.lattice = s.fixers(g, moved)
 	}
 	if s.free {
 		s.typing(len(g.links))
 	}
 	return nil
+}
+
+// fixers finds, where Γ does not act freely on the links, the factors whose moves a sub-lattice
+// must leave out (Symmetry.fixed), and reports whether the naming bears that out. Let F(o) be
+// the factors along which no link of orbit o has a digit and G_o = {g : g's digits along F(o)
+// are 0}. Where o's links carry distinct elements, all in G_o, as many as |G_o| = |Γ|/Π_{F(o)} m_f,
+// g ↦ g·o is one to one from G_o onto the orbit. A subgroup H with step m_f along every factor of
+// F(o) (no move along them) lies in G_o, so for h ∈ H and links g·o, g'·o (g, g' ∈ G_o),
+// h·g·o = g'·o iff h + g = g' (both sides name the link by an element of G_o): H acts freely
+// on o, and two links are in one H-orbit iff their elements differ by an element of H, their
+// digits equal modulo H's steps (lattice.key). So sub-lattice routing holds for the subgroups
+// that leave out every factor of F = ∪ F(o). On a HammingMesh whose rows (columns) are fat trees
+// of several leaves, moves of the boards within a leaf's block fix the leaf and its uplinks: F
+// is the within-block factors, and the sub-lattices move blocks of boards only.
+func (s *Symmetry) fixers(g *Graph, moved []uint8) bool {
+	all := uint8(1)<<len(s.Factors) - 1
+	seen, count := make([]uint64, (s.orbits*s.Order+63)/64), make([]int, s.orbits) // a bit per (orbit, element)
+	for l := range g.links {
+		o := s.orbitIx[l]
+		k := int(o)*s.Order + int(s.LinkElem[l])
+		if seen[k/64]&(1<<(k%64)) != 0 {
+			return false // two links of one orbit named by one element
+		}
+		seen[k/64] |= 1 << (k % 64)
+		count[o]++
+	}
+	for i := range moved {
+		fixed, size := all&^moved[i], s.Order
+		for f, m := range s.Factors {
+			if fixed&(1<<f) != 0 {
+				size /= int(m)
+			}
+		}
+		if count[i] != size {
+			return false
+		}
+		for f, m := range s.Factors {
+			if fixed&(1<<f) != 0 && m > 1 {
+				s.fixed |= 1 << f
+			}
+		}
+	}
+	return true
+}
+
+// digits is element x's digit along each factor.
+func (s *Symmetry) digits(x int32) [maxFactors]int32 {
+	var d [maxFactors]int32
+	for f, m := range s.Factors {
+		d[f], x = x%m, x/m
+	}
+	return d
 }
 
 // act is endpoint e moved by d along factor f (whose digits are stride apart in an element's
@@ -243,12 +311,215 @@ func (m *Model) sublatticeOf(r *router, pt collective.Pattern, n int) *lattice {
 	return m.largest(r, inv, nil, fl, pt, n)
 }
 
+// sublatticeWhole is sublattice for a round of one group whose ranks are the first endpoints in
+// order (wholeGroup), found without collecting its flows: in every part a member sends to one
+// other at most (latticeKinds), so the part's flows are a partner per member (rows: partnerRows),
+// and inv's row of the part is that list. A move keeps the round iff it keeps every part
+// (invariantUnder compares each flow with its own part's row only), so each part's answer per
+// step is read from its partners alone and kept per model: the torus all-reduce's two patterns
+// send along the same four tables, and the second's search reads the first's answers. The
+// largest H is the same as sublatticeOf's (the same steps tried in the same order, each with the
+// same answer).
+func (m *Model) sublatticeWhole(r *router, pt collective.Pattern, g network.Group, rows *partnerRows) *lattice {
+	return m.largestBy(r, func(f int, stride, d int32) bool {
+		move := m.g.sym.mover(f, stride, d)
+		for i := 0; i < pt.N; i++ {
+			key := partStep{part: pt.Parts[i], g: g, f: int8(f), d: d}
+			key.part.Weight = 0
+			if inv, ok := invertible(pt.Parts[i], g.Size); ok { // a table and its inverse: one answer
+				key.part.K = min(key.part.K, inv.K)
+			}
+			kept, ok := m.partSteps[key]
+			if !ok {
+				kept = rowInvariant(rows[i], move)
+				if m.partSteps == nil {
+					m.partSteps = map[partStep]bool{}
+				}
+				m.partSteps[key] = kept
+			}
+			if !kept {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// invertible is the part undoing q (collective.Part.Inverse) where q is a table over exactly the
+// p members of a group. A move τ keeps such a table T (rowInvariant: every member's τs a member,
+// T(τs) = τT(s)) iff it keeps its inverse U: τ maps the members onto themselves, and for a member
+// s with x = U(s), T(τx) = τT(x) = τs, so U(τs) = τx = τU(s); the same from U to T.
+func invertible(q collective.Part, p int) (collective.Part, bool) {
+	if q.Kind != collective.Table || q.Limit != 0 || len(q.Successors()) != p {
+		return collective.Part{}, false
+	}
+	return q.Inverse()
+}
+
+// partStep names a part's invariance under one step along a factor (Model.partSteps).
+type partStep struct {
+	part collective.Part // weight 0: the flows, not their size
+	g    network.Group
+	f    int8
+	d    int32
+}
+
+// wholeGroup reports whether a round over the n groups of shape g is one group on the first
+// endpoints in rank order (rank r on endpoint r, base 0, stride 1) and no NIC to count.
+func (m *Model) wholeGroup(r *router, g network.Group, n int) bool {
+	return n == 1 && g.Runs(0) && g.Base(0) == 0 && g.Stride == 1 && m.opt.Placement == nil && r.nicOut == nil
+}
+
+// partnerRows are, per part of a round over a whole group (wholeGroup: members are endpoints),
+// each member's partner (−1: none).
+type partnerRows [collective.MaxParts][]int32
+
+// list fills the rows of pt over the members of g: a successor table as it is, any other part's
+// flows written into the router's scratch. Each lists the flows of the kinds sub-lattices take
+// (latticeKinds) one per source at most, in increasing order of sources, so a row read in order
+// is Each's order.
+func (rows *partnerRows) list(r *router, pt collective.Pattern, g network.Group) {
+	p, listed := g.Size, 0
+	for i := 0; i < pt.N; i++ {
+		rows[i] = nil
+		if next := pt.Parts[i].Successors(); next != nil && pt.Parts[i].Limit == 0 {
+			rows[i] = next[:min(len(next), p)]
+			continue
+		}
+		listed++
+	}
+	if cap(r.dest) < listed*p {
+		r.dest = make([]int32, listed*p)
+	}
+	dest := r.dest[:listed*p]
+	for i := 0; i < pt.N; i++ {
+		if rows[i] != nil {
+			continue
+		}
+		row := dest[:p:p]
+		dest = dest[p:]
+		for k := range row {
+			row[k] = -1
+		}
+		pt.Parts[i].Each(p, func(s, d int, _ float64) { row[s] = int32(d) })
+		rows[i] = row
+	}
+}
+
+// rowInvariant reports whether the flows s → row[s] (row[s] ≥ 0) map onto themselves when every
+// endpoint moves by move: each moved sender a member whose partner is the moved partner (what
+// invariantUnder reads from inv's row of the part).
+func rowInvariant(row, move []int32) bool {
+	for s, t := range row {
+		if t < 0 {
+			continue
+		}
+		if ms := move[s]; int(ms) >= len(row) || row[ms] != move[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// routeWhole routes the flows of a round found H-invariant by sublatticeWhole into H's
+// representatives, in the order routeCollected takes them from collect's list (part by part,
+// each part's flows as Each lists them: its row in order); false when some cannot reach their
+// destination. Each part's flows into the representatives are listed once per H and kept per
+// model (the torus all-reduce's second pattern reads the first's); a table with an inverse finds
+// them from the representatives (repsFrom).
+func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice, rows *partnerRows) bool {
+	ok, reps := true, r.hreps[:0]
+	for i := 0; i < pt.N; i++ {
+		q := pt.Parts[i]
+		key := partReps{part: q, g: g, step: h.step}
+		key.part.Weight = 0
+		into, known := m.repFlows[key]
+		if !known {
+			into = []int32{}
+			if inv, ok := invertible(q, g.Size); ok {
+				if len(reps) == 0 {
+					reps = h.appendReps(reps)
+				}
+				into = r.repsFrom(inv.Successors(), reps, into)
+			} else {
+				isRep := h.isRep // (set: largestBy's H)
+				for s, t := range rows[i] {
+					if t >= 0 && isRep[t] {
+						into = append(into, int32(s), t)
+					}
+				}
+			}
+			if m.repFlows == nil {
+				m.repFlows = map[partReps][]int32{}
+			}
+			m.repFlows[key] = into
+		}
+		w := q.W()
+		for k := 0; k < len(into); k += 2 {
+			ok = r.route(flowRec{into[k], into[k+1], int32(i), w}) && ok
+		}
+	}
+	r.hreps = reps[:0]
+	return ok
+}
+
+// appendReps appends H's representatives (the endpoints whose element's digits are below H's
+// steps: Π step cosets of each of Γ's representatives), in no particular order.
+func (h *lattice) appendReps(reps []int32) []int32 {
+	s := h.sym
+	var dig [maxFactors]int32
+	for c := int32(0); c < h.cosets; c++ {
+		x, w := int32(0), int32(1) // the element of digits dig
+		for f, m := range s.Factors {
+			x += dig[f] * w
+			w *= m
+		}
+		for rep := range s.Reps {
+			if e := s.endAt[rep*s.Order+int(x)]; e >= 0 {
+				reps = append(reps, e)
+			}
+		}
+		for f := range s.Factors { // the next digits, the first factor's fastest
+			if dig[f]++; dig[f] < h.step[f] {
+				break
+			}
+			dig[f] = 0
+		}
+	}
+	return reps
+}
+
+// repsFrom appends the flows into the representatives reps of a table whose inverse is back, as
+// (source, destination) pairs in source order (Each's): the one source of representative t (a
+// member: t below the table's length) is back[t].
+func (r *router) repsFrom(back, reps []int32, into []int32) []int32 {
+	pairs := r.pairs[:0] // source·2³² + destination: in source order when sorted
+	for _, t := range reps {
+		if int(t) < len(back) {
+			pairs = append(pairs, uint64(back[t])<<32|uint64(t))
+		}
+	}
+	slices.Sort(pairs)
+	for _, x := range pairs {
+		into = append(into, int32(x>>32), int32(uint32(x)))
+	}
+	r.pairs = pairs[:0]
+	return into
+}
+
+// partReps names a part's flows into the representatives of a sub-lattice (Model.repFlows).
+type partReps struct {
+	part collective.Part // weight 0: the flows, not their size
+	g    network.Group
+	step [maxFactors]int32
+}
+
 // latticeKinds reports whether sub-lattice routing may apply to rounds of pt over n groups: a
 // fabric with named elements acting freely, split routing, and parts in which a member sends to
 // one other (or a lone uniform part).
 func (m *Model) latticeKinds(pt collective.Pattern, n int) bool {
 	s := m.g.sym
-	if s == nil || !s.free || m.opt.Routing != Split || pt.N == 0 || n < 1 {
+	if s == nil || !s.lattice || m.opt.Routing != Split || pt.N == 0 || n < 1 {
 		return false
 	}
 	for i := 0; i < pt.N; i++ {
@@ -289,14 +560,23 @@ func (r *router) clearInv(inv []int32, set *[]int32) {
 // largest is the largest H whose moves keep the flows in inv (entries set, or the flows fl
 // that set them), or nil.
 func (m *Model) largest(r *router, inv, set []int32, fl []flowRec, pt collective.Pattern, n int) *lattice {
+	return m.largestBy(r, func(f int, stride, d int32) bool {
+		return m.invariantUnder(r, inv, set, fl, pt, n, f, stride, d)
+	})
+}
+
+// largestBy is the largest H whose every step d along each factor f (whose digits are stride
+// apart) keeps the round, as kept says, or nil: per factor, the least step that divides it and
+// keeps the round.
+func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *lattice {
 	s := m.g.sym
 	h := &r.subLat // the router's: a round's lattice lives until finish
 	*h = lattice{sym: s, cosets: 1}
 	trivial, stride := true, int32(1)
 	for f, mf := range s.Factors {
 		h.step[f] = mf
-		for d := int32(1); d < mf; d++ {
-			if mf%d == 0 && m.invariantUnder(r, inv, set, fl, pt, n, f, stride, d) {
+		for d := int32(1); d < mf && s.fixed&(1<<f) == 0; d++ { // (no move along a factor that fixes links)
+			if mf%d == 0 && kept(f, stride, d) {
 				h.step[f], trivial = d, false
 				break
 			}

@@ -1,9 +1,11 @@
 package fabric_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
+	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 	"github.com/ddlest/ddlest/network/fabric"
@@ -35,6 +37,16 @@ func TestSublattice(t *testing.T) {
 		// sends to board (0, Y+1)'s first, so a translation along the rows moves that flow off
 		// the ring, one along the columns (Y ↦ Y+1, and (31, 31) → (0, 0) wraps) keeps it.
 		{"hx4-large ring", mesh(4, 32, "trees"), 16384, ring(16384), network.Group{Size: 16384, Stride: 1}, []int32{32, 1, 1, 1}},
+		// The same ring on 64×64 boards of 2×2 whose rows and columns are fat trees of 16 boards
+		// per leaf: Γ's factors move boards within a leaf's block along x, blocks along x, the
+		// same along y (16, 4, 16, 4). Moves within a block fix the leaf's uplinks, so no
+		// sub-lattice moves along them (steps 16 and 16); a block along x moves the row-end flow
+		// (63, Y) → (0, Y + 1) off the ring, a block along y (Y ↦ Y + 16) keeps it.
+		{"hx2-large ring", mesh(2, 64, "trees"), 16384, ring(16384), network.Group{Size: 16384, Stride: 1}, []int32{16, 4, 16, 1}},
+		// Pairs within each board (XOR of the last digit): every board move keeps them, but the
+		// moves within a leaf's block fix the leaf's uplinks, so the sub-lattice leaves them out.
+		{"hx2-large board pairs", mesh(2, 64, "trees"), 16384, collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 1}),
+			network.Group{Size: 16384, Stride: 1}, []int32{16, 1, 16, 1}},
 		// 16 all-to-alls of 1,024 ranks on 64×64 boards of 2×2: each group is four board rows,
 		// kept by any row translation and by column translations of four boards.
 		{"torus-large a2a1024", mesh(2, 64, "torus"), 16384, uniform, network.Group{Size: 1024, Stride: 1}, []int32{1, 1, 4, 1}},
@@ -65,6 +77,62 @@ func TestSublattice(t *testing.T) {
 			continue // routed from the aggregated matrix, never collected flow by flow
 		}
 		if got := m.(*fabric.Model).SublatticeCollected(c.pt, c.g); !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps from the collected flows %v, want %v", c.name, got, c.want)
+		}
+		// One group over the first endpoints in rank order: also from the parts' partners.
+		if got, ok := m.(*fabric.Model).SublatticeWhole(c.pt, c.g); ok != (c.g.Groups(c.gpus) == 1) || ok && !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps from the parts' partners %v (applies %v), want %v", c.name, got, ok, c.want)
+		}
+	}
+}
+
+// A round of one group over all 16,384 accelerators of the large Hx4Mesh (boards of 4×4 on a
+// 32×32 grid of boards; symmetry factors (32, 1, 32, 1)) finds its sub-lattice from each part's
+// partners (sublatticeWhole), counted by hand for successor tables: the ring in rank order as a
+// table (as TestSublattice's ring: kept by the column translations only), one step +x along the
+// global accelerator grid (every board translation moves (r, c) to (r, c + 4i) or (r + 4j, c),
+// which commutes with the step: kept by all), the ring with member 0 silent (every translation
+// moves the silent member onto one that sends: none), and the ring and the step as two parts
+// (the translations that keep both). The two-part pattern again with other weights and its parts
+// swapped reads the answers kept per part and finds the same.
+func TestSublatticeWhole(t *testing.T) {
+	cfg, m := hx4Large(t)
+	const E, cols = 16384, 128
+	fwd, silent, right := make([]int32, E), make([]int32, E), make([]int32, E)
+	at := make([]int32, E) // endpoint at grid position r·cols + c
+	for e := range int32(E) {
+		r, c := cfg.Coord(e)
+		at[r*cols+c] = e
+	}
+	for e := range int32(E) {
+		fwd[e], silent[e] = (e+1)%E, (e+1)%E
+		r, c := cfg.Coord(e)
+		right[e] = at[r*cols+(c+1)%cols]
+	}
+	silent[0] = -1
+	table := func(next []int32, w float64) collective.Part {
+		p := collective.TablePart(collective.Register(&collective.Successors{Next: next}))
+		p.Weight = w
+		return p
+	}
+	all := network.Group{Size: E, Stride: 1}
+	for _, c := range []struct {
+		name string
+		pt   collective.Pattern
+		want []int32
+	}{
+		{"ring as a table", collective.One(table(fwd, 0)), []int32{32, 1, 1, 1}},
+		{"+x", collective.One(table(right, 0)), []int32{1, 1, 1, 1}},
+		{"ring, member 0 silent", collective.One(table(silent, 0)), nil},
+		{"ring and +x", collective.One(table(fwd, 128)).With(table(right, 128)), []int32{32, 1, 1, 1}},
+		{"+x and ring, other weights", collective.One(table(right, 1)).With(table(fwd, 2)), []int32{32, 1, 1, 1}},
+		{"+x and ring silent", collective.One(table(right, 1)).With(table(silent, 1)), nil},
+	} {
+		got, ok := m.SublatticeWhole(c.pt, all)
+		if !ok || !slices.Equal(got, c.want) {
+			t.Errorf("%s: steps %v (applies %v), want %v", c.name, got, ok, c.want)
+		}
+		if got := m.SublatticeCollected(c.pt, all); !slices.Equal(got, c.want) {
 			t.Errorf("%s: steps from the collected flows %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -262,6 +330,90 @@ func TestTableCollection(t *testing.T) {
 	}
 }
 
+// A sub-lattice's representatives listed from its steps (appendReps) are those a scan of every
+// endpoint marks, as many as counted by hand on the large Hx4Mesh (Γ's 16 representatives, one
+// board's accelerators, times Π steps cosets): 16 for every translation, 512 for the column
+// translations only (steps 32, 1, 1, 1), 16·2·4 = 128 for steps 2, 1, 4, 1.
+func TestLatticeReps(t *testing.T) {
+	_, m := hx4Large(t)
+	for _, c := range []struct {
+		steps []int32
+		want  int
+	}{{[]int32{1, 1, 1, 1}, 16}, {[]int32{32, 1, 1, 1}, 512}, {[]int32{2, 1, 4, 1}, 128}} {
+		listed, marked := m.Reps(c.steps)
+		slices.Sort(listed)
+		if len(listed) != c.want || !slices.Equal(listed, marked) {
+			t.Errorf("steps %v: %d listed, %d marked, want %d of each, the same", c.steps, len(listed), len(marked), c.want)
+		}
+	}
+}
+
+// Each lists the flows of the kinds sub-lattices take (latticeKinds) one per source at most, in
+// increasing order of sources (routeWhole reads a part's partners in member order as Each's
+// order): every such kind, with digits and limits, over 24 members.
+func TestEachAscending(t *testing.T) {
+	for _, q := range []collective.Part{
+		{Kind: collective.RingNext, Stride: 1, Size: 24, K: 1}, {Kind: collective.Shift, Stride: 4, Size: 3, K: 2},
+		{Kind: collective.Shift, Stride: 2, Size: 4, K: -1}, {Kind: collective.Chain, Stride: 3, Size: 4},
+		{Kind: collective.XOR, Stride: 2, Size: 4, K: 3}, {Kind: collective.XOR, Stride: 1, Size: 8, K: 1, Limit: 16},
+		{Kind: collective.FoldIn, K: 8}, {Kind: collective.FoldOut, K: 8}, {Kind: collective.TreeUp},
+		{Kind: collective.ToRoot, K: 5},
+		collective.TablePart(collective.Register(&collective.Successors{Next: []int32{3, -1, 0, 7, 2, 9, 1, 4, 6, 5}})),
+	} {
+		last, n := -1, 0
+		q.Each(24, func(s, d int, _ float64) {
+			if s <= last {
+				t.Errorf("%+v: source %d after %d", q, s, last)
+			}
+			last, n = s, n+1
+		})
+		if n == 0 {
+			t.Errorf("%+v: no flows", q)
+		}
+	}
+}
+
+// The torus all-reduce over all 16,384 accelerators of the large Hx4Mesh sends along the four
+// axis tables, each registered as the inverse of the opposite one, so each part's flows into the
+// representatives of the round's sub-lattice (every board translation: the 16 accelerators of
+// board 0, whose one sender each is one step back) are read from its inverse: the same 16 pairs
+// in the same order as scanning the table. The algorithm's price then equals, bit for bit, the
+// same job's with its placement written out (every flow collected, sublatticeOf).
+func TestSublatticeWholeInverse(t *testing.T) {
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	m, placed := placedAsIs(t, cfg, 16384)
+	all := network.Group{Size: 16384, Stride: 1}
+	via, scan := m.TorusRepFlows(all)
+	if len(via) != 4 {
+		t.Fatalf("%d parts, want 4 (A's and B's two directions)", len(via))
+	}
+	for i := range via {
+		if len(via[i]) != 2*16 || !slices.Equal(via[i], scan[i]) {
+			t.Errorf("part %d: from the inverse %v, scanned %v (want 16 pairs each)", i, via[i], scan[i])
+		}
+	}
+	c := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
+	x, err1 := m.PriceWith(collective.HMTorus, c)
+	y, err2 := placed.PriceWith(collective.HMTorus, c)
+	if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
+		t.Errorf("torus all-reduce %+v (%v), with the placement written out %+v (%v)", x, err1, y, err2)
+	}
+}
+
+// hx4Large is the large Hx4Mesh (boards of 4×4 on a 32×32 grid of boards, one switch per row
+// and column) and a job on all 16,384 of its accelerators.
+func hx4Large(t *testing.T) (*hxmesh.Config, *fabric.Model) {
+	t.Helper()
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
+	m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, m.(*fabric.Model)
+}
+
 // placedAsIs is a job of gpus ranks on the HxMesh cfg, and the same job with its placement given
 // as a table of rank r on endpoint r (which collects every flow one by one).
 func placedAsIs(t *testing.T, cfg *hxmesh.Config, gpus int) (m, placed *fabric.Model) {
@@ -276,4 +428,80 @@ func placedAsIs(t *testing.T, cfg *hxmesh.Config, gpus int) (m, placed *fabric.M
 		ident[i] = int32(i)
 	}
 	return m, m.Placed(ident)
+}
+
+// A two-leaf tree by hand: endpoints 0, 1 on leaf 4, endpoints 2, 3 on leaf 5, both leaves on
+// spine 6. Γ = Z_2 × Z_2 acts as e ↦ e XOR g (factor 0 swaps the endpoints of a leaf, factor 1
+// the leaves), named by element e for the endpoint links and 0, 2 for the leaves' uplinks
+// (factor 0 fixes them: orbits of 2 links, not 4). So no sub-lattice moves along factor 0: pairs
+// at XOR distance 2 (0 ↔ 2, 1 ↔ 3), which every element keeps, are routed under steps (2, 1),
+// and each uplink carries the two flows that cross it, as routing every flow finds (under all of
+// Γ the orbit sum would give it one). Named with an uplink's element moving along factor 0 (1
+// instead of 0, orbit still of 2 links), the naming is not one to one from the elements without
+// a digit along factor 0, and no sub-lattice is used.
+func TestSublatticeFixedLinks(t *testing.T) {
+	build := func(uplink int32) (*fabric.Model, *fabric.Model) {
+		b := fabric.NewBuilder(4, 0)
+		leaf, spine := b.Switches(2, 0), int32(6)
+		b.Switch(0)
+		spec := fabric.Spec{Class: "link", Rate: units.GBps(100), Latency: 1e-6}
+		for e := int32(0); e < 4; e++ {
+			b.Duplex(e, leaf+e/2, spec)
+		}
+		b.Duplex(leaf, spine, spec)
+		b.Duplex(leaf+1, spine, spec)
+		g, err := b.Build(fabric.Endpoint{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := g.Links()
+		s := &fabric.Symmetry{Reps: []int32{0}, Order: 4, Factors: []int32{2, 2}, EndRep: make([]int32, 4), EndElem: []int32{0, 1, 2, 3},
+			LinkOrbit: make([]int32, len(links)), OrbitSize: make([]int32, len(links)), LinkElem: make([]int32, len(links))}
+		for i, l := range links {
+			var rep int32
+			switch {
+			case l.From < 4:
+				rep, s.LinkElem[i] = g.Link(0, leaf), l.From
+			case l.To < 4:
+				rep, s.LinkElem[i] = g.Link(leaf, 0), l.To
+			case l.To == spine:
+				rep, s.LinkElem[i] = g.Link(leaf, spine), 2*(l.From-leaf)
+			default:
+				rep, s.LinkElem[i] = g.Link(spine, leaf), 2*(l.To-leaf)
+			}
+			if l.From == leaf+1 && l.To == spine {
+				s.LinkElem[i] = uplink
+			}
+			s.LinkOrbit[i] = rep
+			s.OrbitSize[rep]++
+		}
+		if err := g.SetSymmetry(s); err != nil {
+			t.Fatal(err)
+		}
+		m, err := fabric.NewModel(g, network.Env{GPUs: 4}, fabric.Options{Name: "tree"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := fabric.NewModel(fabric.WithoutSymmetry(g), network.Env{GPUs: 4}, fabric.Options{Name: "tree"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, plain
+	}
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 2, Size: 2, K: 1})
+	all := network.Group{Size: 4, Stride: 1}
+	for _, c := range []struct {
+		uplink int32
+		want   []int32
+	}{{2, []int32{2, 1}}, {3, nil}} {
+		m, plain := build(c.uplink)
+		if got, ok := m.SublatticeWhole(pairs, all); ok != (c.want != nil) || !slices.Equal(got, c.want) {
+			t.Errorf("uplink named %d: steps %v (applies %v), want %v", c.uplink, got, ok, c.want)
+		}
+		x, err1 := m.PricePattern("p", pairs, 1e8, all)
+		y, err2 := plain.PricePattern("p", pairs, 1e8, all)
+		if err1 != nil || err2 != nil || math.Abs(float64(x.Total-y.Total)) > 1e-12*float64(y.Total) || x.Total <= 0 {
+			t.Errorf("uplink named %d: %+v (%v), every flow routed %+v (%v)", c.uplink, x, err1, y, err2)
+		}
+	}
 }

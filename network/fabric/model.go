@@ -17,6 +17,14 @@ type GridMap interface {
 	Coord(endpoint int32) (row, col int)
 }
 
+// GridTable is a GridMap that also lists every endpoint's row and column (what Coord says,
+// indexed by endpoint; part of the fabric's description, built with its graph), so a group is
+// arranged on the grid without a call per member.
+type GridTable interface {
+	GridMap
+	Positions() (rows, cols []int32)
+}
+
 // Options configure a model: a job placed on a fabric.
 type Options struct {
 	Name    string // the network's registry name
@@ -51,7 +59,13 @@ type Model struct {
 	routes  map[routeKey]Load
 	grids   map[network.Group]gridEntry
 	periods map[network.Group]periodEntry
-	memo    network.Memo
+	// partSteps: whether a part's flows over a group map onto themselves under a step of the
+	// symmetry (sublatticeWhole).
+	partSteps map[partStep]bool
+	// repFlows: a part's flows into a sub-lattice's representatives, source and destination
+	// pairs in Each's order (routeWhole).
+	repFlows map[partReps][]int32
+	memo     network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
 	total []float64
@@ -334,6 +348,16 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		n = 0
 	}
 	var h *lattice // the round's flows are H-invariant: route those into H's representatives
+	whole := n > 0 && !hasUniform(pt) && m.wholeGroup(r, g, n) && m.latticeKinds(pt, n)
+	if whole { // one group in rank order: its sub-lattice read from its parts, not its flows
+		r.rows.list(r, pt, g)
+		if h = m.sublatticeWhole(r, pt, g, &r.rows); h != nil {
+			sym, r.sub = m.g.sym, h
+			lost = !m.routeWhole(r, pt, g, h, &r.rows)
+			n = 0
+		}
+		r.rows = partnerRows{} // (no table held past the round)
+	}
 	if n > 0 && r.typing && !hasUniform(pt) {
 		// Typed flows are collected once, tested for a sub-lattice, and routed into its
 		// representatives or by period (periods.go). Where a few flows already rule out every
@@ -350,7 +374,10 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		}
 		if n > 0 {
 			m.collect(r, pt, g, n)
-			if h = m.sublatticeOf(r, pt, n); h != nil {
+			if !whole { // (else sublatticeWhole found none)
+				h = m.sublatticeOf(r, pt, n)
+			}
+			if h != nil {
 				sym, r.sub = m.g.sym, h
 			}
 			if h == nil {
@@ -359,7 +386,7 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 			lost = !r.routeCollected(h, gp, periodic)
 			n = 0
 		}
-	} else if n > 0 && !m.wholeUniform(pt, g, n) {
+	} else if n > 0 && !whole && !m.wholeUniform(pt, g, n) { // (whole: sublatticeWhole found none)
 		if h = m.sublattice(r, pt, g, n); h != nil {
 			sym, r.sub = m.g.sym, h
 		}
@@ -520,7 +547,7 @@ func (m *Model) noSublattice(r *router, pt collective.Pattern, g network.Group, 
 	stride := int32(1)
 	for f, mf := range sym.Factors {
 		for d := int32(1); d < mf; d++ {
-			if mf%d != 0 {
+			if mf%d != 0 || sym.fixed&(1<<f) != 0 {
 				continue
 			}
 			move := sym.mover(f, stride, d)
@@ -899,28 +926,41 @@ func (m *Model) buildGrid(g network.Group) (*collective.Grid, error) {
 // arrange puts the members of the group starting at rank base on the grid.
 func (m *Model) arrange(g network.Group, base int) (*collective.Grid, error) {
 	p := g.Size
-	rows, cols := make([]int, p), make([]int, p)
-	r0, c0, r1, c1 := int(^uint(0)>>1), int(^uint(0)>>1), -1, -1
-	for i := 0; i < p; i++ {
-		rows[i], cols[i] = m.opt.Grid.Coord(m.endpoint(base + i*g.Stride))
-		r0, c0, r1, c1 = min(r0, rows[i]), min(c0, cols[i]), max(r1, rows[i]), max(c1, cols[i])
+	// Member i's position is (rowOf[off + i·step], colOf[…]): the listed positions of its
+	// endpoint (rank r on endpoint r), else Coord's, written per member.
+	var rowOf, colOf []int32
+	off, step := 0, 1
+	if t, ok := m.opt.Grid.(GridTable); ok && m.opt.Placement == nil {
+		rowOf, colOf = t.Positions()
+		off, step = base, g.Stride
+	} else {
+		rowOf, colOf = make([]int32, p), make([]int32, p)
+		for i := 0; i < p; i++ {
+			r, c := m.opt.Grid.Coord(m.endpoint(base + i*g.Stride))
+			rowOf[i], colOf[i] = int32(r), int32(c)
+		}
 	}
-	R, C := r1-r0+1, c1-c0+1
+	r0, c0, r1, c1 := int32(math.MaxInt32), int32(math.MaxInt32), int32(-1), int32(-1)
+	for i, k := 0, off; i < p; i, k = i+1, k+step {
+		r, c := rowOf[k], colOf[k]
+		r0, c0, r1, c1 = min(r0, r), min(c0, c), max(r1, r), max(c1, c)
+	}
+	R, C := int(r1-r0+1), int(c1-c0+1)
 	if R*C != p {
 		return nil, collective.Decline("the group's %d members span %d×%d positions of the grid, not a filled rectangle", p, R, C)
 	}
-	at := make([]int32, p)
-	for i := range at {
-		at[i] = -1
+	pos := make([]int32, p)
+	for i := range pos {
+		pos[i] = -1
 	}
-	for i := 0; i < p; i++ {
-		k := (rows[i]-r0)*C + cols[i] - c0
-		if at[k] >= 0 {
+	for i, k := 0, off; i < p; i, k = i+1, k+step {
+		x := int(rowOf[k]-r0)*C + int(colOf[k]-c0)
+		if pos[x] >= 0 {
 			return nil, collective.Decline("two members share a grid position")
 		}
-		at[k] = int32(i)
+		pos[x] = int32(i)
 	}
-	return &collective.Grid{Rows: R, Cols: C, At: at}, nil
+	return &collective.Grid{Rows: R, Cols: C, At: pos}, nil
 }
 
 // placementHash tells placements apart (FNV-1a over the endpoints; 0 for rank r on endpoint r).

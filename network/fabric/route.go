@@ -77,6 +77,9 @@ type router struct {
 	ksum   []float64
 	klink  []int32
 	keys   []int32
+	pairs  []uint64 // a table's flows into the representatives (router.repsFrom)
+	hreps  []int32  // a sub-lattice's representatives (lattice.appendReps)
+	rows   partnerRows
 
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
 	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the

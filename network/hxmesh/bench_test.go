@@ -29,6 +29,12 @@ var benchCases = []struct {
 		network.Collective{Op: network.AllReduce, Bytes: 100e6, Group: network.Group{Size: 4, Stride: 96}, DType: dtype.FP16}, 16320},
 	{"hx4-large/dp16384", func() *Config { return mesh(4, 32, "trees") },
 		network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 16384, Stride: 1}, DType: dtype.FP16}, 16384},
+	// The same all-reduce where the rows and columns are fat trees of several leaves (the large
+	// Hx2Mesh and HyperX: moves of boards within a leaf's block fix its uplinks).
+	{"hx2-large/dp16384", func() *Config { return mesh(2, 64, "trees") },
+		network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 16384, Stride: 1}, DType: dtype.FP16}, 16384},
+	{"hyperx-large/dp16384", func() *Config { return mesh(1, 128, "trees") },
+		network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 16384, Stride: 1}, DType: dtype.FP16}, 16384},
 	{"torus-large/a2a1024", func() *Config { return mesh(2, 64, "torus") },
 		network.Collective{Op: network.AllToAll, Bytes: 1e9, Group: network.Group{Size: 1024, Stride: 1}, DType: dtype.FP16}, 16384},
 }

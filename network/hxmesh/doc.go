@@ -27,7 +27,9 @@
 // against the exact search. The board symmetries (translations of leaves, rotations of boards
 // within a leaf) let a uniform all-to-all over every accelerator route towards one board's
 // accelerators only, and any round that a subgroup of them maps onto itself towards one
-// destination per orbit of the subgroup (the symmetry names its elements: fabric.Symmetry.Factors);
+// destination per orbit of the subgroup (the symmetry names its elements: fabric.Symmetry.Factors;
+// with row and column fat trees of several leaves, rotations within a leaf's block fix the leaf
+// and its uplinks, so the subgroups move whole blocks only: fabric's Symmetry.fixers);
 // any other round routes one flow per type (source's place on its board, destination moved
 // with it) and, where it repeats under a board translation (GPT-3's stride-96 rings: every
 // three board rows), one period. Placement: board (fill a board, then boards row-major, as the SST motifs)

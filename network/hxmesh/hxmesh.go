@@ -522,6 +522,23 @@ type grid struct{ c *Config }
 
 func (g grid) Coord(e int32) (int, int) { return g.c.Coord(e) }
 
+// gridTable is the grid read from the product distance's node coordinates (Config.product: an
+// endpoint's column and row are Coord's), every endpoint's position listed.
+type gridTable struct{ p *fabric.Product }
+
+func (g gridTable) Coord(e int32) (int, int) { return int(g.p.VOf[e]), int(g.p.HOf[e]) }
+
+func (g gridTable) Positions() (rows, cols []int32) { return g.p.VOf, g.p.HOf }
+
+// gridOf is the fabric's GridMap: with positions listed where the graph routes by the product
+// distance.
+func gridOf(c *Config, g *fabric.Graph) fabric.GridMap {
+	if p, ok := g.Distancer().(*fabric.Product); ok {
+		return gridTable{p}
+	}
+	return grid{c}
+}
+
 // Describe names the network as the paper does (Hx2Mesh, HyperX, 2D torus).
 func (c *Config) Describe() string {
 	switch {
@@ -554,7 +571,7 @@ func Spec() network.Spec {
 				return nil, errs.Usage("a job of %d GPUs does not fit network hxmesh (%s): it has %d accelerators", env.GPUs, c.Describe(), c.Endpoints())
 			}
 			opt := c.Common.Options(Name, algorithms)
-			opt.Tiers, opt.Grid, opt.Placement = c.Tiers(), grid{c}, c.placement()
+			opt.Tiers, opt.Grid, opt.Placement = c.Tiers(), gridOf(c, g), c.placement()
 			return fabric.NewModel(g, env, opt)
 		},
 	}

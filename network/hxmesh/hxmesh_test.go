@@ -86,6 +86,42 @@ func TestDistance(t *testing.T) {
 	}
 }
 
+// The grid's listed positions (gridTable, the product distance's coordinates) are Coord's for
+// every accelerator, and by hand on the large Hx4Mesh (boards of 4×4, 32 per row; an endpoint's
+// board is e/16, board b at column b mod 32, row b/32 of boards; within a board e mod 16 is row
+// (e mod 16)/4, column e mod 4): endpoint 5 is (1, 1), 16 (board 1) is (0, 4), 531 (board 33,
+// 3) is (4, 7), 16383 is (127, 127).
+func TestGridPositions(t *testing.T) {
+	hand := map[int32][2]int32{5: {1, 1}, 16: {0, 4}, 531: {4, 7}, 16383: {127, 127}}
+	for _, c := range []*Config{mesh(4, 32, "trees"), mesh(2, 64, "torus"), small(3, 2, 3, 4, 64, "trees")} {
+		g, err := c.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gt, ok := gridOf(c, g).(fabric.GridTable)
+		if !ok {
+			t.Fatalf("%s: no listed positions", c.Describe())
+		}
+		rows, cols := gt.Positions()
+		for e := int32(0); int(e) < c.Endpoints(); e++ {
+			r, col := c.Coord(e)
+			if int(rows[e]) != r || int(cols[e]) != col {
+				t.Fatalf("%s: endpoint %d at (%d, %d), Coord (%d, %d)", c.Describe(), e, rows[e], cols[e], r, col)
+			}
+			if r2, col2 := gt.Coord(e); r2 != r || col2 != col {
+				t.Fatalf("%s: endpoint %d at (%d, %d) from the table's Coord, Config's (%d, %d)", c.Describe(), e, r2, col2, r, col)
+			}
+		}
+		if c.BoardA == 4 {
+			for e, want := range hand {
+				if rows[e] != want[0] || cols[e] != want[1] {
+					t.Errorf("endpoint %d at (%d, %d), want %v", e, rows[e], cols[e], want)
+				}
+			}
+		}
+	}
+}
+
 // A uniform all-to-all over every accelerator routed towards the symmetry's representatives
 // only equals the one routed towards every accelerator (single switches, and two-level trees
 // whose translations move by a leaf's boards), alone and two at once.
