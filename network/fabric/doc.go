@@ -54,7 +54,9 @@
 // one factor of Γ and only the round's price reads its loads, those copies are not added link
 // by link: each τ-cycle of links carries a sliding window of K copies of the first period's
 // few loads on it, and the busiest link is among the windows ending at those loads (windows.go:
-// the same sums in the same order, prices equal bit for bit). Routed rounds are
+// the same sums in the same order, prices equal bit for bit); the flows after the last whole
+// period, where runs route them as they route the first period's first groups, are read from
+// those groups' sums at distance K instead of routed. Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

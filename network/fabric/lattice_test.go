@@ -113,17 +113,22 @@ func TestPeriod(t *testing.T) {
 // The flows after the last whole period of a round read by windows (windows.go) load links that
 // windows read as their window's sum plus those flows' loads: each, bit for bit, what the copies
 // and those flows leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
-// periods of 384 (four blocks of 96), so 768 flows follow the last whole period; pairs at stride
-// 70 on 192 ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load.
+// periods of 384 (four blocks of 96), so 768 flows follow the last whole period: 192 groups
+// routed by the runs of 16 groups × 6, 2 and 4 copies that start the period (TestRuns), so their
+// loads are read from those runs' sums (tailAsPrefix), not routed; pairs at stride 70 on 192
+// ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load: its 70
+// pairs (140 ranks) are two periods of 32 and 6 pairs after, too few for the run of 4 pairs × 6
+// copies that starts the period, so they are routed.
 func TestWindowsRemainder(t *testing.T) {
 	for _, c := range []struct {
 		a, x       int
 		global     string
 		gpus, size int
 		stride     int
+		prefix     bool
 	}{
-		{4, 32, "trees", 16320, 4, 96},
-		{2, 8, "torus", 192, 2, 70},
+		{4, 32, "trees", 16320, 4, 96, true},
+		{2, 8, "torus", 192, 2, 70, false},
 	} {
 		cfg := hxmesh.DefaultConfig()
 		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
@@ -132,9 +137,12 @@ func TestWindowsRemainder(t *testing.T) {
 			t.Fatal(err)
 		}
 		ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
-		rem, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		rem, prefix, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
 		if len(rem) == 0 {
 			t.Fatalf("%+v: no links loaded after the last whole period", c)
+		}
+		if prefix != c.prefix {
+			t.Errorf("%+v: read from the first stretches %v", c, prefix)
 		}
 		for l, x := range rem {
 			if x != all[l] {

@@ -28,15 +28,27 @@ const maxRunPeriod, maxRunRest = 32, 64
 // the links), else on the links: the caller takes them from where they are (sums: takeLoads,
 // takeWindows) or puts them on the links (unstash), so no link's sum is moved twice.
 func (r *router) routeRuns(fl []flowRec, groups int) bool {
-	ok := true
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
+		ok := true
 		for _, f := range fl {
 			ok = r.route(f) && ok
 		}
 		return ok
 	}
+	r.plan = r.planRuns(fl, groups, r.plan[:0])
+	return r.routePlan(fl, groups, r.plan, 0)
+}
+
+// runsPlanned reports whether routeRuns routes fl of groups groups by a plan (planRuns).
+func (r *router) runsPlanned(fl []flowRec, groups int) bool {
+	return groups >= 4 && len(fl)%groups == 0 && !r.g.unperiodic
+}
+
+// planRuns appends to plan the stretches routeRuns routes fl of groups groups by (c flows
+// each), in group order: its runs (n ≥ 2 copies of q groups) and, between them, stretches of q
+// groups routed flow by flow (n = 0).
+func (r *router) planRuns(fl []flowRec, groups int, plan []run) []run {
 	c := len(fl) / groups
-	r.lastRuns = r.lastRuns[:0]
 	rest, wait := 0, 1
 	for a := 0; a < groups; {
 		q, n, tau := 0, 0, [maxFactors]uint16{}
@@ -48,25 +60,55 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 			}
 		}
 		if n < 2 {
-			for _, f := range fl[a*c : (a+1)*c] {
-				ok = r.route(f) && ok
+			if k := len(plan) - 1; k >= 0 && plan[k].n == 0 {
+				plan[k].q++
+			} else {
+				plan = append(plan, run{at: a, q: 1})
 			}
 			a++
 			rest = max(rest-1, 0)
 			continue
 		}
-		r.lastRuns = append(r.lastRuns, run{a, q, n, tau})
-		if len(r.usedIdx) > 0 {
-			r.stash()
+		plan = append(plan, run{a, q, n, tau})
+		a += n * q
+	}
+	return plan
+}
+
+// routePlan routes fl (groups groups) by plan (planRuns), as routeRuns says. With snap > 0, a
+// stretch of the plan ending at group snap, it also notes the sums of the stretches up to there
+// (pre: acc's first len(pre) links' sums then, which the flows of the same stretches moved by
+// τ^K sum to; windows.go).
+func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool {
+	c, ok := len(fl)/groups, true
+	r.lastRuns = r.lastRuns[:0]
+	r.pre = r.pre[:0]
+	for _, x := range plan {
+		end := x.at + max(x.n, 1)*x.q
+		if x.n == 0 {
+			for _, f := range fl[x.at*c : end*c] {
+				ok = r.route(f) && ok
+			}
+		} else {
+			r.lastRuns = append(r.lastRuns, x)
+			if len(r.usedIdx) > 0 {
+				r.stash()
+			}
+			r.eager = true
+			for _, f := range fl[x.at*c : (x.at+x.q)*c] {
+				ok = r.route(f) && ok
+			}
+			r.eager = false
+			r.copies(r.asType(), x.tau, x.n)
+			if end < groups {
+				r.stash()
+			}
 		}
-		r.eager = true
-		for _, f := range fl[a*c : (a+q)*c] {
-			ok = r.route(f) && ok
-		}
-		r.eager = false
-		r.copies(r.asType(), tau, n)
-		if a += n * q; a < groups {
-			r.stash()
+		if end == snap {
+			r.stash() // where the next stretch would (nothing is loaded in between)
+			for _, l := range r.accIdx {
+				r.pre = append(r.pre, r.acc[l])
+			}
 		}
 	}
 	if len(r.accIdx) > 0 {
@@ -94,7 +136,8 @@ func (r *router) dropSums() {
 	r.usedIdx = r.usedIdx[:0]
 }
 
-// run is a run of groups: from group at, n copies of q groups, each the one before moved by τ.
+// run is a run of groups: from group at, n copies of q groups, each the one before moved by τ
+// (n = 0: a stretch of q groups routed flow by flow).
 type run struct {
 	at, q, n int
 	tau      [maxFactors]uint16

@@ -24,15 +24,27 @@ package fabric
 //
 // The flows after the last whole period are routed apart (periods.go), their loads R held: a
 // link's load is C + R, C the copies' sum, and finish reads C + R on R's links with the windows
-// (the copies add R to C alike). A τ along several factors, K > N (copies overlapping
+// (the copies add R to C alike). Those flows are the first period's first ones moved by τ^K;
+// where runs.go routes them by the same stretches as it routes the first period's first groups
+// (the same runs, one ending where they end: GPT-3's 192 groups after the large Hx4Mesh's 10
+// periods are its first three runs), R(l) is those stretches' sum S at τ^{−K}·l, the same floats
+// in the same order, so R is not routed: routePlan notes S on the way (pre), and the window
+// ending at a holds the copies' terms at distances 0 … K−1 and S at distance K (K < N), added
+// last. Between the positions where a term enters (p_i, and p_i + K where an S enters) a window
+// holds the one before's terms less its last ones, so those positions still hold the busiest
+// link; a link only S loads is loaded after every copy, in the first period's order (as the
+// routed R's own order ranks it). TestWindowsRemainder checks those links bit for bit against
+// the copies and R added link by link, TestWindowMax hand-counted windows with S. A τ along several factors, K > N (copies overlapping
 // themselves), or loads another reader needs link by link (PriceConcurrent's spill) keep the
 // copies.
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
-// first period's loaded links (in the order they were first loaded), its load.
+// first period's loaded links (in the order they were first loaded), its load, and pre: where
+// the flows after the last whole period are the first stretches moved by τ^K (tailAsPrefix),
+// those stretches' sum on it (0: none), which the link K positions on receives after the copies.
 type winEntry struct {
 	pos, rank int32
-	v         float64
+	v, pre    float64
 }
 
 // winPick is a cycle's busiest window: its load and when the copies would first load its
@@ -70,8 +82,19 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 	}
 	var p winPick
 	for c := 0; c < s; c++ {
-		d := (y - e[j].pos + n) % n
+		d := y - e[j].pos // y − p mod n, both in [0, n): no division
+		if d < 0 {
+			d += n
+		}
 		if d >= k {
+			// The flows after the last whole period, read from the first stretches (k < n):
+			// added after every copy, and loading the link first where no copy does.
+			if d == k && e[j].pre > 0 {
+				if c == 0 {
+					p.k, p.rank = d, e[j].rank
+				}
+				p.v += e[j].pre
+			}
 			break
 		}
 		if c == 0 {
@@ -94,6 +117,17 @@ func windowMax(e []winEntry, n, k int32) (winPick, bool) {
 	for _, x := range e {
 		if p, ok := windowAt(e, n, k, x.pos); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
 			best, found = p, true
+		}
+		// Where a pre enters (k positions on), the window holds other terms than the one
+		// before's: a window that may be the busiest too (k < n there).
+		if x.pre > 0 {
+			y := x.pos + k
+			if y >= n {
+				y -= n
+			}
+			if p, ok := windowAt(e, n, k, y); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+				best, found = p, true
+			}
 		}
 	}
 	return best, found
@@ -125,10 +159,10 @@ type winCycle struct {
 	total        float64 // its entries' loads summed: no window of the cycle holds more
 }
 
-// windows prepares a periodic round of k copies moved by τ to be read by windows (true), its
-// first period's loads taken off the links; false: τ moves several factors, or k exceeds its
-// cycles.
-func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
+// windowsFor prepares a periodic round of k copies moved by τ to be read by windows (true; its
+// first period's loads are then taken off the links by takeWindows); false: τ moves several
+// factors, or k exceeds its cycles.
+func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	sym, w := r.g.sym, &r.win
 	f := -1
 	for i := 0; i < sym.nf; i++ {
@@ -163,7 +197,6 @@ func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
 		w.digit = append(w.digit, winDigit{shift: (c - x) * sym.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
 	}
 	w.on, w.f, w.n, w.k = true, f, n, int32(k)
-	r.takeWindows()
 	return true
 }
 
@@ -187,6 +220,7 @@ func (r *router) takeWindows() {
 	}
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
 	idx, v, used := r.sums()
+	pre := r.pre
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
@@ -196,7 +230,11 @@ func (r *router) takeWindows() {
 			cycles = append(cycles, winCycle{base: base})
 		}
 		cycles[ci].n++
-		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: v[l]})
+		x := winEntry{pos: pos, rank: int32(i), v: v[l]}
+		if i < len(pre) {
+			x.pre = pre[i]
+		}
+		ents = append(ents, x)
 		at = append(at, ci)
 		v[l], used[l] = 0, false
 	}
@@ -232,10 +270,11 @@ func (r *router) takeWindows() {
 	for _, i := range byPos {
 		c := &cycles[at[i]]
 		srt[c.off+c.n] = ents[i]
-		c.total += ents[i].v
+		c.total += ents[i].v + ents[i].pre
 		c.n++
 	}
 	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
+	r.pre = r.pre[:0]
 }
 
 // cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
