@@ -80,6 +80,13 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 	if e[j].pos > y { // none at or before y: the last one, around the cycle
 		j = s - 1
 	}
+	return windowFrom(e, n, k, y, j)
+}
+
+// windowFrom is windowAt(e, n, k, y) where e[j] is the last entry at or before y (around the
+// cycle).
+func windowFrom(e []winEntry, n, k, y int32, j int) (winPick, bool) {
+	s := len(e)
 	var p winPick
 	for c := 0; c < s; c++ {
 		d := y - e[j].pos // y − p mod n, both in [0, n): no division
@@ -114,18 +121,36 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 func windowMax(e []winEntry, n, k int32) (winPick, bool) {
 	var best winPick
 	found := false
-	for _, x := range e {
-		if p, ok := windowAt(e, n, k, x.pos); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+	s := len(e)
+	for u, x := range e {
+		// The window ending at an entry: that entry is the last at or before it.
+		if p, ok := windowFrom(e, n, k, x.pos, u); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
 			best, found = p, true
 		}
 		// Where a pre enters (k positions on), the window holds other terms than the one
-		// before's: a window that may be the busiest too (k < n there).
+		// before's: a window that may be the busiest too (k < n there). The last entry at or
+		// before it: the last of those after x within k.
 		if x.pre > 0 {
 			y := x.pos + k
 			if y >= n {
 				y -= n
 			}
-			if p, ok := windowAt(e, n, k, y); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+			j := u
+			for c := 1; c < s; c++ {
+				next := j + 1
+				if next == s {
+					next = 0
+				}
+				d := e[next].pos - x.pos
+				if d < 0 {
+					d += n
+				}
+				if d > k {
+					break
+				}
+				j = next
+			}
+			if p, ok := windowFrom(e, n, k, y, j); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
 				best, found = p, true
 			}
 		}
@@ -221,6 +246,13 @@ func (r *router) takeWindows() {
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
 	idx, v, used := r.sums()
 	pre := r.pre
+	// The entries grouped by cycle, each cycle's by position: counted out by position (counted
+	// on the way), then placed by cycle in that order (each cycle's total load summed there).
+	if cap(w.count) < int(w.n)+1 {
+		w.count = make([]int32, w.n+1)
+	}
+	count := w.count[:w.n+1]
+	clear(count)
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
@@ -230,6 +262,7 @@ func (r *router) takeWindows() {
 			cycles = append(cycles, winCycle{base: base})
 		}
 		cycles[ci].n++
+		count[pos+1]++
 		x := winEntry{pos: pos, rank: int32(i), v: v[l]}
 		if i < len(pre) {
 			x.pre = pre[i]
@@ -239,17 +272,7 @@ func (r *router) takeWindows() {
 		v[l], used[l] = 0, false
 	}
 	r.dropSums()
-	// The entries grouped by cycle, each cycle's by position: counted out by position, then
-	// placed by cycle in that order (each cycle's total load summed on the way).
 	byPos := w.byPos[:0]
-	if cap(w.count) < int(w.n)+1 {
-		w.count = make([]int32, w.n+1)
-	}
-	count := w.count[:w.n+1]
-	clear(count)
-	for _, e := range ents {
-		count[e.pos+1]++
-	}
 	for p := 1; p < len(count); p++ {
 		count[p] += count[p-1]
 	}
