@@ -202,3 +202,27 @@ func (r *router) linkAtPos(base, pos int32) int32 {
 	}
 	panic("fabric: no link at that position of the cycle")
 }
+
+// PeriodLoads routes one round of pt over the concurrent groups of shape g with its copies added
+// link by link (windows off: the links in the order they were first loaded, and their loads).
+func (m *Model) PeriodLoads(pt collective.Pattern, g network.Group) ([]int32, []float64) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	sym, _ := m.load(r, canonical(pt), g)
+	links := append([]int32(nil), r.usedIdx...)
+	loads := make([]float64, len(links))
+	for i, l := range links {
+		loads[i] = r.load[l]
+	}
+	r.finish(sym)
+	return links, loads
+}
+
+// Along is the same job on the graph with runs' copies added copy by copy (WithoutRunCycles).
+func (m *Model) Along() *Model {
+	u, err := NewModel(WithoutRunCycles(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

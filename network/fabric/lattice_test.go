@@ -193,6 +193,41 @@ func TestRuns(t *testing.T) {
 	}
 }
 
+// Runs' copies read along their move's cycles (copiesAlong) leave every link the same load,
+// bit for bit, and load the links in the same order as adding the copies copy by copy
+// (WithoutRunCycles): GPT-3's rings, halving/doubling partners and bidirectional rings of 4 at
+// stride 96 on the large torus and Hx4Mesh, whose periods are the runs TestRuns counts (the
+// torus's of 8 and 16 copies read along their cycles, the Hx4Mesh's of 2–6 replayed), with the
+// period's copies added link by link (windows off).
+func TestRunCyclesLoads(t *testing.T) {
+	tp := network.Group{Size: 4, Stride: 96}
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
+	bi := ring
+	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
+	for _, c := range []struct {
+		a, x   int
+		global string
+	}{{2, 64, "torus"}, {4, 32, "trees"}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		along := m.(*fabric.Model)
+		copies := along.Along()
+		for _, pt := range []collective.Pattern{ring, xor, bi} {
+			l1, v1 := along.PeriodLoads(pt, tp)
+			l2, v2 := copies.PeriodLoads(pt, tp)
+			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
+				t.Errorf("%s %+v: %d links loaded along the cycles, %d copy by copy (same order and loads: %v, %v)",
+					c.global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+			}
+		}
+	}
+}
+
 // A periodic round whose sampled flows rule out every sub-lattice collects only the flows its
 // routing reads (the first period's and those after the last whole one): the same flows in the
 // same order as collecting all of them, so its price equals, bit for bit, the same job's with

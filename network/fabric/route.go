@@ -106,6 +106,7 @@ type router struct {
 	accIdx   []int32
 	lastRuns []run // the last round's runs, for tests
 	plan     []run // the stretches routeRuns routes a round's first period by (planRuns)
+	runs     runCycles
 	tailPlan []run // those of the flows after its last whole period
 	// pre: the first period's sums up to the stretch ending where the flows after the last
 	// whole period end, on acc's first len(pre) links (routePlan), when windows read those

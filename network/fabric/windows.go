@@ -201,12 +201,23 @@ func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	if f < 0 {
 		return false
 	}
-	m, t := sym.fm[f], int32(tau[f])
-	g := gcd32(t, m)
-	n := m / g
-	if int32(k) > n {
+	if n := sym.fm[f] / gcd32(int32(tau[f]), sym.fm[f]); int32(k) > n {
 		return false
 	}
+	var n int32
+	w.digit, n = sym.cycleDigits(w.digit[:0], f, int32(tau[f]))
+	w.on, w.f, w.n, w.k = true, f, n, int32(k)
+	return true
+}
+
+// cycleDigits appends to dst what each digit x along factor f says of the cycles of the move by
+// t along f (cycles of n = m/g links, g = gcd(t, m)), and returns n: x = c + a·t (mod m) with
+// c = x mod g, the cycle's first link has digit c (its number is the link's plus shift) and the
+// link is at position a = ((x − c)/g)·inv (mod n), inv the inverse of t/g mod n.
+func (s *Symmetry) cycleDigits(dst []winDigit, f int, t int32) ([]winDigit, int32) {
+	m := s.fm[f]
+	g := gcd32(t, m)
+	n := m / g
 	inv := int32(0)
 	for a := int32(1); a < n; a++ {
 		if a*(t/g)%n == 1 {
@@ -214,15 +225,11 @@ func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 			break
 		}
 	}
-	// Digit x = c + a·t (mod m) with c = x mod g: position a = ((x − c)/g)·inv (mod n), inv the
-	// inverse of t/g mod n.
-	w.digit = w.digit[:0]
 	for x := int32(0); x < m; x++ {
 		c := x % g
-		w.digit = append(w.digit, winDigit{shift: (c - x) * sym.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
+		dst = append(dst, winDigit{shift: (c - x) * s.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
 	}
-	w.on, w.f, w.n, w.k = true, f, n, int32(k)
-	return true
+	return dst, n
 }
 
 func gcd32(a, b int32) int32 {
@@ -237,12 +244,7 @@ func gcd32(a, b int32) int32 {
 // links.
 func (r *router) takeWindows() {
 	w := &r.win
-	if len(w.slot) < len(r.g.sym.linkAt) {
-		w.slot = make([]int32, len(r.g.sym.linkAt))
-		for i := range w.slot {
-			w.slot[i] = -1
-		}
-	}
+	r.cycleSlots()
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
 	idx, v, used := r.sums()
 	pre := r.pre
@@ -298,6 +300,19 @@ func (r *router) takeWindows() {
 	}
 	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
 	r.pre = r.pre[:0]
+}
+
+// cycleSlots is the windows' table from link numbers to cycles (−1: none), allocated on first
+// use; whoever marks cycles in it sets them back to −1.
+func (r *router) cycleSlots() []int32 {
+	w := &r.win
+	if len(w.slot) < len(r.g.sym.linkAt) {
+		w.slot = make([]int32, len(r.g.sym.linkAt))
+		for i := range w.slot {
+			w.slot[i] = -1
+		}
+	}
+	return w.slot
 }
 
 // cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
