@@ -193,6 +193,30 @@ func TestRuns(t *testing.T) {
 	}
 }
 
+// largeTP4 is GPT-3's tensor-parallel group (4 ranks at stride 96) with its ring's,
+// halving/doubling partners' and bidirectional ring's patterns.
+func largeTP4() (network.Group, []collective.Pattern) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
+	bi := ring
+	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
+	return network.Group{Size: 4, Stride: 96}, []collective.Pattern{ring, xor, bi}
+}
+
+// largeMeshes are the paper's large torus of 2×2 boards and Hx4Mesh.
+func largeMeshes() []*hxmesh.Config {
+	var out []*hxmesh.Config
+	for _, c := range []struct {
+		a, x   int
+		global string
+	}{{2, 64, "torus"}, {4, 32, "trees"}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		out = append(out, cfg)
+	}
+	return out
+}
+
 // Runs' copies read along their move's cycles (copiesAlong) leave every link the same load,
 // bit for bit, and load the links in the same order as adding the copies copy by copy
 // (WithoutRunCycles): GPT-3's rings, halving/doubling partners and bidirectional rings of 4 at
@@ -200,29 +224,20 @@ func TestRuns(t *testing.T) {
 // torus's of 8 and 16 copies read along their cycles, the Hx4Mesh's of 2–6 replayed), with the
 // period's copies added link by link (windows off).
 func TestRunCyclesLoads(t *testing.T) {
-	tp := network.Group{Size: 4, Stride: 96}
-	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
-	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
-	bi := ring
-	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
-	for _, c := range []struct {
-		a, x   int
-		global string
-	}{{2, 64, "torus"}, {4, 32, "trees"}} {
-		cfg := hxmesh.DefaultConfig()
-		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
 		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
 		if err != nil {
 			t.Fatal(err)
 		}
 		along := m.(*fabric.Model)
 		copies := along.Along()
-		for _, pt := range []collective.Pattern{ring, xor, bi} {
+		for _, pt := range patterns {
 			l1, v1 := along.PeriodLoads(pt, tp)
 			l2, v2 := copies.PeriodLoads(pt, tp)
 			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
 				t.Errorf("%s %+v: %d links loaded along the cycles, %d copy by copy (same order and loads: %v, %v)",
-					c.global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
 			}
 		}
 	}
@@ -238,26 +253,17 @@ func TestRunCyclesLoads(t *testing.T) {
 // finds none either); a ring over all 16,384 in board order is invariant under the column
 // translations (lattice.go), so the samples do not rule one out (and Sublattice finds one).
 func TestPeriodicCollection(t *testing.T) {
-	tp := network.Group{Size: 4, Stride: 96}
-	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
-	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
-	bi := ring
-	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
-	for _, c := range []struct {
-		a, x   int
-		global string
-	}{{2, 64, "torus"}, {4, 32, "trees"}} {
-		cfg := hxmesh.DefaultConfig()
-		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
 		m, placed := placedAsIs(t, cfg, 16320)
-		for _, pt := range []collective.Pattern{ring, xor, bi} {
+		for _, pt := range patterns {
 			if !m.NoSublattice(pt, tp) || m.Sublattice(pt, tp) != nil {
-				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", c.global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
+				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", cfg.Global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
 			}
 			x, err1 := m.PricePattern("p", pt, 1e8, tp)
 			y, err2 := placed.PricePattern("p", pt, 1e8, tp)
 			if err1 != nil || err2 != nil || x != y {
-				t.Errorf("%s %+v: first period and remainder %+v (%v), every flow %+v (%v)", c.global, pt.Parts[0], x, err1, y, err2)
+				t.Errorf("%s %+v: first period and remainder %+v (%v), every flow %+v (%v)", cfg.Global, pt.Parts[0], x, err1, y, err2)
 			}
 		}
 		whole, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
@@ -267,7 +273,7 @@ func TestPeriodicCollection(t *testing.T) {
 		all := network.Group{Size: 16384, Stride: 1}
 		all16 := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 16384, K: 1})
 		if wm := whole.(*fabric.Model); wm.NoSublattice(all16, all) || wm.Sublattice(all16, all) == nil {
-			t.Errorf("%s: a ring over every accelerator ruled out of sub-lattices", c.global)
+			t.Errorf("%s: a ring over every accelerator ruled out of sub-lattices", cfg.Global)
 		}
 	}
 }

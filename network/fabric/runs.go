@@ -244,15 +244,7 @@ const maxRunSlots, minAlongCopies = 1 << 18, 8
 // them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact).
 func (r *router) copiesAlong(tau *[maxFactors]uint16, n int) bool {
 	sym, c := r.g.sym, &r.runs
-	f := -1
-	for i := 0; i < sym.nf; i++ {
-		if tau[i] != 0 {
-			if f >= 0 {
-				return false
-			}
-			f = i
-		}
-	}
+	f := sym.oneFactor(tau)
 	if f < 0 || sym.linkIx == nil || n < minAlongCopies {
 		return false
 	}

@@ -189,15 +189,7 @@ type winCycle struct {
 // factors, or k exceeds its cycles.
 func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	sym, w := r.g.sym, &r.win
-	f := -1
-	for i := 0; i < sym.nf; i++ {
-		if tau[i] != 0 {
-			if f >= 0 {
-				return false
-			}
-			f = i
-		}
-	}
+	f := sym.oneFactor(tau)
 	if f < 0 {
 		return false
 	}
@@ -208,6 +200,20 @@ func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	w.digit, n = sym.cycleDigits(w.digit[:0], f, int32(tau[f]))
 	w.on, w.f, w.n, w.k = true, f, n, int32(k)
 	return true
+}
+
+// oneFactor is the factor that the element with digits tau moves (−1: none, or several).
+func (s *Symmetry) oneFactor(tau *[maxFactors]uint16) int {
+	f := -1
+	for i := 0; i < s.nf; i++ {
+		if tau[i] != 0 {
+			if f >= 0 {
+				return -1
+			}
+			f = i
+		}
+	}
+	return f
 }
 
 // cycleDigits appends to dst what each digit x along factor f says of the cycles of the move by
