@@ -106,7 +106,9 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool 
 				ok = r.route(f) && ok
 			}
 			r.eager = false
-			if r.g.unalong || !r.copiesAlong(&x.tau, x.n) {
+			// Stashed after the run where more groups follow: copiesAlong adds its sums to the
+			// stash directly, as stash would.
+			if r.g.unalong || !r.copiesAlong(&x.tau, x.n, end < groups) {
 				r.copies(r.asType(), x.tau, x.n)
 			}
 			if end < groups {
@@ -241,8 +243,9 @@ const maxRunSlots, minAlongCopies = 1 << 18, 8
 // cycle, so the copies are added, copy by copy and in the loads' order within a copy, to the
 // few cycles' positions (a small array) instead of link by link: each link receives the same
 // shares in the same order, and the links are then loaded in the order the copies first reach
-// them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact).
-func (r *router) copiesAlong(tau *[maxFactors]uint16, n int) bool {
+// them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact); with stash,
+// added to the stretches' sums in that order instead, as stash would add them.
+func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash bool) bool {
 	sym, c := r.g.sym, &r.runs
 	f := sym.oneFactor(tau)
 	if f < 0 || sym.linkIx == nil || n < minAlongCopies {
@@ -299,16 +302,35 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int) bool {
 	}
 	// Position a of a cycle is the digit c + a·t (mod m) along f, c the first link's digit.
 	off := c.off[:0]
-	for a := int32(0); a < N; a++ {
-		off = append(off, int32(int64(a)*int64(t)%int64(m))*sym.fs[f])
+	for a, d := int32(0), int32(0); a < N; a++ {
+		off = append(off, d*sym.fs[f])
+		if d += t; d >= m {
+			d -= m
+		}
 	}
 	c.off = off
-	for _, x := range order {
-		ci, a := x/N, x%N
-		l := sym.linkAt[cycles[ci]+off[a]]
-		r.load[l], r.used[l] = sum[x], true
-		r.usedIdx = append(r.usedIdx, l)
-		sum[x], seen[x] = 0, false
+	if stash {
+		if len(r.acc) < len(r.load) {
+			r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
+		}
+		for _, x := range order {
+			ci, a := x/N, x%N
+			l := sym.linkAt[cycles[ci]+off[a]]
+			if !r.accUsed[l] {
+				r.accUsed[l] = true
+				r.accIdx = append(r.accIdx, l)
+			}
+			r.acc[l] += sum[x]
+			sum[x], seen[x] = 0, false
+		}
+	} else {
+		for _, x := range order {
+			ci, a := x/N, x%N
+			l := sym.linkAt[cycles[ci]+off[a]]
+			r.load[l], r.used[l] = sum[x], true
+			r.usedIdx = append(r.usedIdx, l)
+			sum[x], seen[x] = 0, false
+		}
 	}
 	for _, b := range cycles {
 		slot[b] = -1
