@@ -55,13 +55,16 @@
 // 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
 // τ^k for each further period (periods.go: the same shares grouped per period; within the first
 // period, runs of groups that repeat moved by one τ' — 16 boards of rings one column apart — route
-// their first groups and add the rest as moved copies, runs.go; where a few flows moved by every
+// their first groups and add the rest as moved copies, along the copies' cycles of links where
+// their move is along one factor, runs.go; where a few flows moved by every
 // step of the sub-lattice search already leave the round, only those flows and the ones after
 // the last whole period are collected); where τ moves
 // one factor of Γ and only the round's price reads its loads, those copies are not added link
 // by link: each τ-cycle of links carries a sliding window of K copies of the first period's
 // few loads on it, and the busiest link is among the windows ending at those loads (windows.go:
-// the same sums in the same order, prices equal bit for bit). Routed rounds are
+// the same sums in the same order, prices equal bit for bit); the flows after the last whole
+// period, where runs route them as they route the first period's first groups, are read from
+// those groups' sums at distance K instead of routed. Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model
 // of the same job routes nothing again; grid arrangements likewise; priced collectives per
 // model. Collectives that overlap in time (PriceConcurrent: each with its number of calls in

@@ -190,17 +190,34 @@ func (m *Model) Again() *Model {
 // RemainderLoads routes one round of pt over the concurrent groups of shape g as pricing does
 // and returns the loads that windows read on the links the flows after the last whole period
 // load (their window's sum plus those flows' loads), where the round is read by windows (nil: it
-// is not), and every link's load when the copies are added link by link (WithoutWindows).
-func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int32]float64, []float64) {
+// is not), whether those loads were read from the first period's first stretches
+// (tailAsPrefix) rather than routed, and every link's load when the copies are added link by
+// link (WithoutWindows).
+func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int32]float64, bool, []float64) {
 	var rem map[int32]float64
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	r.lone = true
 	sym, _ := m.load(r, canonical(pt), g)
+	prefix := false
 	if r.win.on {
 		rem = map[int32]float64{}
 		for _, x := range r.rem {
 			p, _ := r.windowOf(x.l)
 			rem[x.l] = p.v + x.v
+		}
+		// Where those flows were read from the first stretches (tailAsPrefix): the links K
+		// positions on from the entries they load, read by their windows.
+		w := &r.win
+		for _, c := range w.cycles {
+			for _, e := range w.sort[c.off : c.off+c.n] {
+				if e.pre > 0 {
+					prefix = true
+					l := r.linkAtPos(c.base, (e.pos+w.k)%w.n)
+					if p, ok := r.windowOf(l); ok {
+						rem[l] = p.v
+					}
+				}
+			}
 		}
 	}
 	r.finish(sym)
@@ -217,7 +234,7 @@ func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int3
 		all[l] = r.load[l]
 	}
 	r.finish(sym)
-	return rem, all
+	return rem, prefix, all
 }
 
 // Placed is the same job on the graph with ranks placed by p (a placement given: every flow
@@ -238,4 +255,43 @@ func (m *Model) NoSublattice(pt collective.Pattern, g network.Group) bool {
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
 	return m.noSublattice(r, pt, g, g.Groups(m.env.GPUs))
+}
+
+// linkAtPos is the link at position pos of the τ-cycle whose first link's number is base (the
+// inverse of cycleOf): the digit x along τ's factor with x ≡ c (mod g), c the first link's digit,
+// at position pos.
+func (r *router) linkAtPos(base, pos int32) int32 {
+	w, sym := &r.win, r.g.sym
+	fs, m := sym.fs[w.f], sym.fm[w.f]
+	g, c := m/w.n, base/fs%m
+	for x := c; x < m; x += g {
+		if w.digit[x].pos == pos {
+			return sym.linkAt[base+(x-c)*fs]
+		}
+	}
+	panic("fabric: no link at that position of the cycle")
+}
+
+// PeriodLoads routes one round of pt over the concurrent groups of shape g with its copies added
+// link by link (windows off: the links in the order they were first loaded, and their loads).
+func (m *Model) PeriodLoads(pt collective.Pattern, g network.Group) ([]int32, []float64) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	sym, _ := m.load(r, canonical(pt), g)
+	links := append([]int32(nil), r.usedIdx...)
+	loads := make([]float64, len(links))
+	for i, l := range links {
+		loads[i] = r.load[l]
+	}
+	r.finish(sym)
+	return links, loads
+}
+
+// Along is the same job on the graph with runs' copies added copy by copy (WithoutRunCycles).
+func (m *Model) Along() *Model {
+	u, err := NewModel(WithoutRunCycles(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -65,6 +65,7 @@ type Graph struct {
 	// turns flow types off (WithoutFlowTypes).
 	gen                             *atomic.Uint64
 	untyped, unperiodic, unwindowed bool
+	unalong                         bool // runs' copies replayed copy by copy (WithoutRunCycles)
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates

@@ -181,17 +181,22 @@ func TestPeriod(t *testing.T) {
 // The flows after the last whole period of a round read by windows (windows.go) load links that
 // windows read as their window's sum plus those flows' loads: each, bit for bit, what the copies
 // and those flows leave when added link by link. GPT-3's rings on the large Hx4Mesh: 4,032 rings are 10.5
-// periods of 384 (four blocks of 96), so 768 flows follow the last whole period; pairs at stride
-// 70 on 192 ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load.
+// periods of 384 (four blocks of 96), so 768 flows follow the last whole period: 192 groups
+// routed by the runs of 16 groups × 6, 2 and 4 copies that start the period (TestRuns), so their
+// loads are read from those runs' sums (tailAsPrefix), not routed; pairs at stride 70 on 192
+// ranks of the 16×16 torus of 2×2 boards, whose last flows cross links the copies load: its 70
+// pairs (140 ranks) are two periods of 32 and 6 pairs after, too few for the run of 4 pairs × 6
+// copies that starts the period, so they are routed.
 func TestWindowsRemainder(t *testing.T) {
 	for _, c := range []struct {
 		a, x       int
 		global     string
 		gpus, size int
 		stride     int
+		prefix     bool
 	}{
-		{4, 32, "trees", 16320, 4, 96},
-		{2, 8, "torus", 192, 2, 70},
+		{4, 32, "trees", 16320, 4, 96, true},
+		{2, 8, "torus", 192, 2, 70, false},
 	} {
 		cfg := hxmesh.DefaultConfig()
 		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
@@ -200,9 +205,12 @@ func TestWindowsRemainder(t *testing.T) {
 			t.Fatal(err)
 		}
 		ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
-		rem, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		rem, prefix, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
 		if len(rem) == 0 {
 			t.Fatalf("%+v: no links loaded after the last whole period", c)
+		}
+		if prefix != c.prefix {
+			t.Errorf("%+v: read from the first stretches %v", c, prefix)
 		}
 		for l, x := range rem {
 			if x != all[l] {
@@ -253,6 +261,56 @@ func TestRuns(t *testing.T) {
 	}
 }
 
+// largeTP4 is GPT-3's tensor-parallel group (4 ranks at stride 96) with its ring's,
+// halving/doubling partners' and bidirectional ring's patterns.
+func largeTP4() (network.Group, []collective.Pattern) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
+	bi := ring
+	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
+	return network.Group{Size: 4, Stride: 96}, []collective.Pattern{ring, xor, bi}
+}
+
+// largeMeshes are the paper's large torus of 2×2 boards and Hx4Mesh.
+func largeMeshes() []*hxmesh.Config {
+	var out []*hxmesh.Config
+	for _, c := range []struct {
+		a, x   int
+		global string
+	}{{2, 64, "torus"}, {4, 32, "trees"}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		out = append(out, cfg)
+	}
+	return out
+}
+
+// Runs' copies read along their move's cycles (copiesAlong) leave every link the same load,
+// bit for bit, and load the links in the same order as adding the copies copy by copy
+// (WithoutRunCycles): GPT-3's rings, halving/doubling partners and bidirectional rings of 4 at
+// stride 96 on the large torus and Hx4Mesh, whose periods are the runs TestRuns counts (the
+// torus's of 8 and 16 copies read along their cycles, the Hx4Mesh's of 2–6 replayed), with the
+// period's copies added link by link (windows off).
+func TestRunCyclesLoads(t *testing.T) {
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		along := m.(*fabric.Model)
+		copies := along.Along()
+		for _, pt := range patterns {
+			l1, v1 := along.PeriodLoads(pt, tp)
+			l2, v2 := copies.PeriodLoads(pt, tp)
+			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
+				t.Errorf("%s %+v: %d links loaded along the cycles, %d copy by copy (same order and loads: %v, %v)",
+					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+			}
+		}
+	}
+}
+
 // A periodic round whose sampled flows rule out every sub-lattice collects only the flows its
 // routing reads (the first period's and those after the last whole one): the same flows in the
 // same order as collecting all of them, so its price equals, bit for bit, the same job's with
@@ -263,26 +321,17 @@ func TestRuns(t *testing.T) {
 // finds none either); a ring over all 16,384 in board order is invariant under the column
 // translations (lattice.go), so the samples do not rule one out (and Sublattice finds one).
 func TestPeriodicCollection(t *testing.T) {
-	tp := network.Group{Size: 4, Stride: 96}
-	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
-	xor := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 2})
-	bi := ring
-	bi.Parts[1], bi.N = collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 3}, 2
-	for _, c := range []struct {
-		a, x   int
-		global string
-	}{{2, 64, "torus"}, {4, 32, "trees"}} {
-		cfg := hxmesh.DefaultConfig()
-		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
 		m, placed := placedAsIs(t, cfg, 16320)
-		for _, pt := range []collective.Pattern{ring, xor, bi} {
+		for _, pt := range patterns {
 			if !m.NoSublattice(pt, tp) || m.Sublattice(pt, tp) != nil {
-				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", c.global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
+				t.Errorf("%s %+v: sampled flows rule out sub-lattices %v, found %v", cfg.Global, pt.Parts[0], m.NoSublattice(pt, tp), m.Sublattice(pt, tp))
 			}
 			x, err1 := m.PricePattern("p", pt, 1e8, tp)
 			y, err2 := placed.PricePattern("p", pt, 1e8, tp)
 			if err1 != nil || err2 != nil || x != y {
-				t.Errorf("%s %+v: first period and remainder %+v (%v), every flow %+v (%v)", c.global, pt.Parts[0], x, err1, y, err2)
+				t.Errorf("%s %+v: first period and remainder %+v (%v), every flow %+v (%v)", cfg.Global, pt.Parts[0], x, err1, y, err2)
 			}
 		}
 		whole, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
@@ -292,7 +341,7 @@ func TestPeriodicCollection(t *testing.T) {
 		all := network.Group{Size: 16384, Stride: 1}
 		all16 := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 16384, K: 1})
 		if wm := whole.(*fabric.Model); wm.NoSublattice(all16, all) || wm.Sublattice(all16, all) == nil {
-			t.Errorf("%s: a ring over every accelerator ruled out of sub-lattices", c.global)
+			t.Errorf("%s: a ring over every accelerator ruled out of sub-lattices", cfg.Global)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package fabric
 
+import "slices"
+
 // Periods. A round that no subgroup of Γ maps onto itself may still repeat: GPT-3's rings of 4
 // at stride 96 on the large torus fill blocks of 96 boards (1.5 board rows), and every second
 // block is the one two blocks before moved by τ = three board rows down — but 64 rows are not a
@@ -100,18 +102,33 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		return ok
 	}
 	// The flows after the last whole period first (by runs), their loads R held apart; then the
-	// first period's. A link's load is the K copies' sum C plus R.
+	// first period's. A link's load is the K copies' sum C plus R. Where windows read the round
+	// and those flows are the first period's first stretches moved by τ^K (the same plan), R is
+	// not routed: it is those stretches' sum moved, noted on the way (windows.go).
 	k, c := (len(fl)+gap)/q, q/gp.q
 	r.rem = r.rem[:0]
-	if tail := fl[k*q-gap:]; len(tail) > 0 {
-		ok = r.routeRuns(tail, len(tail)/c)
-		r.rem = r.takeLoads(r.rem)
+	win := r.lone && !r.g.unwindowed && r.windowsFor(&tau, k)
+	first, tail := fl[:q], fl[k*q-gap:]
+	snap := 0
+	if len(tail) > 0 {
+		tg := len(tail) / c
+		if win && r.tailAsPrefix(first, gp.q, tail, tg, k) {
+			snap = tg
+		} else {
+			ok = r.routeRuns(tail, tg)
+			r.rem = r.takeLoads(r.rem)
+		}
 	}
-	ok = r.routeRuns(fl[:q], gp.q) && ok
+	if snap > 0 {
+		ok = r.routePlan(first, gp.q, r.plan, snap) && ok
+	} else {
+		ok = r.routeRuns(first, gp.q) && ok
+	}
 	// Read by windows where finish alone reads the loads (windows.go: C per τ-cycle, plus R on
 	// R's links), else the first period's loads become a type of their own, replayed moved by
 	// τ^k, and R is added.
-	if r.lone && !r.g.unwindowed && r.windows(&tau, k) {
+	if win {
+		r.takeWindows()
 		return ok
 	}
 	if len(r.accIdx) > 0 {
@@ -123,6 +140,21 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	}
 	r.rem = r.rem[:0]
 	return ok
+}
+
+// tailAsPrefix reports whether the flows after the last whole period (tail, tg groups) are
+// routed by the same stretches as the first period's first tg groups (first, groups groups:
+// the same runs, a stretch ending at tg), so that R, the tail's sums, are those stretches' sums
+// moved by τ^K (every flow of the tail is the one K periods before moved by τ^K, and each
+// stretch is summed alike), and K is below the τ-cycles' length (windows read R at distance K).
+// It leaves the first period's plan in r.plan.
+func (r *router) tailAsPrefix(first []flowRec, groups int, tail []flowRec, tg, k int) bool {
+	if int32(k) >= r.win.n || !r.runsPlanned(first, groups) || !r.runsPlanned(tail, tg) {
+		return false
+	}
+	r.plan = r.planRuns(first, groups, r.plan[:0])
+	r.tailPlan = r.planRuns(tail, tg, r.tailPlan[:0])
+	return len(r.tailPlan) <= len(r.plan) && slices.Equal(r.tailPlan, r.plan[:len(r.tailPlan)])
 }
 
 // linkLoad is a link's load held apart.

@@ -108,6 +108,13 @@ type router struct {
 	accUsed  []bool
 	accIdx   []int32
 	lastRuns []run // the last round's runs, for tests
+	plan     []run // the stretches routeRuns routes a round's first period by (planRuns)
+	runs     runCycles
+	tailPlan []run // those of the flows after its last whole period
+	// pre: the first period's sums up to the stretch ending where the flows after the last
+	// whole period end, on acc's first len(pre) links (routePlan), when windows read those
+	// flows' loads from them.
+	pre []float64
 }
 
 // newRouter allocates a router's scratch for g (loads sized for either routing: a link slot per

@@ -13,6 +13,13 @@ package fabric
 // and a round without a period routes every flow in flow order (its price equal bit for bit to
 // routing them without the symmetry: TestSharedCaches). TestRuns counts the runs by hand.
 //
+// Where τ' moves one factor, copy k puts what the run's first groups load at position p of a
+// τ'-cycle of links on position p + k of the same cycle: a run of at least minAlongCopies
+// copies is added copy by copy into the few cycles' positions it loads (copiesAlong: a small
+// array instead of link after link), and the sums are put on the links in the order the copies
+// first reach them: the same shares in the same order on every link (TestRunCyclesLoads
+// against WithoutRunCycles, link by link and in order).
+//
 // A run is looked for at each group where none goes on, with q up to maxRunPeriod groups; where
 // none starts, the search rests for twice as many groups as the last time (at most
 // maxRunRest), so a round without runs costs a few probes per group.
@@ -28,15 +35,27 @@ const maxRunPeriod, maxRunRest = 32, 64
 // the links), else on the links: the caller takes them from where they are (sums: takeLoads,
 // takeWindows) or puts them on the links (unstash), so no link's sum is moved twice.
 func (r *router) routeRuns(fl []flowRec, groups int) bool {
-	ok := true
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
+		ok := true
 		for _, f := range fl {
 			ok = r.route(f) && ok
 		}
 		return ok
 	}
+	r.plan = r.planRuns(fl, groups, r.plan[:0])
+	return r.routePlan(fl, groups, r.plan, 0)
+}
+
+// runsPlanned reports whether routeRuns routes fl of groups groups by a plan (planRuns).
+func (r *router) runsPlanned(fl []flowRec, groups int) bool {
+	return groups >= 4 && len(fl)%groups == 0 && !r.g.unperiodic
+}
+
+// planRuns appends to plan the stretches routeRuns routes fl of groups groups by (c flows
+// each), in group order: its runs (n ≥ 2 copies of q groups) and, between them, stretches of q
+// groups routed flow by flow (n = 0).
+func (r *router) planRuns(fl []flowRec, groups int, plan []run) []run {
 	c := len(fl) / groups
-	r.lastRuns = r.lastRuns[:0]
 	rest, wait := 0, 1
 	for a := 0; a < groups; {
 		q, n, tau := 0, 0, [maxFactors]uint16{}
@@ -48,25 +67,59 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 			}
 		}
 		if n < 2 {
-			for _, f := range fl[a*c : (a+1)*c] {
-				ok = r.route(f) && ok
+			if k := len(plan) - 1; k >= 0 && plan[k].n == 0 {
+				plan[k].q++
+			} else {
+				plan = append(plan, run{at: a, q: 1})
 			}
 			a++
 			rest = max(rest-1, 0)
 			continue
 		}
-		r.lastRuns = append(r.lastRuns, run{a, q, n, tau})
-		if len(r.usedIdx) > 0 {
-			r.stash()
+		plan = append(plan, run{a, q, n, tau})
+		a += n * q
+	}
+	return plan
+}
+
+// routePlan routes fl (groups groups) by plan (planRuns), as routeRuns says. With snap > 0, a
+// stretch of the plan ending at group snap, it also notes the sums of the stretches up to there
+// (pre: acc's first len(pre) links' sums then, which the flows of the same stretches moved by
+// τ^K sum to; windows.go).
+func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool {
+	c, ok := len(fl)/groups, true
+	r.lastRuns = r.lastRuns[:0]
+	r.pre = r.pre[:0]
+	for _, x := range plan {
+		end := x.at + max(x.n, 1)*x.q
+		if x.n == 0 {
+			for _, f := range fl[x.at*c : end*c] {
+				ok = r.route(f) && ok
+			}
+		} else {
+			r.lastRuns = append(r.lastRuns, x)
+			if len(r.usedIdx) > 0 {
+				r.stash()
+			}
+			r.eager = true
+			for _, f := range fl[x.at*c : (x.at+x.q)*c] {
+				ok = r.route(f) && ok
+			}
+			r.eager = false
+			// Stashed after the run where more groups follow: copiesAlong adds its sums to the
+			// stash directly, as stash would.
+			if r.g.unalong || !r.copiesAlong(&x.tau, x.n, end < groups) {
+				r.copies(r.asType(), x.tau, x.n)
+			}
+			if end < groups {
+				r.stash()
+			}
 		}
-		r.eager = true
-		for _, f := range fl[a*c : (a+q)*c] {
-			ok = r.route(f) && ok
-		}
-		r.eager = false
-		r.copies(r.asType(), tau, n)
-		if a += n * q; a < groups {
-			r.stash()
+		if end == snap {
+			r.stash() // where the next stretch would (nothing is loaded in between)
+			for _, l := range r.accIdx {
+				r.pre = append(r.pre, r.acc[l])
+			}
 		}
 	}
 	if len(r.accIdx) > 0 {
@@ -94,7 +147,8 @@ func (r *router) dropSums() {
 	r.usedIdx = r.usedIdx[:0]
 }
 
-// run is a run of groups: from group at, n copies of q groups, each the one before moved by τ.
+// run is a run of groups: from group at, n copies of q groups, each the one before moved by τ
+// (n = 0: a stretch of q groups routed flow by flow).
 type run struct {
 	at, q, n int
 	tau      [maxFactors]uint16
@@ -160,6 +214,134 @@ func (r *router) copies(i int32, tau [maxFactors]uint16, n int) {
 	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
 	ft.base, ft.dig, ft.share = ft.base[:mark], ft.dig[:mark], ft.share[:mark]
 }
+
+// runCycles holds a run's copies read along the cycles of its move (copiesAlong).
+type runCycles struct {
+	digit  []winDigit // per digit along the move's factor: its cycle and position (cycleDigits)
+	off    []int32    // per position: its digit's offset from the cycle's first link's (times the factor's stride)
+	cycles []int32    // the cycles the run's first groups load: their first links' numbers
+	ents   []runEntry // those loads, in the order they loaded links
+	sum    []float64  // per cycle and position: the copies' sum
+	seen   []bool
+	order  []int32 // the (cycle, position) slots in the order the copies first load them
+}
+
+// runEntry is a link a run's first groups load: its cycle's slots' start, its position, load.
+type runEntry struct {
+	at, pos int32
+	v       float64
+}
+
+// maxRunSlots bounds the slots (cycles × their length) copiesAlong sums a run in;
+// minAlongCopies is the fewest copies it takes (fewer are replayed: the cycles cost more to find
+// than the copies to replay; measured on the large fabrics' runs of 2–16 copies).
+const maxRunSlots, minAlongCopies = 1 << 18, 8
+
+// copiesAlong adds the loads on the links (a run's first groups', none stashed) moved by τ^k for
+// k < n, as copies(asType(), τ, n) does, where τ moves one factor (false: it did nothing). Copy
+// k moves the load at position p of a τ-cycle of N links to position p + k (mod N) of the same
+// cycle, so the copies are added, copy by copy and in the loads' order within a copy, to the
+// few cycles' positions (a small array) instead of link by link: each link receives the same
+// shares in the same order, and the links are then loaded in the order the copies first reach
+// them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact); with stash,
+// added to the stretches' sums in that order instead, as stash would add them.
+func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash bool) bool {
+	sym, c := r.g.sym, &r.runs
+	f := sym.oneFactor(tau)
+	if f < 0 || sym.linkIx == nil || n < minAlongCopies {
+		return false
+	}
+	t, m := int32(tau[f]), sym.fm[f]
+	var N int32
+	c.digit, N = sym.cycleDigits(c.digit[:0], f, t)
+	slot := r.cycleSlots() // windows' table, unused until takeWindows: left as found
+	cycles, ents := c.cycles[:0], c.ents[:0]
+	for _, l := range r.usedIdx {
+		d := c.digit[sym.linkDig[l][f]]
+		base := sym.linkIx[l] + d.shift
+		ci := slot[base]
+		if ci < 0 {
+			ci = int32(len(cycles))
+			slot[base] = ci
+			cycles = append(cycles, base)
+		}
+		ents = append(ents, runEntry{at: ci * N, pos: d.pos, v: r.load[l]})
+	}
+	c.cycles, c.ents = cycles, ents
+	slots := len(cycles) * int(N)
+	if slots > maxRunSlots {
+		for _, b := range cycles {
+			slot[b] = -1
+		}
+		return false
+	}
+	for _, l := range r.usedIdx {
+		r.load[l], r.used[l] = 0, false
+	}
+	r.usedIdx = r.usedIdx[:0]
+	if len(c.sum) < slots {
+		c.sum, c.seen = make([]float64, slots), make([]bool, slots)
+	}
+	sum, seen, order := c.sum, c.seen, c.order[:0]
+	for k, step := 0, int32(0); k < n; k++ {
+		for _, e := range ents {
+			p := e.pos + step
+			if p >= N {
+				p -= N
+			}
+			x := e.at + p
+			if !seen[x] {
+				seen[x] = true
+				order = append(order, x)
+			}
+			sum[x] += e.v
+		}
+		if step++; step == N {
+			step = 0
+		}
+	}
+	// Position a of a cycle is the digit c + a·t (mod m) along f, c the first link's digit.
+	off := c.off[:0]
+	for a, d := int32(0), int32(0); a < N; a++ {
+		off = append(off, d*sym.fs[f])
+		if d += t; d >= m {
+			d -= m
+		}
+	}
+	c.off = off
+	if stash {
+		if len(r.acc) < len(r.load) {
+			r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
+		}
+		for _, x := range order {
+			ci, a := x/N, x%N
+			l := sym.linkAt[cycles[ci]+off[a]]
+			if !r.accUsed[l] {
+				r.accUsed[l] = true
+				r.accIdx = append(r.accIdx, l)
+			}
+			r.acc[l] += sum[x]
+			sum[x], seen[x] = 0, false
+		}
+	} else {
+		for _, x := range order {
+			ci, a := x/N, x%N
+			l := sym.linkAt[cycles[ci]+off[a]]
+			r.load[l], r.used[l] = sum[x], true
+			r.usedIdx = append(r.usedIdx, l)
+			sum[x], seen[x] = 0, false
+		}
+	}
+	for _, b := range cycles {
+		slot[b] = -1
+	}
+	c.order = order[:0]
+	return true
+}
+
+// WithoutRunCycles is g with runs' copies replayed copy by copy (copies), not added along their
+// cycles (copiesAlong): the reference copiesAlong is tested against.
+func WithoutRunCycles(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unalong = true }) }
 
 // stash adds the links' loads to the sums of the stretches before (acc) and clears them.
 func (r *router) stash() {

@@ -24,15 +24,27 @@ package fabric
 //
 // The flows after the last whole period are routed apart (periods.go), their loads R held: a
 // link's load is C + R, C the copies' sum, and finish reads C + R on R's links with the windows
-// (the copies add R to C alike). A τ along several factors, K > N (copies overlapping
+// (the copies add R to C alike). Those flows are the first period's first ones moved by τ^K;
+// where runs.go routes them by the same stretches as it routes the first period's first groups
+// (the same runs, one ending where they end: GPT-3's 192 groups after the large Hx4Mesh's 10
+// periods are its first three runs), R(l) is those stretches' sum S at τ^{−K}·l, the same floats
+// in the same order, so R is not routed: routePlan notes S on the way (pre), and the window
+// ending at a holds the copies' terms at distances 0 … K−1 and S at distance K (K < N), added
+// last. Between the positions where a term enters (p_i, and p_i + K where an S enters) a window
+// holds the one before's terms less its last ones, so those positions still hold the busiest
+// link; a link only S loads is loaded after every copy, in the first period's order (as the
+// routed R's own order ranks it). TestWindowsRemainder checks those links bit for bit against
+// the copies and R added link by link, TestWindowMax hand-counted windows with S. A τ along several factors, K > N (copies overlapping
 // themselves), or loads another reader needs link by link (PriceConcurrent's spill) keep the
 // copies.
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
-// first period's loaded links (in the order they were first loaded), its load.
+// first period's loaded links (in the order they were first loaded), its load, and pre: where
+// the flows after the last whole period are the first stretches moved by τ^K (tailAsPrefix),
+// those stretches' sum on it (0: none), which the link K positions on receives after the copies.
 type winEntry struct {
 	pos, rank int32
-	v         float64
+	v, pre    float64
 }
 
 // winPick is a cycle's busiest window: its load and when the copies would first load its
@@ -68,10 +80,28 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 	if e[j].pos > y { // none at or before y: the last one, around the cycle
 		j = s - 1
 	}
+	return windowFrom(e, n, k, y, j)
+}
+
+// windowFrom is windowAt(e, n, k, y) where e[j] is the last entry at or before y (around the
+// cycle).
+func windowFrom(e []winEntry, n, k, y int32, j int) (winPick, bool) {
+	s := len(e)
 	var p winPick
 	for c := 0; c < s; c++ {
-		d := (y - e[j].pos + n) % n
+		d := y - e[j].pos // y − p mod n, both in [0, n): no division
+		if d < 0 {
+			d += n
+		}
 		if d >= k {
+			// The flows after the last whole period, read from the first stretches (k < n):
+			// added after every copy, and loading the link first where no copy does.
+			if d == k && e[j].pre > 0 {
+				if c == 0 {
+					p.k, p.rank = d, e[j].rank
+				}
+				p.v += e[j].pre
+			}
 			break
 		}
 		if c == 0 {
@@ -91,9 +121,38 @@ func windowAt(e []winEntry, n, k, y int32) (winPick, bool) {
 func windowMax(e []winEntry, n, k int32) (winPick, bool) {
 	var best winPick
 	found := false
-	for _, x := range e {
-		if p, ok := windowAt(e, n, k, x.pos); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+	s := len(e)
+	for u, x := range e {
+		// The window ending at an entry: that entry is the last at or before it.
+		if p, ok := windowFrom(e, n, k, x.pos, u); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
 			best, found = p, true
+		}
+		// Where a pre enters (k positions on), the window holds other terms than the one
+		// before's: a window that may be the busiest too (k < n there). The last entry at or
+		// before it: the last of those after x within k.
+		if x.pre > 0 {
+			y := x.pos + k
+			if y >= n {
+				y -= n
+			}
+			j := u
+			for c := 1; c < s; c++ {
+				next := j + 1
+				if next == s {
+					next = 0
+				}
+				d := e[next].pos - x.pos
+				if d < 0 {
+					d += n
+				}
+				if d > k {
+					break
+				}
+				j = next
+			}
+			if p, ok := windowFrom(e, n, k, y, j); ok && (!found || p.v > best.v || (p.v == best.v && p.before(best))) {
+				best, found = p, true
+			}
 		}
 	}
 	return best, found
@@ -125,29 +184,46 @@ type winCycle struct {
 	total        float64 // its entries' loads summed: no window of the cycle holds more
 }
 
-// windows prepares a periodic round of k copies moved by τ to be read by windows (true), its
-// first period's loads taken off the links; false: τ moves several factors, or k exceeds its
-// cycles.
-func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
+// windowsFor prepares a periodic round of k copies moved by τ to be read by windows (true; its
+// first period's loads are then taken off the links by takeWindows); false: τ moves several
+// factors, or k exceeds its cycles.
+func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	sym, w := r.g.sym, &r.win
+	f := sym.oneFactor(tau)
+	if f < 0 {
+		return false
+	}
+	if n := sym.fm[f] / gcd32(int32(tau[f]), sym.fm[f]); int32(k) > n {
+		return false
+	}
+	var n int32
+	w.digit, n = sym.cycleDigits(w.digit[:0], f, int32(tau[f]))
+	w.on, w.f, w.n, w.k = true, f, n, int32(k)
+	return true
+}
+
+// oneFactor is the factor that the element with digits tau moves (−1: none, or several).
+func (s *Symmetry) oneFactor(tau *[maxFactors]uint16) int {
 	f := -1
-	for i := 0; i < sym.nf; i++ {
+	for i := 0; i < s.nf; i++ {
 		if tau[i] != 0 {
 			if f >= 0 {
-				return false
+				return -1
 			}
 			f = i
 		}
 	}
-	if f < 0 {
-		return false
-	}
-	m, t := sym.fm[f], int32(tau[f])
+	return f
+}
+
+// cycleDigits appends to dst what each digit x along factor f says of the cycles of the move by
+// t along f (cycles of n = m/g links, g = gcd(t, m)), and returns n: x = c + a·t (mod m) with
+// c = x mod g, the cycle's first link has digit c (its number is the link's plus shift) and the
+// link is at position a = ((x − c)/g)·inv (mod n), inv the inverse of t/g mod n.
+func (s *Symmetry) cycleDigits(dst []winDigit, f int, t int32) ([]winDigit, int32) {
+	m := s.fm[f]
 	g := gcd32(t, m)
 	n := m / g
-	if int32(k) > n {
-		return false
-	}
 	inv := int32(0)
 	for a := int32(1); a < n; a++ {
 		if a*(t/g)%n == 1 {
@@ -155,16 +231,11 @@ func (r *router) windows(tau *[maxFactors]uint16, k int) bool {
 			break
 		}
 	}
-	// Digit x = c + a·t (mod m) with c = x mod g: position a = ((x − c)/g)·inv (mod n), inv the
-	// inverse of t/g mod n.
-	w.digit = w.digit[:0]
 	for x := int32(0); x < m; x++ {
 		c := x % g
-		w.digit = append(w.digit, winDigit{shift: (c - x) * sym.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
+		dst = append(dst, winDigit{shift: (c - x) * s.fs[f], pos: int32(int64((x-c)/g) * int64(inv) % int64(n))})
 	}
-	w.on, w.f, w.n, w.k = true, f, n, int32(k)
-	r.takeWindows()
-	return true
+	return dst, n
 }
 
 func gcd32(a, b int32) int32 {
@@ -179,14 +250,17 @@ func gcd32(a, b int32) int32 {
 // links.
 func (r *router) takeWindows() {
 	w := &r.win
-	if len(w.slot) < len(r.g.sym.linkAt) {
-		w.slot = make([]int32, len(r.g.sym.linkAt))
-		for i := range w.slot {
-			w.slot[i] = -1
-		}
-	}
+	r.cycleSlots()
 	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
 	idx, v, used := r.sums()
+	pre := r.pre
+	// The entries grouped by cycle, each cycle's by position: counted out by position (counted
+	// on the way), then placed by cycle in that order (each cycle's total load summed there).
+	if cap(w.count) < int(w.n)+1 {
+		w.count = make([]int32, w.n+1)
+	}
+	count := w.count[:w.n+1]
+	clear(count)
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
 		ci := w.slot[base]
@@ -196,22 +270,17 @@ func (r *router) takeWindows() {
 			cycles = append(cycles, winCycle{base: base})
 		}
 		cycles[ci].n++
-		ents = append(ents, winEntry{pos: pos, rank: int32(i), v: v[l]})
+		count[pos+1]++
+		x := winEntry{pos: pos, rank: int32(i), v: v[l]}
+		if i < len(pre) {
+			x.pre = pre[i]
+		}
+		ents = append(ents, x)
 		at = append(at, ci)
 		v[l], used[l] = 0, false
 	}
 	r.dropSums()
-	// The entries grouped by cycle, each cycle's by position: counted out by position, then
-	// placed by cycle in that order (each cycle's total load summed on the way).
 	byPos := w.byPos[:0]
-	if cap(w.count) < int(w.n)+1 {
-		w.count = make([]int32, w.n+1)
-	}
-	count := w.count[:w.n+1]
-	clear(count)
-	for _, e := range ents {
-		count[e.pos+1]++
-	}
 	for p := 1; p < len(count); p++ {
 		count[p] += count[p-1]
 	}
@@ -232,10 +301,24 @@ func (r *router) takeWindows() {
 	for _, i := range byPos {
 		c := &cycles[at[i]]
 		srt[c.off+c.n] = ents[i]
-		c.total += ents[i].v
+		c.total += ents[i].v + ents[i].pre
 		c.n++
 	}
 	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
+	r.pre = r.pre[:0]
+}
+
+// cycleSlots is the windows' table from link numbers to cycles (−1: none), allocated on first
+// use; whoever marks cycles in it sets them back to −1.
+func (r *router) cycleSlots() []int32 {
+	w := &r.win
+	if len(w.slot) < len(r.g.sym.linkAt) {
+		w.slot = make([]int32, len(r.g.sym.linkAt))
+		for i := range w.slot {
+			w.slot[i] = -1
+		}
+	}
+	return w.slot
 }
 
 // cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and

@@ -14,17 +14,25 @@ func TestWindowMax(t *testing.T) {
 		// n = 8, K = 3, L_P = 2, 1, 4 at positions 1, 2, 6: the loads at y = 0 … 7 are
 		// 4, 2, 3, 3, 1, 0, 4, 4; the 4s are first loaded at y = 6 by copy 0 (rank 2), at y = 7
 		// by copy 1, at y = 0 by copy 2.
-		{"sparse", []winEntry{{1, 0, 2}, {2, 1, 1}, {6, 2, 4}}, 8, 3, winPick{4, 0, 2}},
+		{"sparse", []winEntry{{1, 0, 2, 0}, {2, 1, 1, 0}, {6, 2, 4, 0}}, 8, 3, winPick{4, 0, 2}},
 		// The same with K = 2: 0, 2, 3, 1, 0, 0, 4, 4: y = 6, copy 0.
-		{"shorter", []winEntry{{1, 0, 2}, {2, 1, 1}, {6, 2, 4}}, 8, 2, winPick{4, 0, 2}},
+		{"shorter", []winEntry{{1, 0, 2, 0}, {2, 1, 1, 0}, {6, 2, 4, 0}}, 8, 2, winPick{4, 0, 2}},
 		// n = 8, K = 2, L_P = 3 at position 0 (rank 1) and at 4 (rank 0): 3, 3, 0, 0, 3, 3, 0,
 		// 0; copy 0 loads y = 0 and y = 4 first, the first period's rank 0 first at 4.
-		{"tie", []winEntry{{0, 1, 3}, {4, 0, 3}}, 8, 2, winPick{3, 0, 0}},
+		{"tie", []winEntry{{0, 1, 3, 0}, {4, 0, 3, 0}}, 8, 2, winPick{3, 0, 0}},
 		// K = n = 4: every link carries all of L_P, 2 + 3; y = 0 holds position 0 (rank 0) by copy 0.
-		{"whole cycle", []winEntry{{0, 0, 2}, {2, 1, 3}}, 4, 4, winPick{5, 0, 0}},
+		{"whole cycle", []winEntry{{0, 0, 2, 0}, {2, 1, 3, 0}}, 4, 4, winPick{5, 0, 0}},
 		// Around the end: n = 5, K = 3, L_P = 1, 6 at positions 0, 4: 7, 7, 1, 0, 6; y = 0 holds
 		// position 0 (rank 0) by copy 0 (and position 4 by copy 1), y = 1 by copy 1.
-		{"wrap", []winEntry{{0, 0, 1}, {4, 1, 6}}, 5, 3, winPick{7, 0, 0}},
+		{"wrap", []winEntry{{0, 0, 1, 0}, {4, 1, 6, 0}}, 5, 3, winPick{7, 0, 0}},
+		// The flows after the last whole period read from the first stretches (pre, added at
+		// distance K after the copies): n = 8, K = 3, L_P = 2, 1, 4 at positions 1, 2, 6 with
+		// pre 5, 0, 1: the loads at y = 0 … 7 are 4, 2+1, 1+2, 1+2, 1+5, 0, 4, 4; the 6 at y = 4
+		// is first loaded by copy 2 of position 2 (rank 1), its pre from position 1 last.
+		{"pre", []winEntry{{1, 0, 2, 5}, {2, 1, 1, 0}, {6, 2, 4, 1}}, 8, 3, winPick{6, 2, 1}},
+		// A link only the pre loads: n = 8, K = 2, L_P = 1 at position 0 with pre 3: 1, 1, 3, 0 …;
+		// y = 2 is first loaded after the copies (k = K), by the position's rank.
+		{"pre alone", []winEntry{{0, 0, 1, 3}}, 8, 2, winPick{3, 2, 0}},
 	} {
 		if got, ok := windowMax(c.e, c.n, c.k); !ok || got != c.want {
 			t.Errorf("%s: %+v (%v), want %+v", c.name, got, ok, c.want)
@@ -38,7 +46,7 @@ func TestWindowMax(t *testing.T) {
 	// position 9 alone, loaded by copy 3; y = 14 none.
 	var ten []winEntry
 	for p := int32(0); p < 10; p++ {
-		ten = append(ten, winEntry{p, p, 1})
+		ten = append(ten, winEntry{p, p, 1, 0})
 	}
 	if got, ok := windowMax(ten, 16, 4); !ok || got != (winPick{4, 0, 3}) {
 		t.Errorf("ten: %+v (%v), want {4 0 3}", got, ok)

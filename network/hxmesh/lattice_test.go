@@ -120,6 +120,19 @@ func TestFlowTypesExact(t *testing.T) {
 	})
 }
 
+// Runs' copies read along their move's cycles (fabric/runs.go, copiesAlong) put on each link the
+// entries behind it nearest first, in the order the copies first load the links: the same
+// shares summed in the same order as adding the copies link by link, so every algorithm's
+// price, busiest link class included, is equal bit for bit (on the sub-lattice test's cases:
+// the large fabrics' stride-96 rings are routed by runs).
+func TestRunCyclesExact(t *testing.T) {
+	reference(t, symmetryCases(), nil, fabric.WithoutRunCycles, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
+			t.Errorf("%s %s %+v on %d: %+v (%v), copies added %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
+		}
+	})
+}
+
 // Windows (fabric/windows.go) read a periodic round's busiest link per τ-cycle instead of
 // adding its copies link by link: the same shares summed in the same order, so every
 // algorithm's price, busiest link class included, is equal bit for bit to the copies' (on the
