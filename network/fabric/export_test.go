@@ -208,8 +208,8 @@ func (m *Model) RemainderLoads(pt collective.Pattern, g network.Group) (map[int3
 		// Where those flows were read from the first stretches (tailAsPrefix): the links K
 		// positions on from the entries they load, read by their windows.
 		w := &r.win
-		for _, c := range w.cycles {
-			for _, e := range w.sort[c.off : c.off+c.n] {
+		for ci, c := range w.cycles {
+			for _, e := range slices.Clone(r.cycleEntries(int32(ci))) { // windowOf reuses the scratch
 				if e.pre > 0 {
 					prefix = true
 					l := r.linkAtPos(c.base, (e.pos+w.k)%w.n)

@@ -166,11 +166,9 @@ type periodWindows struct {
 	n, k       int32
 	digit      []winDigit // per digit along f: its cycle's first link's and its position
 	cycles     []winCycle
-	ents, sort []winEntry
-	at         []int32 // per entry: its cycle
-	byPos      []int32 // the entries in order of position
-	count      []int32 // entries per position (counting sort)
-	slot       []int32 // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
+	ents, sort []winEntry // the entries in rank order; a cycle's sorted (cycleEntries)
+	next       []int32    // per entry: the next of its cycle in rank order (−1: none)
+	slot       []int32    // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
 }
 
 // winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
@@ -178,10 +176,11 @@ type periodWindows struct {
 type winDigit struct{ shift, pos int32 }
 
 // winCycle is a τ-cycle holding loads of the first period: its first link's number
-// (Symmetry.linkIx) and its entries.
+// (Symmetry.linkIx), that link, and its entries (a chain from head to tail, in rank order).
 type winCycle struct {
-	base, n, off int32
-	total        float64 // its entries' loads summed: no window of the cycle holds more
+	base, n, head, tail, link int32
+	total                     float64 // its entries' loads summed: no window of the cycle holds more
+	perByte                   float64 // total over the first link's rate
 }
 
 // windowsFor prepares a periodic round of k copies moved by τ to be read by windows (true; its
@@ -246,66 +245,65 @@ func gcd32(a, b int32) int32 {
 }
 
 // takeWindows moves the first period's loads (routeRuns' sums) into their τ-cycles'
-// entries (each cycle's sorted by position), ranked in the order unstash would put them on the
-// links.
+// entries, ranked in the order unstash would put them on the links, and sums each cycle's.
+// A cycle's entries are chained in rank order and sorted by position only where they are read
+// (cycleEntries): finishWindows passes over most cycles on their totals alone.
 func (r *router) takeWindows() {
 	w := &r.win
 	r.cycleSlots()
-	cycles, ents, at := w.cycles[:0], w.ents[:0], w.at[:0]
+	cycles, ents, next := w.cycles[:0], w.ents[:0], w.next[:0]
 	idx, v, used := r.sums()
 	pre := r.pre
-	// The entries grouped by cycle, each cycle's by position: counted out by position (counted
-	// on the way), then placed by cycle in that order (each cycle's total load summed there).
-	if cap(w.count) < int(w.n)+1 {
-		w.count = make([]int32, w.n+1)
-	}
-	count := w.count[:w.n+1]
-	clear(count)
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
-		ci := w.slot[base]
-		if ci < 0 {
-			ci = int32(len(cycles))
-			w.slot[base] = ci
-			cycles = append(cycles, winCycle{base: base})
-		}
-		cycles[ci].n++
-		count[pos+1]++
 		x := winEntry{pos: pos, rank: int32(i), v: v[l]}
 		if i < len(pre) {
 			x.pre = pre[i]
 		}
+		ci := w.slot[base]
+		if ci < 0 {
+			ci = int32(len(cycles))
+			w.slot[base] = ci
+			cycles = append(cycles, winCycle{base: base, head: int32(i)})
+		} else {
+			next[cycles[ci].tail] = int32(i)
+		}
+		c := &cycles[ci]
+		c.tail = int32(i)
+		c.n++
+		c.total += x.v + x.pre // in rank order: a bound on the windows, read with a margin
 		ents = append(ents, x)
-		at = append(at, ci)
+		next = append(next, -1)
 		v[l], used[l] = 0, false
 	}
 	r.dropSums()
-	byPos := w.byPos[:0]
-	for p := 1; p < len(count); p++ {
-		count[p] += count[p-1]
-	}
-	if cap(byPos) < len(ents) {
-		byPos = make([]int32, len(ents), 2*len(ents))
-	}
-	byPos = byPos[:len(ents)]
-	for i, e := range ents {
-		byPos[count[e.pos]] = int32(i)
-		count[e.pos]++
-	}
-	off := int32(0)
+	sym, rate := r.g.sym, r.g.rate
 	for i := range cycles {
-		cycles[i].off, off = off, off+cycles[i].n
-		cycles[i].n = 0
+		c := &cycles[i]
+		c.link = sym.linkAt[c.base]
+		c.perByte = c.total / rate[c.link]
 	}
-	srt := append(w.sort[:0], ents...)
-	for _, i := range byPos {
-		c := &cycles[at[i]]
-		srt[c.off+c.n] = ents[i]
-		c.total += ents[i].v + ents[i].pre
-		c.n++
-	}
-	w.cycles, w.ents, w.at, w.sort, w.byPos = cycles, ents[:0], at[:0], srt, byPos[:0]
+	w.cycles, w.ents, w.next = cycles, ents, next
 	r.pre = r.pre[:0]
+}
+
+// cycleEntries is cycle ci's entries sorted by position (in the windows' scratch, valid until
+// the next call): gathered from their chain and sorted by insertion, s entries in no more steps
+// than the s² windowMax reads of them.
+func (r *router) cycleEntries(ci int32) []winEntry {
+	w := &r.win
+	e := w.sort[:0]
+	for i := w.cycles[ci].head; i >= 0; i = w.next[i] {
+		x := w.ents[i]
+		b := len(e)
+		e = append(e, x)
+		for ; b > 0 && e[b-1].pos > x.pos; b-- { // positions are distinct on a cycle
+			e[b] = e[b-1]
+		}
+		e[b] = x
+	}
+	w.sort = e
+	return e
 }
 
 // cycleSlots is the windows' table from link numbers to cycles (−1: none), allocated on first
@@ -337,8 +335,7 @@ func (r *router) windowOf(l int32) (winPick, bool) {
 	if ci < 0 {
 		return winPick{}, false
 	}
-	c := w.cycles[ci]
-	return windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
+	return windowAt(r.cycleEntries(ci), w.n, w.k, pos)
 }
 
 // finishWindows is finish's busiest link of a round read by windows (out: the NIC's share
@@ -359,8 +356,8 @@ func (r *router) finishWindows(out Load) Load {
 	// busiest window found is passed over (a window sums some of the total's positive terms:
 	// no more than the total, up to rounding far below 1e-9).
 	most, mostPB := -1, 0.0
-	for i, c := range w.cycles {
-		if pb := c.total / r.g.rate[r.g.sym.linkAt[c.base]]; pb > mostPB {
+	for i := range w.cycles {
+		if pb := w.cycles[i].perByte; pb > mostPB {
 			most, mostPB = i, pb
 		}
 	}
@@ -373,12 +370,11 @@ func (r *router) finishWindows(out Load) Load {
 			i = 0
 		}
 		c := &w.cycles[i]
-		l := r.g.sym.linkAt[c.base]
-		if c.total/r.g.rate[l]*(1+1e-9) < hi {
+		if c.perByte*(1+1e-9) < hi {
 			continue
 		}
-		if p, ok := windowMax(w.sort[c.off:c.off+c.n], w.n, w.k); ok {
-			pick(p, l)
+		if p, ok := windowMax(r.cycleEntries(int32(i)), w.n, w.k); ok {
+			pick(p, c.link)
 		}
 	}
 	// The links the flows after the last whole period load: C + R, where that may be the busiest
@@ -391,7 +387,7 @@ func (r *router) finishWindows(out Load) Load {
 			if (c.total+x.v)/r.g.rate[x.l]*(1+1e-9) < hi {
 				continue
 			}
-			p, ok = windowAt(w.sort[c.off:c.off+c.n], w.n, w.k, pos)
+			p, ok = windowAt(r.cycleEntries(ci), w.n, w.k, pos)
 		}
 		if !ok { // loaded first after every copy, in the order of the remainder
 			p.k, p.rank = w.k, int32(i)
@@ -407,7 +403,7 @@ func (r *router) finishWindows(out Load) Load {
 	if won {
 		out.PerByte, out.Class = hi, class
 	}
-	w.cycles, w.sort = w.cycles[:0], w.sort[:0]
+	w.cycles, w.sort, w.ents, w.next = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0]
 	w.on = false
 	r.maxLat, r.flows = 0, false
 	return out

@@ -1,6 +1,9 @@
 package fabric
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The busiest window of a τ-cycle, counted by hand: load(y) = Σ_{k<K} L_P(y − k mod n), of equal
 // loads the one the copies load first (lowest k, then the first period's rank).
@@ -56,5 +59,34 @@ func TestWindowMax(t *testing.T) {
 	}
 	if got, ok := windowAt(ten, 16, 4, 14); ok {
 		t.Errorf("ten at 14: %+v, want none", got)
+	}
+}
+
+// A cycle's entries are chained in rank order and read sorted by position (cycleEntries): two
+// cycles interleaved by hand, ranks 0–5 at positions 5, 1, 7, 3, 0, 2, ranks 0, 2, 3, 5 on
+// cycle 0 and 1, 4 on cycle 1. Cycle 0 holds positions 5, 7, 3, 2, sorted 2, 3, 5, 7: ranks
+// 5, 3, 0, 2; cycle 1 holds positions 1 and 0: ranks 4, 1.
+func TestCycleEntries(t *testing.T) {
+	r := &router{}
+	w := &r.win
+	pos := []int32{5, 1, 7, 3, 0, 2}
+	for i, p := range pos {
+		w.ents = append(w.ents, winEntry{pos: p, rank: int32(i), v: float64(i + 1)})
+	}
+	w.next = []int32{2, 4, 3, 5, -1, -1}
+	w.cycles = []winCycle{{head: 0, tail: 5, n: 4}, {head: 1, tail: 4, n: 2}}
+	for ci, want := range [][]int32{{5, 3, 0, 2}, {4, 1}} {
+		var got []int32
+		prev := int32(-1)
+		for _, e := range r.cycleEntries(int32(ci)) {
+			if e.pos <= prev {
+				t.Errorf("cycle %d: position %d after %d", ci, e.pos, prev)
+			}
+			prev = e.pos
+			got = append(got, e.rank)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("cycle %d: ranks %v by position, want %v", ci, got, want)
+		}
 	}
 }
