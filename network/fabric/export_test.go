@@ -295,3 +295,21 @@ func (m *Model) Along() *Model {
 	}
 	return u
 }
+
+// MovedLink is the link replay loads for link l moved by element x (types.go: linkAt read at
+// l's orbit and its element's digits plus x's), or −1 where the graph has no flow types.
+func (g *Graph) MovedLink(l, x int32) int32 {
+	s := g.sym
+	if s == nil || s.linkAt == nil {
+		return -1
+	}
+	xd := s.endDig[0] // (only its length: the digits are set below)
+	for f := 0; f < s.nf; f++ {
+		xd[f] = uint16(x / s.fs[f] % s.fm[f])
+	}
+	y := s.orbitIx[l] * int32(s.Order)
+	for f := 0; f < s.nf; f++ {
+		y += s.shift[f][s.linkDig[l][f]+xd[f]]
+	}
+	return s.linkAt[y]
+}

@@ -98,8 +98,8 @@ func (s *Symmetry) elements(g *Graph) error {
 	if s.lattice {
 		s.lattice = s.fixers(g, moved)
 	}
-	if s.free {
-		s.typing(len(g.links))
+	if s.lattice {
+		s.typing(len(g.links), moved)
 	}
 	return nil
 }
@@ -176,7 +176,8 @@ func (s *Symmetry) act(e int32, f int, stride, d int32) int32 {
 type moveTables struct {
 	mu   sync.Mutex
 	at   map[int64][]int32
-	reps map[[maxFactors]int32][]bool // per sub-lattice's steps: its representatives (repsOf)
+	reps map[[maxFactors]int32][]bool  // per sub-lattice's steps: its representatives (repsOf)
+	keys map[[maxFactors]int32][]int32 // and every link's H-orbit (keysOf)
 }
 
 // mover is the table of act(e, f, stride, d) for every endpoint e.
@@ -202,8 +203,9 @@ type lattice struct {
 	step   [maxFactors]int32
 	cosets int32
 	// isRep marks the representatives of every endpoint's H-orbit (Symmetry.repsOf, shared by
-	// the lattices of the same steps).
+	// the lattices of the same steps); keyOf is every link's key (Symmetry.keysOf, likewise).
 	isRep []bool
+	keyOf []int32
 }
 
 // rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
@@ -429,6 +431,10 @@ func rowInvariant(row, move []int32) bool {
 // them from the representatives (repsFrom).
 func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice, rows *partnerRows) bool {
 	ok, reps := true, r.hreps[:0]
+	if r.subTypes { // (types.go: equivariance holds where Γ fixes links too)
+		r.typing = true
+		defer func() { r.typing = false }()
+	}
 	for i := 0; i < pt.N; i++ {
 		q := pt.Parts[i]
 		key := partReps{part: q, g: g, step: h.step}
@@ -587,7 +593,7 @@ func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *la
 	if trivial {
 		return nil
 	}
-	h.isRep = s.repsOf(h)
+	h.isRep, h.keyOf = s.repsOf(h), s.keysOf(h)
 	return h
 }
 
@@ -606,6 +612,25 @@ func (s *Symmetry) repsOf(h *lattice) []bool {
 		s.moves.reps = map[[maxFactors]int32][]bool{}
 	}
 	s.moves.reps[h.step] = t
+	return t
+}
+
+// keysOf is every link's key under H (lattice.key), built once per steps: a round routed under
+// H folds each link it loads by its key (router.fold).
+func (s *Symmetry) keysOf(h *lattice) []int32 {
+	s.moves.mu.Lock()
+	defer s.moves.mu.Unlock()
+	if t, ok := s.moves.keys[h.step]; ok {
+		return t
+	}
+	t := make([]int32, len(s.LinkElem))
+	for l := range t {
+		t[l] = h.key(int32(l))
+	}
+	if s.moves.keys == nil {
+		s.moves.keys = map[[maxFactors]int32][]int32{}
+	}
+	s.moves.keys[h.step] = t
 	return t
 }
 
@@ -662,8 +687,9 @@ func (r *router) fold() {
 			r.klink[i] = -1
 		}
 	}
+	keyOf := h.keyOf
 	for _, k := range r.usedIdx {
-		key := h.key(k)
+		key := keyOf[k]
 		if r.klink[key] < 0 {
 			r.klink[key] = k
 			r.keys = append(r.keys, key)
@@ -693,7 +719,7 @@ func (r *router) finishSub(out Load) Load {
 func (r *router) spillSub(vols []slotVolume, scale float64) []slotVolume {
 	r.fold()
 	for k := range r.g.links {
-		if x := r.ksum[r.sub.key(int32(k))]; x > 0 {
+		if x := r.ksum[r.sub.keyOf[k]]; x > 0 {
 			vols = append(vols, slotVolume{int32(k), x * scale})
 		}
 	}

@@ -547,6 +547,22 @@ func TestSublatticeFixedLinks(t *testing.T) {
 		if got, ok := m.SublatticeWhole(pairs, all); ok != (c.want != nil) || !slices.Equal(got, c.want) {
 			t.Errorf("uplink named %d: steps %v (applies %v), want %v", c.uplink, got, ok, c.want)
 		}
+		if c.want != nil {
+			// Flow types on fixed links (types.go): the swap within a leaf (element 1) keeps
+			// the leaves' up- and downlinks, the swap of the leaves (2) and both (3) exchange
+			// them; an endpoint's link follows its endpoint (e ↦ e XOR x).
+			g, leaf, spine := m.Graph(), int32(4), int32(6)
+			up0, up1, down0, down1 := g.Link(leaf, spine), g.Link(leaf+1, spine), g.Link(spine, leaf), g.Link(spine, leaf+1)
+			for _, mv := range []struct{ l, x, want int32 }{
+				{up0, 1, up0}, {up0, 2, up1}, {up0, 3, up1}, {up1, 1, up1}, {up1, 3, up0},
+				{down0, 1, down0}, {down0, 2, down1}, {down1, 3, down0},
+				{g.Link(0, leaf), 1, g.Link(1, leaf)}, {g.Link(0, leaf), 3, g.Link(3, leaf+1)}, {g.Link(leaf+1, 2), 3, g.Link(leaf, 1)},
+			} {
+				if got := g.MovedLink(mv.l, mv.x); got != mv.want {
+					t.Errorf("link %d moved by %d: %d, want %d", mv.l, mv.x, got, mv.want)
+				}
+			}
+		}
 		x, err1 := m.PricePattern("p", pairs, 1e8, all)
 		y, err2 := plain.PricePattern("p", pairs, 1e8, all)
 		if err1 != nil || err2 != nil || math.Abs(float64(x.Total-y.Total)) > 1e-12*float64(y.Total) || x.Total <= 0 {

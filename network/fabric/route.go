@@ -85,7 +85,10 @@ type router struct {
 	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
 	// copies repeat).
 	typing, eager bool
-	ft            flowTypes
+	// subTypes: flow types for the flows into a sub-lattice's representatives only (routeWhole),
+	// on a fabric whose symmetry fixes some links (periods, runs and windows need Γ free).
+	subTypes bool
+	ft       flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl    []flowRec

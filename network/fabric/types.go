@@ -1,6 +1,7 @@
 package fabric
 
-// Flow types. Where the fabric's symmetry names its elements and acts freely on the links
+// Flow types. Where the fabric's symmetry names its elements and acts freely on the links (and,
+// for the flows into a sub-lattice's representatives alone, where it fixes some links: typing)
 // (Symmetry.Factors; lattice.go), a flow's routed shares depend on its source only through Γ:
 // with s = g_s·R (R = Reps[EndRep[s]]), split routing is equivariant, so
 //
@@ -221,8 +222,15 @@ func (ft *flowTypes) reset() {
 
 // typing derives the tables flow types read: each endpoint's and link's element as digits of
 // the non-trivial factors, and the link of every (orbit, element). It leaves linkAt nil where
-// the elements do not number each orbit's links one to one, or a factor exceeds a digit.
-func (s *Symmetry) typing(links int) {
+// the elements do not number each orbit's links one to one, or a factor exceeds a digit. Where
+// Γ fixes some links (moved[o]: the factors along which orbit o's links have digits; fixers
+// checked that its links are named one to one by the elements with zero digits along the
+// others, G_o), the element x's entry of orbit o is the link of x's projection onto G_o (x's
+// digits along the other factors set to 0): x = y + z with y ∈ G_o and z along the fixing
+// factors only, z fixes o's links (fixers' naming: the links of o are y·o, y ∈ G_o, and z
+// moves none of them), so x·(y'·o) = (y + y')·o, the projection of x + y'. Replay's moved link
+// at[orbit·|Γ| + x + y'] is then the image of link y'·o under x, as on a fabric Γ acts freely on.
+func (s *Symmetry) typing(links int, moved []uint8) {
 	var stride int32 = 1
 	s.nf = 0
 	for _, m := range s.Factors {
@@ -259,11 +267,35 @@ func (s *Symmetry) typing(links int) {
 		at[x], s.linkIx[l] = int32(l), x
 		s.linkDig[l] = digits(s.LinkElem[l])
 	}
+	if !s.free { // the other elements of each orbit: their projection's link
+		for o, mv := range moved {
+			row := at[o*s.Order : (o+1)*s.Order]
+			for x := range row {
+				if row[x] < 0 {
+					row[x] = row[s.project(int32(x), mv)]
+				}
+			}
+		}
+	}
 	s.endDig = make([][maxFactors]uint16, len(s.EndElem))
 	for e, x := range s.EndElem {
 		s.endDig[e] = digits(x)
 	}
 	s.linkAt = at
+}
+
+// project is element x with its digits along the factors not in moved (a bit per factor) set
+// to 0.
+func (s *Symmetry) project(x int32, moved uint8) int32 {
+	y, w := int32(0), int32(1)
+	for f, m := range s.Factors {
+		if moved&(1<<f) != 0 {
+			y += x % m * w
+		}
+		x /= m
+		w *= m
+	}
+	return y
 }
 
 // move is endpoint e moved by the element with digits g.
