@@ -426,27 +426,34 @@ func TestEachAscending(t *testing.T) {
 // axis tables, each registered as the inverse of the opposite one, so each part's flows into the
 // representatives of the round's sub-lattice (every board translation: the 16 accelerators of
 // board 0, whose one sender each is one step back) are read from its inverse: the same 16 pairs
-// in the same order as scanning the table. The algorithm's price then equals, bit for bit, the
-// same job's with its placement written out (every flow collected, sublatticeOf).
+// in the same order as scanning the table (sorted: repsFrom). On the large Hx2Mesh (64×64 boards
+// of 2×2, rows and columns fat trees of 16 boards per leaf: the sub-lattice moves leaf blocks
+// only, 4 × 4 of them, so 16,384/16 = 1,024 representatives) the 1,024 pairs are read from the
+// marks instead. The algorithm's price then equals, bit for bit, the same job's with its
+// placement written out (every flow collected, sublatticeOf).
 func TestSublatticeWholeInverse(t *testing.T) {
-	cfg := hxmesh.DefaultConfig()
-	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
-	m, placed := placedAsIs(t, cfg, 16384)
-	all := network.Group{Size: 16384, Stride: 1}
-	via, scan := m.TorusRepFlows(all)
-	if len(via) != 4 {
-		t.Fatalf("%d parts, want 4 (A's and B's two directions)", len(via))
-	}
-	for i := range via {
-		if len(via[i]) != 2*16 || !slices.Equal(via[i], scan[i]) {
-			t.Errorf("part %d: from the inverse %v, scanned %v (want 16 pairs each)", i, via[i], scan[i])
+	for _, c := range []struct {
+		a, x, pairs int
+	}{{4, 32, 16}, {2, 64, 1024}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, "trees"
+		m, placed := placedAsIs(t, cfg, 16384)
+		all := network.Group{Size: 16384, Stride: 1}
+		via, scan := m.TorusRepFlows(all)
+		if len(via) != 4 {
+			t.Fatalf("board %d: %d parts, want 4 (A's and B's two directions)", c.a, len(via))
 		}
-	}
-	c := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
-	x, err1 := m.PriceWith(collective.HMTorus, c)
-	y, err2 := placed.PriceWith(collective.HMTorus, c)
-	if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
-		t.Errorf("torus all-reduce %+v (%v), with the placement written out %+v (%v)", x, err1, y, err2)
+		for i := range via {
+			if len(via[i]) != 2*c.pairs || !slices.Equal(via[i], scan[i]) {
+				t.Errorf("board %d part %d: from the inverse %d pairs, scanned %d (want %d each, equal)", c.a, i, len(via[i])/2, len(scan[i])/2, c.pairs)
+			}
+		}
+		col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
+		x, err1 := m.PriceWith(collective.HMTorus, col)
+		y, err2 := placed.PriceWith(collective.HMTorus, col)
+		if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
+			t.Errorf("board %d: torus all-reduce %+v (%v), with the placement written out %+v (%v)", c.a, x, err1, y, err2)
+		}
 	}
 }
 

@@ -78,6 +78,7 @@ type router struct {
 	klink  []int32
 	keys   []int32
 	pairs  []uint64 // a table's flows into the representatives (router.repsFrom)
+	mark   []int32  // per member: its flow's representative + 1 (repsFrom; 0 between calls)
 	hreps  []int32  // a sub-lattice's representatives (lattice.appendReps)
 	rows   partnerRows
 

@@ -194,6 +194,16 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 			}
 			load[k] += share[j]
 		}
+	} else if sym.nf == 4 { // a HammingMesh whose rows and columns are trees of several leaves
+		t0, t1, t2, t3 := tab[0], tab[1], tab[2], tab[3]
+		for j, d := range dig {
+			k := at[base[j]+t0[d[0]]+t1[d[1]]+t2[d[2]]+t3[d[3]]]
+			if !used[k] {
+				used[k] = true
+				idx = append(idx, k)
+			}
+			load[k] += share[j]
+		}
 	} else {
 		for j := range dig {
 			x := base[j]
