@@ -313,3 +313,13 @@ func (g *Graph) MovedLink(l, x int32) int32 {
 	}
 	return s.linkAt[y]
 }
+
+// Back is endpoint t moved by the inverse of endpoint s's element, as flow types read it (back)
+// and as moving t by the inverse element (move, inverse), or −1, −1 without flow types.
+func (g *Graph) Back(t, s int32) (int32, int32) {
+	if g.sym == nil || g.sym.linkAt == nil {
+		return -1, -1
+	}
+	inv := g.sym.inverse(&g.sym.endDig[s])
+	return g.sym.back(t, s), g.sym.move(t, &inv)
+}

@@ -569,6 +569,14 @@ func TestSublatticeFixedLinks(t *testing.T) {
 					t.Errorf("link %d moved by %d: %d, want %d", mv.l, mv.x, got, mv.want)
 				}
 			}
+			// A flow s → t's type destination is t moved by s's inverse: t XOR s here.
+			for s := int32(0); s < 4; s++ {
+				for d := int32(0); d < 4; d++ {
+					if got, moved := g.Back(d, s); got != d^s || moved != d^s {
+						t.Errorf("endpoint %d moved back by %d's element: %d (by its inverse: %d), want %d", d, s, got, moved, d^s)
+					}
+				}
+			}
 		}
 		x, err1 := m.PricePattern("p", pairs, 1e8, all)
 		y, err2 := plain.PricePattern("p", pairs, 1e8, all)

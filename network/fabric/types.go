@@ -129,8 +129,7 @@ func (r *router) typed(s, t int32, w float64) bool {
 		ft.weights = append(ft.weights, w)
 	}
 	gs := &sym.endDig[s]
-	inv := sym.inverse(gs)
-	ct := sym.move(t, &inv) // g_s⁻¹·t
+	ct := sym.back(t, s) // g_s⁻¹·t
 	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
 	ti := ft.index.get(key)
 	switch {
@@ -316,6 +315,17 @@ func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
 		y += s.shift[f][x[f]+g[f]]
 	}
 	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
+}
+
+// back is endpoint t moved by the inverse of endpoint s's element (move(t, inverse(g_s)) in one
+// pass, without a branch per digit: t's digit plus m − s's is below 2m, within shift's rows).
+func (s *Symmetry) back(t, src int32) int32 {
+	a, b := &s.endDig[src], &s.endDig[t]
+	y := int32(0)
+	for f := 0; f < s.nf; f++ {
+		y += s.shift[f][int32(b[f])+s.fm[f]-int32(a[f])]
+	}
+	return s.endAt[s.EndRep[t]*int32(s.Order)+y]
 }
 
 // inverse is the element with digits g's inverse.
