@@ -412,11 +412,16 @@ func (rows *partnerRows) list(r *router, pt collective.Pattern, g network.Group)
 // endpoint moves by move: each moved sender a member whose partner is the moved partner (what
 // invariantUnder reads from inv's row of the part).
 func rowInvariant(row, move []int32) bool {
+	if len(move) < len(row) { // (members are endpoints: never)
+		return false
+	}
+	move = move[:len(row)] // (the members' moves: no bounds check on move[s])
 	for s, t := range row {
 		if t < 0 {
 			continue
 		}
-		if ms := move[s]; int(ms) >= len(row) || row[ms] != move[t] {
+		ms, ti := int(move[s]), int(t)
+		if uint(ms) >= uint(len(row)) || ti >= len(move) || row[ms] != move[ti] {
 			return false
 		}
 	}
