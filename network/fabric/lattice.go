@@ -176,8 +176,7 @@ func (s *Symmetry) act(e int32, f int, stride, d int32) int32 {
 type moveTables struct {
 	mu   sync.Mutex
 	at   map[int64][]int32
-	reps map[[maxFactors]int32][]bool  // per sub-lattice's steps: its representatives (repsOf)
-	keys map[[maxFactors]int32][]int32 // and every link's H-orbit (keysOf)
+	reps map[[maxFactors]int32][]bool // per sub-lattice's steps: its representatives (repsOf)
 }
 
 // mover is the table of act(e, f, stride, d) for every endpoint e.
@@ -203,9 +202,11 @@ type lattice struct {
 	step   [maxFactors]int32
 	cosets int32
 	// isRep marks the representatives of every endpoint's H-orbit (Symmetry.repsOf, shared by
-	// the lattices of the same steps); keyOf is every link's key (Symmetry.keysOf, likewise).
+	// the lattices of the same steps).
 	isRep []bool
-	keyOf []int32
+	// kt[i][d] is digit d's part of a key along the i-th non-trivial factor (d mod its step,
+	// times the steps before it; keyTables), where the links' digits are listed (nil: key).
+	kt [maxFactors][]int32
 }
 
 // rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
@@ -626,8 +627,51 @@ func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *la
 	if trivial {
 		return nil
 	}
-	h.isRep, h.keyOf = s.repsOf(h), s.keysOf(h)
+	h.isRep = s.repsOf(h)
+	r.ktab = h.keyTables(r.ktab)
 	return h
+}
+
+// keyTables fills kt from buf's storage (grown if short) and returns it; kt stays nil where the
+// links' digits are not listed (Symmetry.typing).
+func (h *lattice) keyTables(buf []int32) []int32 {
+	s := h.sym
+	if s.linkDig == nil {
+		return buf
+	}
+	n := int32(0)
+	for f := 0; f < s.nf; f++ {
+		n += s.fm[f]
+	}
+	if int32(cap(buf)) < n {
+		buf = make([]int32, n)
+	}
+	buf = buf[:n]
+	at, i, w := int32(0), 0, int32(1)
+	for f, m := range s.Factors {
+		if m > 1 {
+			t := buf[at : at+m : at+m]
+			for d := range t {
+				t[d] = int32(d) % h.step[f] * w
+			}
+			h.kt[i], at, i = t, at+m, i+1
+		}
+		w *= h.step[f]
+	}
+	return buf
+}
+
+// keyOf is key(l), read from the key tables where there are some.
+func (h *lattice) keyOf(l int32) int32 {
+	if h.kt[0] == nil {
+		return h.key(l)
+	}
+	s, c := h.sym, int32(0)
+	d := &s.linkDig[l]
+	for f := 0; f < s.nf; f++ {
+		c += h.kt[f][d[f]]
+	}
+	return s.orbitIx[l]*h.cosets + c
 }
 
 // repsOf marks the representatives of H's orbits among the endpoints, built once per steps.
@@ -645,25 +689,6 @@ func (s *Symmetry) repsOf(h *lattice) []bool {
 		s.moves.reps = map[[maxFactors]int32][]bool{}
 	}
 	s.moves.reps[h.step] = t
-	return t
-}
-
-// keysOf is every link's key under H (lattice.key), built once per steps: a round routed under
-// H folds each link it loads by its key (router.fold).
-func (s *Symmetry) keysOf(h *lattice) []int32 {
-	s.moves.mu.Lock()
-	defer s.moves.mu.Unlock()
-	if t, ok := s.moves.keys[h.step]; ok {
-		return t
-	}
-	t := make([]int32, len(s.LinkElem))
-	for l := range t {
-		t[l] = h.key(int32(l))
-	}
-	if s.moves.keys == nil {
-		s.moves.keys = map[[maxFactors]int32][]int32{}
-	}
-	s.moves.keys[h.step] = t
 	return t
 }
 
@@ -720,9 +745,8 @@ func (r *router) fold() {
 			r.klink[i] = -1
 		}
 	}
-	keyOf := h.keyOf
 	for _, k := range r.usedIdx {
-		key := keyOf[k]
+		key := h.keyOf(k)
 		if r.klink[key] < 0 {
 			r.klink[key] = k
 			r.keys = append(r.keys, key)
@@ -752,7 +776,7 @@ func (r *router) finishSub(out Load) Load {
 func (r *router) spillSub(vols []slotVolume, scale float64) []slotVolume {
 	r.fold()
 	for k := range r.g.links {
-		if x := r.ksum[r.sub.keyOf[k]]; x > 0 {
+		if x := r.ksum[r.sub.keyOf(int32(k))]; x > 0 {
 			vols = append(vols, slotVolume{int32(k), x * scale})
 		}
 	}

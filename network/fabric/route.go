@@ -80,6 +80,7 @@ type router struct {
 	pairs  []uint64 // a table's flows into the representatives (router.repsFrom)
 	mark   []int32  // per member: its flow's representative + 1 (repsFrom; 0 between calls)
 	hreps  []int32  // a sub-lattice's representatives (lattice.appendReps)
+	ktab   []int32  // the storage of its key tables (lattice.keyTables)
 	rows   partnerRows
 
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
