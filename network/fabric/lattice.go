@@ -745,6 +745,21 @@ func (r *router) fold() {
 			r.klink[i] = -1
 		}
 	}
+	if s := h.sym; s.nf == 4 && h.kt[0] != nil { // (keyOf unrolled: a HammingMesh of trees of several leaves)
+		kt0, kt1, kt2, kt3, dig, oix, cosets := h.kt[0], h.kt[1], h.kt[2], h.kt[3], s.linkDig, s.orbitIx, h.cosets
+		klink, ksum, load, keys := r.klink, r.ksum, r.load, r.keys
+		for _, k := range r.usedIdx {
+			d := &dig[k]
+			key := oix[k]*cosets + kt0[d[0]] + kt1[d[1]] + kt2[d[2]] + kt3[d[3]]
+			if klink[key] < 0 {
+				klink[key] = k
+				keys = append(keys, key)
+			}
+			ksum[key] += load[k]
+		}
+		r.keys = keys
+		return
+	}
 	for _, k := range r.usedIdx {
 		key := h.keyOf(k)
 		if r.klink[key] < 0 {
