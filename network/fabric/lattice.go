@@ -467,8 +467,16 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 			m.repFlows[key] = into
 		}
 		w := q.W()
-		for k := 0; k < len(into); k += 2 {
-			ok = r.route(flowRec{into[k], into[k+1], int32(i), w}) && ok
+		for k := 0; k < len(into); k += 2 { // (route, a typed flow's distance not looked up)
+			s, t := into[k], into[k+1]
+			if r.typing && r.typed(s, t, w) {
+				continue
+			}
+			if d := r.g.dist.Dist(s, t); d < Unreachable {
+				r.direct(s, t, d, w)
+			} else {
+				ok = false
+			}
 		}
 	}
 	r.hreps = reps[:0]

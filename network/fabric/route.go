@@ -233,6 +233,11 @@ func (r *router) split(s, t, d int32, w float64) {
 	if r.typing && r.typed(s, t, w) {
 		return
 	}
+	r.direct(s, t, d, w)
+}
+
+// direct routes flow s → t (at distance d) of weight w by Split routing itself.
+func (r *router) direct(s, t, d int32, w float64) {
 	r.source(s, d, w, 0)
 	r.note(r.toward(t, -1))
 }

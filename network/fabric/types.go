@@ -141,22 +141,31 @@ func (r *router) typed(s, t int32, w float64) bool {
 			ft.reset()
 			return false
 		}
-		ti = r.record(sym.Reps[sym.EndRep[s]], ct, w) + 1
+		i := r.record(sym.Reps[sym.EndRep[s]], ct, w)
+		if i < 0 {
+			return false // unreachable (as its every flow: Γ keeps distances)
+		}
+		ti = i + 1
 		ft.index.put(key, ti)
 	}
 	r.replay(ti-1, gs)
 	return true
 }
 
-// record routes the canonical flow src → t of weight w as a new type and returns its number.
+// record routes the canonical flow src → t of weight w as a new type and returns its number
+// (−1: t is unreachable from src; no type).
 func (r *router) record(src, t int32, w float64) int32 {
 	ft := &r.ft
+	d := r.g.dist.Dist(src, t)
+	if d >= Unreachable {
+		return -1
+	}
 	i := int32(len(ft.lat))
 	if len(ft.start) == 0 {
 		ft.start = append(ft.start, 0)
 	}
 	ft.rec = true
-	r.source(src, r.g.dist.Dist(src, t), w, 0)
+	r.source(src, d, w, 0)
 	ft.lat = append(ft.lat, r.toward(t, -1))
 	ft.rec = false
 	ft.start = append(ft.start, int32(len(ft.share)))
