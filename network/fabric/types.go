@@ -148,7 +148,11 @@ func (r *router) typed(s, t int32, w float64) bool {
 		ti = i + 1
 		ft.index.put(key, ti)
 	}
-	r.replay(ti-1, gs)
+	if sym.nf == 4 {
+		r.replay4(ti-1, gs)
+	} else {
+		r.replay(ti-1, gs)
+	}
 	return true
 }
 
@@ -184,30 +188,14 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 	ft, sym := &r.ft, r.g.sym
 	lo, hi := ft.start[i], ft.start[i+1]
 	base, dig, share := ft.base[lo:hi], ft.dig[lo:hi], ft.share[lo:hi]
-	at := sym.linkAt
-	load, used, idx := r.load, r.used, r.usedIdx
-	if sym.nf == 4 { // a HammingMesh whose rows and columns are trees of several leaves: g_f added
-		// per share (a type has two or three), not a row of each shift table cut per flow
-		s0, s1, s2, s3 := sym.shift[0], sym.shift[1], sym.shift[2], sym.shift[3]
-		g0, g1, g2, g3 := gs[0], gs[1], gs[2], gs[3]
-		for j, d := range dig {
-			k := at[base[j]+s0[d[0]+g0]+s1[d[1]+g1]+s2[d[2]+g2]+s3[d[3]+g3]]
-			if !used[k] {
-				used[k] = true
-				idx = append(idx, k)
-			}
-			load[k] += share[j]
-		}
-		r.usedIdx = idx
-		r.note(ft.lat[i])
-		return
-	}
 	// tab[f][d + g_f] = ((d + g_f) mod m_f)·stride_f: the moved digit's part of the element.
 	var tab [maxFactors][]int32
 	for f := 0; f < sym.nf; f++ {
 		tab[f] = sym.shift[f][gs[f]:]
 	}
+	at := sym.linkAt
 	// The router's slices held in locals: this loop is most of a large round's work.
+	load, used, idx := r.load, r.used, r.usedIdx
 	if sym.nf == 2 { // a torus, a mesh of single row and column switches
 		t0, t1 := tab[0], tab[1]
 		for j, d := range dig {
@@ -233,6 +221,22 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 		}
 	}
 	r.usedIdx = idx
+	r.note(ft.lat[i])
+}
+
+// replay4 is replay on four non-trivial factors (a HammingMesh whose rows and columns are
+// trees of several leaves): each share's moved digits read straight from the shift tables, g_f
+// added per share (a type has two or three), not a row of each table cut per flow.
+func (r *router) replay4(i int32, gs *[maxFactors]uint16) {
+	ft, sym := &r.ft, r.g.sym
+	lo, hi := ft.start[i], ft.start[i+1]
+	base, dig, share := ft.base[lo:hi], ft.dig[lo:hi], ft.share[lo:hi]
+	at := sym.linkAt
+	s0, s1, s2, s3 := sym.shift[0], sym.shift[1], sym.shift[2], sym.shift[3]
+	g0, g1, g2, g3 := gs[0], gs[1], gs[2], gs[3]
+	for j, d := range dig {
+		r.add(at[base[j]+s0[d[0]+g0]+s1[d[1]+g1]+s2[d[2]+g2]+s3[d[3]+g3]], share[j])
+	}
 	r.note(ft.lat[i])
 }
 
