@@ -92,21 +92,34 @@ func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) 
 	return fromInverse, scanned
 }
 
-// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them
-// and as a scan of every endpoint marks them (rep).
-func (m *Model) Reps(steps []int32) (listed, marked []int32) {
+// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them,
+// as a scan of every endpoint's element finds them (repOf) and as the table repsOf marks them.
+func (m *Model) Reps(steps []int32) (listed, scanned, marked []int32) {
 	h := lattice{sym: m.g.sym, cosets: 1}
 	for f := range m.g.sym.Factors {
 		h.step[f] = steps[f]
 		h.cosets *= steps[f]
 	}
-	h.isRep = m.g.sym.repsOf(&h)
+	isRep := m.g.sym.repsOf(&h)
 	for e := range int32(m.g.Endpoints) {
-		if h.rep(e) {
+		if h.repOf(e) {
+			scanned = append(scanned, e)
+		}
+		if isRep[e] {
 			marked = append(marked, e)
 		}
 	}
-	return h.appendReps(nil), marked
+	return h.appendReps(nil), scanned, marked
+}
+
+// Moved is every endpoint moved by d along factor f (whose digits are stride apart), as the
+// table mover builds and as act finds each.
+func (m *Model) Moved(f int, stride, d int32) (table, acted []int32) {
+	s := m.g.sym
+	for e := range int32(m.g.Endpoints) {
+		acted = append(acted, s.act(e, f, stride, d))
+	}
+	return s.mover(f, stride, d), acted
 }
 
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)

@@ -188,8 +188,24 @@ func (s *Symmetry) mover(f int, stride, d int32) []int32 {
 		return t
 	}
 	t := make([]int32, len(s.EndElem))
-	for e := range t {
-		t[e] = s.act(int32(e), f, stride, d)
+	m := s.Factors[f]
+	for rep := range s.Reps { // act's answer for each element x in order, x's digit along f stepped
+		row := s.endAt[rep*s.Order : (rep+1)*s.Order]
+		dig, run := int32(0), int32(0)
+		for x, e := range row {
+			nd := dig + d
+			if nd >= m {
+				nd -= m
+			}
+			if e >= 0 {
+				t[e] = row[int32(x)+(nd-dig)*stride]
+			}
+			if run++; run == stride {
+				if run, dig = 0, dig+1; dig == m {
+					dig = 0
+				}
+			}
+		}
 	}
 	s.moves.at[key] = t
 	return t
@@ -690,8 +706,8 @@ func (s *Symmetry) repsOf(h *lattice) []bool {
 		return t
 	}
 	t := make([]bool, len(s.EndElem))
-	for e := range t {
-		t[e] = h.repOf(int32(e))
+	for _, e := range h.appendReps(make([]int32, 0, int(h.cosets)*len(s.Reps))) { // (the endpoints repOf marks, listed from H's steps)
+		t[e] = true
 	}
 	if s.moves.reps == nil {
 		s.moves.reps = map[[maxFactors]int32][]bool{}
@@ -748,10 +764,7 @@ func (r *router) fold() {
 	r.folded = true
 	h := r.sub
 	if len(r.ksum) < len(r.g.links) {
-		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links))
-		for i := range r.klink {
-			r.klink[i] = -1
-		}
+		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links)) // (all 0: none)
 	}
 	if s := h.sym; s.nf == 4 && h.kt[0] != nil { // (keyOf unrolled: a HammingMesh of trees of several leaves)
 		kt0, kt1, kt2, kt3, dig, oix, cosets := h.kt[0], h.kt[1], h.kt[2], h.kt[3], s.linkDig, s.orbitIx, h.cosets
@@ -759,8 +772,8 @@ func (r *router) fold() {
 		for _, k := range r.usedIdx {
 			d := &dig[k]
 			key := oix[k]*cosets + kt0[d[0]] + kt1[d[1]] + kt2[d[2]] + kt3[d[3]]
-			if klink[key] < 0 {
-				klink[key] = k
+			if klink[key] == 0 {
+				klink[key] = k + 1
 				keys = append(keys, key)
 			}
 			ksum[key] += load[k]
@@ -770,8 +783,8 @@ func (r *router) fold() {
 	}
 	for _, k := range r.usedIdx {
 		key := h.keyOf(k)
-		if r.klink[key] < 0 {
-			r.klink[key] = k
+		if r.klink[key] == 0 {
+			r.klink[key] = k + 1
 			r.keys = append(r.keys, key)
 		}
 		r.ksum[key] += r.load[k]
@@ -783,8 +796,8 @@ func (r *router) fold() {
 func (r *router) finishSub(out Load) Load {
 	r.fold()
 	for _, key := range r.keys {
-		r.busiest(&out, r.klink[key], r.ksum[key])
-		r.ksum[key], r.klink[key] = 0, -1
+		r.busiest(&out, r.klink[key]-1, r.ksum[key])
+		r.ksum[key], r.klink[key] = 0, 0
 	}
 	r.keys = r.keys[:0]
 	for _, k := range r.usedIdx {

@@ -389,11 +389,22 @@ func TestLatticeReps(t *testing.T) {
 		steps []int32
 		want  int
 	}{{[]int32{1, 1, 1, 1}, 16}, {[]int32{32, 1, 1, 1}, 512}, {[]int32{2, 1, 4, 1}, 128}} {
-		listed, marked := m.Reps(c.steps)
+		listed, scanned, marked := m.Reps(c.steps)
 		slices.Sort(listed)
-		if len(listed) != c.want || !slices.Equal(listed, marked) {
-			t.Errorf("steps %v: %d listed, %d marked, want %d of each, the same", c.steps, len(listed), len(marked), c.want)
+		if len(listed) != c.want || !slices.Equal(listed, scanned) || !slices.Equal(marked, scanned) {
+			t.Errorf("steps %v: %d listed, %d scanned, %d marked, want %d of each, the same", c.steps, len(listed), len(scanned), len(marked), c.want)
 		}
+	}
+	// The move tables (Symmetry.mover: each element's digit stepped, not divided) against act,
+	// for every factor and step of the (32, 1, 32, 1) boards.
+	stride := int32(1)
+	for f, mf := range []int32{32, 1, 32, 1} {
+		for d := int32(1); d < mf; d++ {
+			if table, acted := m.Moved(f, stride, d); !slices.Equal(table, acted) {
+				t.Errorf("factor %d step %d: the move table differs from act", f, d)
+			}
+		}
+		stride *= mf
 	}
 }
 

@@ -67,7 +67,8 @@ type router struct {
 
 	// Sub-lattice routing (lattice.go): the subgroup H the round was routed under (nil: none),
 	// each endpoint's flows per part and a group map (invariance checks), and the loads summed
-	// per H-orbit of links (ksum, a link of each in klink, the orbits in use in keys).
+	// per H-orbit of links (ksum, a link of each + 1 in klink, 0: none yet, the orbits in use in
+	// keys: no pass over every orbit to mark it empty when first sized).
 	sub    *lattice
 	subLat lattice
 	folded bool
