@@ -457,16 +457,19 @@ func (g *Grid) Member(r, c int) int32 {
 // Shifted is the successors of the walk one step of (dr, dc) ∈ {−1, 0, 1}² around the torus (the
 // member at (r, c) sends to the one at (r + dr, c + dc), both wrapped): Successors' table, read
 // row by row without a call or a wrap test per member.
-func (g *Grid) Shifted(dr, dc int) *Successors {
-	fwd, _ := g.shiftedPair(dr, dc)
-	return fwd
-}
+func (g *Grid) Shifted(dr, dc int) *Successors { return g.shifted(dr, dc, nil) }
 
 // shiftedPair is Shifted(dr, dc) and Shifted(−dr, −dc), built in one pass: the step sends the
 // member at (r, c) to the one at (r + dr, c + dc) and the reverse step sends that one back, so
 // each table undoes the other (every member at one position: permutations of the members).
 func (g *Grid) shiftedPair(dr, dc int) (fwd, back *Successors) {
-	fwd, back = &Successors{Next: make([]int32, len(g.At))}, &Successors{Next: make([]int32, len(g.At))}
+	back = &Successors{Next: make([]int32, len(g.At))}
+	return g.shifted(dr, dc, back.Next), back
+}
+
+// shifted is Shifted(dr, dc), with the reverse step written into back where it is not nil.
+func (g *Grid) shifted(dr, dc int, back []int32) *Successors {
+	fwd := &Successors{Next: make([]int32, len(g.At))}
 	R, C := g.Rows, g.Cols
 	for r := 0; r < R; r++ {
 		from := g.At[r*C : (r+1)*C]
@@ -480,10 +483,30 @@ func (g *Grid) shiftedPair(dr, dc int) (fwd, back *Successors) {
 				nc -= C
 			}
 			x := to[nc]
-			fwd.Next[m], back.Next[x] = x, m
+			fwd.Next[m] = x
+			if back != nil {
+				back[x] = m
+			}
 		}
 	}
-	return fwd, back
+	return fwd
+}
+
+// registerShifted registers Shifted(dr, dc) and Shifted(−dr, −dc) as each other's inverse
+// (registerInverses) and returns their ids. Where the first is registered already with its
+// inverse (by another model of the same job), that inverse is the second: a permutation has one
+// inverse, and the reverse step undoes the step. So the reverse table is then neither built,
+// hashed nor compared.
+func (g *Grid) registerShifted(dr, dc int) (int32, int32) {
+	fwd := g.Shifted(dr, dc)
+	id := Register(fwd)
+	tables.RLock()
+	inv := tables.list[id].inverse
+	tables.RUnlock()
+	if inv != 0 {
+		return id, inv - 1
+	}
+	return registerInverses(g.shiftedPair(dr, dc))
 }
 
 // Successors of a grid walk: member at (r, c) sends to the member at next(r, c).

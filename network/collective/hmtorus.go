@@ -93,8 +93,8 @@ const (
 func axisTables(g *Grid) [4]int32 {
 	return g.Memo(axisKey{}, func() any {
 		var ids [4]int32
-		ids[0], ids[1] = registerInverses(g.shiftedPair(0, 1))
-		ids[2], ids[3] = registerInverses(g.shiftedPair(1, 0))
+		ids[0], ids[1] = g.registerShifted(0, 1)
+		ids[2], ids[3] = g.registerShifted(1, 0)
 		return ids
 	}).([4]int32)
 }

@@ -136,3 +136,30 @@ func TestShifted(t *testing.T) {
 		}
 	}
 }
+
+// registerShifted registers a step and its reverse as each other's inverse; a second grid of the
+// same arrangement (another model of the job) gets the same two ids, the reverse read from the
+// step's recorded inverse. Hand-written for the 2×3 grid of TestShifted (members 5 4 3 / 2 1 0):
+// right sends 5 → 4, 4 → 3, 3 → 5, 2 → 1, 1 → 0, 0 → 2, and left undoes it: 4 → 5, 3 → 4,
+// 5 → 3, 1 → 2, 0 → 1, 2 → 0. A step registered alone first (Register, no inverse known) gets
+// its inverse recorded by the first registerShifted.
+func TestRegisterShifted(t *testing.T) {
+	at := []int32{5, 4, 3, 2, 1, 0}
+	right, left := []int32{2, 0, 1, 5, 3, 4}, []int32{1, 2, 0, 4, 5, 3} // Next[m] for m = 0 … 5
+	g := &Grid{Rows: 2, Cols: 3, At: slices.Clone(at)}
+	alone := Register(g.Shifted(0, 1))
+	a, b := g.registerShifted(0, 1)
+	if a != alone || !slices.Equal(tableOf(a).Next, right) || !slices.Equal(tableOf(b).Next, left) {
+		t.Fatalf("ids %d, %d (registered alone %d): %v, %v; want %v, %v", a, b, alone, tableOf(a).Next, tableOf(b).Next, right, left)
+	}
+	if inv, ok := TablePart(a).Inverse(); !ok || inv.K != b {
+		t.Errorf("inverse of %d: %+v (%v), want %d", a, inv, ok, b)
+	}
+	again := &Grid{Rows: 2, Cols: 3, At: slices.Clone(at)}
+	if c, d := again.registerShifted(0, 1); c != a || d != b {
+		t.Errorf("again: ids %d, %d, want %d, %d", c, d, a, b)
+	}
+	if c, d := again.registerShifted(0, -1); c != b || d != a {
+		t.Errorf("left: ids %d, %d, want %d, %d (the step's inverse and the step)", c, d, b, a)
+	}
+}

@@ -50,7 +50,10 @@
 // through its type (types.go): with s = g·R for a representative R, its shares are those of
 // R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
 // added, moved, for every flow of the type — every link receives the same shares in the same
-// order as routing each flow (prices equal bit for bit). A round that repeats, its flows
+// order as routing each flow (prices equal bit for bit); where Γ fixes some links, the flows
+// into a sub-lattice's representatives are typed too (Γ's automorphisms keep split routing
+// equivariant; a fixed link's moved image is the link of the move's projection onto the elements
+// naming its orbit: Symmetry.typing). A round that repeats, its flows
 // q later the earlier ones moved by one τ ∈ Γ (GPT-3's stride-96 rings: every two blocks of
 // 384 ranks are three board rows down), routes its first q flows and adds their loads moved by
 // τ^k for each further period (periods.go: the same shares grouped per period; within the first

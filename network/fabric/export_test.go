@@ -92,21 +92,34 @@ func (m *Model) TorusRepFlows(g network.Group) (fromInverse, scanned [][]int32) 
 	return fromInverse, scanned
 }
 
-// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them
-// and as a scan of every endpoint marks them (rep).
-func (m *Model) Reps(steps []int32) (listed, marked []int32) {
+// Reps is the representatives of the sub-lattice of the given steps, as appendReps lists them,
+// as a scan of every endpoint's element finds them (repOf) and as the table repsOf marks them.
+func (m *Model) Reps(steps []int32) (listed, scanned, marked []int32) {
 	h := lattice{sym: m.g.sym, cosets: 1}
 	for f := range m.g.sym.Factors {
 		h.step[f] = steps[f]
 		h.cosets *= steps[f]
 	}
-	h.isRep = m.g.sym.repsOf(&h)
+	isRep := m.g.sym.repsOf(&h)
 	for e := range int32(m.g.Endpoints) {
-		if h.rep(e) {
+		if h.repOf(e) {
+			scanned = append(scanned, e)
+		}
+		if isRep[e] {
 			marked = append(marked, e)
 		}
 	}
-	return h.appendReps(nil), marked
+	return h.appendReps(nil), scanned, marked
+}
+
+// Moved is every endpoint moved by d along factor f (whose digits are stride apart), as the
+// table mover builds and as act finds each.
+func (m *Model) Moved(f int, stride, d int32) (table, acted []int32) {
+	s := m.g.sym
+	for e := range int32(m.g.Endpoints) {
+		acted = append(acted, s.act(e, f, stride, d))
+	}
+	return s.mover(f, stride, d), acted
 }
 
 // Period is the period (in flows) and the element τ (its digits along the non-trivial factors)
@@ -294,4 +307,32 @@ func (m *Model) Along() *Model {
 		panic(err)
 	}
 	return u
+}
+
+// MovedLink is the link replay loads for link l moved by element x (types.go: linkAt read at
+// l's orbit and its element's digits plus x's), or −1 where the graph has no flow types.
+func (g *Graph) MovedLink(l, x int32) int32 {
+	s := g.sym
+	if s == nil || s.linkAt == nil {
+		return -1
+	}
+	xd := s.endDig[0] // (only its length: the digits are set below)
+	for f := 0; f < s.nf; f++ {
+		xd[f] = uint16(x / s.fs[f] % s.fm[f])
+	}
+	y := s.orbitIx[l] * int32(s.Order)
+	for f := 0; f < s.nf; f++ {
+		y += s.shift[f][s.linkDig[l][f]+xd[f]]
+	}
+	return s.linkAt[y]
+}
+
+// Back is endpoint t moved by the inverse of endpoint s's element, as flow types read it (back)
+// and as moving t by the inverse element (move, inverse), or −1, −1 without flow types.
+func (g *Graph) Back(t, s int32) (int32, int32) {
+	if g.sym == nil || g.sym.linkAt == nil {
+		return -1, -1
+	}
+	inv := g.sym.inverse(&g.sym.endDig[s])
+	return g.sym.back(t, s), g.sym.move(t, &inv)
 }

@@ -416,7 +416,9 @@ func (g *Graph) router(routing Routing, seed uint64) *router {
 		r = newRouter(g)
 	}
 	r.routing, r.seed = routing, seed
-	r.typing = routing == Split && g.sym != nil && g.sym.linkAt != nil && !g.untyped
+	typed := routing == Split && g.sym != nil && g.sym.linkAt != nil && !g.untyped
+	r.typing = typed && g.sym.free
+	r.subTypes = typed && !g.sym.free
 	return r
 }
 

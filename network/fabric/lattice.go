@@ -98,8 +98,8 @@ func (s *Symmetry) elements(g *Graph) error {
 	if s.lattice {
 		s.lattice = s.fixers(g, moved)
 	}
-	if s.free {
-		s.typing(len(g.links))
+	if s.lattice {
+		s.typing(len(g.links), moved)
 	}
 	return nil
 }
@@ -188,8 +188,24 @@ func (s *Symmetry) mover(f int, stride, d int32) []int32 {
 		return t
 	}
 	t := make([]int32, len(s.EndElem))
-	for e := range t {
-		t[e] = s.act(int32(e), f, stride, d)
+	m := s.Factors[f]
+	for rep := range s.Reps { // act's answer for each element x in order, x's digit along f stepped
+		row := s.endAt[rep*s.Order : (rep+1)*s.Order]
+		dig, run := int32(0), int32(0)
+		for x, e := range row {
+			nd := dig + d
+			if nd >= m {
+				nd -= m
+			}
+			if e >= 0 {
+				t[e] = row[int32(x)+(nd-dig)*stride]
+			}
+			if run++; run == stride {
+				if run, dig = 0, dig+1; dig == m {
+					dig = 0
+				}
+			}
+		}
 	}
 	s.moves.at[key] = t
 	return t
@@ -204,6 +220,9 @@ type lattice struct {
 	// isRep marks the representatives of every endpoint's H-orbit (Symmetry.repsOf, shared by
 	// the lattices of the same steps).
 	isRep []bool
+	// kt[i][d] is digit d's part of a key along the i-th non-trivial factor (d mod its step,
+	// times the steps before it; keyTables), where the links' digits are listed (nil: key).
+	kt [maxFactors][]int32
 }
 
 // rep reports whether endpoint e is its H-orbit's representative (every digit below the step).
@@ -410,11 +429,16 @@ func (rows *partnerRows) list(r *router, pt collective.Pattern, g network.Group)
 // endpoint moves by move: each moved sender a member whose partner is the moved partner (what
 // invariantUnder reads from inv's row of the part).
 func rowInvariant(row, move []int32) bool {
+	if len(move) < len(row) { // (members are endpoints: never)
+		return false
+	}
+	move = move[:len(row)] // (the members' moves: no bounds check on move[s])
 	for s, t := range row {
 		if t < 0 {
 			continue
 		}
-		if ms := move[s]; int(ms) >= len(row) || row[ms] != move[t] {
+		ms, ti := int(move[s]), int(t)
+		if uint(ms) >= uint(len(row)) || ti >= len(move) || row[ms] != move[ti] {
 			return false
 		}
 	}
@@ -429,6 +453,10 @@ func rowInvariant(row, move []int32) bool {
 // them from the representatives (repsFrom).
 func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h *lattice, rows *partnerRows) bool {
 	ok, reps := true, r.hreps[:0]
+	if r.subTypes { // (types.go: equivariance holds where Γ fixes links too)
+		r.typing = true
+		defer func() { r.typing = false }()
+	}
 	for i := 0; i < pt.N; i++ {
 		q := pt.Parts[i]
 		key := partReps{part: q, g: g, step: h.step}
@@ -440,7 +468,7 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 				if len(reps) == 0 {
 					reps = h.appendReps(reps)
 				}
-				into = r.repsFrom(inv.Successors(), reps, into)
+				into = r.repsFrom(inv.Successors(), reps, make([]int32, 0, 2*len(reps))) // (one sender each)
 			} else {
 				isRep := h.isRep // (set: largestBy's H)
 				for s, t := range rows[i] {
@@ -455,8 +483,16 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 			m.repFlows[key] = into
 		}
 		w := q.W()
-		for k := 0; k < len(into); k += 2 {
-			ok = r.route(flowRec{into[k], into[k+1], int32(i), w}) && ok
+		for k := 0; k < len(into); k += 2 { // (route, a typed flow's distance not looked up)
+			s, t := into[k], into[k+1]
+			if r.typing && r.typed(s, t, w) {
+				continue
+			}
+			if d := r.g.dist.Dist(s, t); d < Unreachable {
+				r.direct(s, t, d, w)
+			} else {
+				ok = false
+			}
 		}
 	}
 	r.hreps = reps[:0]
@@ -491,8 +527,31 @@ func (h *lattice) appendReps(reps []int32) []int32 {
 
 // repsFrom appends the flows into the representatives reps of a table whose inverse is back, as
 // (source, destination) pairs in source order (Each's): the one source of representative t (a
-// member: t below the table's length) is back[t].
+// member: t below the table's length) is back[t]. Where the representatives are many (at least
+// one in repsScan of the members: sorting them would cost more than a pass over the members),
+// each source is marked with its destination and the marks read in source order; else the
+// pairs are sorted.
 func (r *router) repsFrom(back, reps []int32, into []int32) []int32 {
+	if len(reps)*repsScan >= len(back) {
+		if cap(r.mark) < len(back) {
+			r.mark = make([]int32, len(back)) // all 0 between calls
+		}
+		mark, lo, hi := r.mark[:len(back)], int32(len(back)), int32(-1)
+		for _, t := range reps {
+			if int(t) < len(back) {
+				s := back[t]
+				mark[s] = t + 1
+				lo, hi = min(lo, s), max(hi, s)
+			}
+		}
+		for s := lo; s <= hi; s++ {
+			if t := mark[s]; t != 0 {
+				into = append(into, s, t-1)
+				mark[s] = 0
+			}
+		}
+		return into
+	}
 	pairs := r.pairs[:0] // source·2³² + destination: in source order when sorted
 	for _, t := range reps {
 		if int(t) < len(back) {
@@ -506,6 +565,11 @@ func (r *router) repsFrom(back, reps []int32, into []int32) []int32 {
 	r.pairs = pairs[:0]
 	return into
 }
+
+// repsScan is the members per representative up to which repsFrom reads marks instead of
+// sorting (a sort of n pairs takes about n·log₂ n comparisons, a pass one read per member:
+// 1,024 representatives of 16,384 members, 16 each, are read by marks; 16 of them, sorted).
+const repsScan = 32
 
 // partReps names a part's flows into the representatives of a sub-lattice (Model.repFlows).
 type partReps struct {
@@ -588,7 +652,50 @@ func (m *Model) largestBy(r *router, kept func(f int, stride, d int32) bool) *la
 		return nil
 	}
 	h.isRep = s.repsOf(h)
+	r.ktab = h.keyTables(r.ktab)
 	return h
+}
+
+// keyTables fills kt from buf's storage (grown if short) and returns it; kt stays nil where the
+// links' digits are not listed (Symmetry.typing).
+func (h *lattice) keyTables(buf []int32) []int32 {
+	s := h.sym
+	if s.linkDig == nil {
+		return buf
+	}
+	n := int32(0)
+	for f := 0; f < s.nf; f++ {
+		n += s.fm[f]
+	}
+	if int32(cap(buf)) < n {
+		buf = make([]int32, n)
+	}
+	buf = buf[:n]
+	at, i, w := int32(0), 0, int32(1)
+	for f, m := range s.Factors {
+		if m > 1 {
+			t := buf[at : at+m : at+m]
+			for d := range t {
+				t[d] = int32(d) % h.step[f] * w
+			}
+			h.kt[i], at, i = t, at+m, i+1
+		}
+		w *= h.step[f]
+	}
+	return buf
+}
+
+// keyOf is key(l), read from the key tables where there are some.
+func (h *lattice) keyOf(l int32) int32 {
+	if h.kt[0] == nil {
+		return h.key(l)
+	}
+	s, c := h.sym, int32(0)
+	d := &s.linkDig[l]
+	for f := 0; f < s.nf; f++ {
+		c += h.kt[f][d[f]]
+	}
+	return s.orbitIx[l]*h.cosets + c
 }
 
 // repsOf marks the representatives of H's orbits among the endpoints, built once per steps.
@@ -599,8 +706,8 @@ func (s *Symmetry) repsOf(h *lattice) []bool {
 		return t
 	}
 	t := make([]bool, len(s.EndElem))
-	for e := range t {
-		t[e] = h.repOf(int32(e))
+	for _, e := range h.appendReps(make([]int32, 0, int(h.cosets)*len(s.Reps))) { // (the endpoints repOf marks, listed from H's steps)
+		t[e] = true
 	}
 	if s.moves.reps == nil {
 		s.moves.reps = map[[maxFactors]int32][]bool{}
@@ -657,15 +764,27 @@ func (r *router) fold() {
 	r.folded = true
 	h := r.sub
 	if len(r.ksum) < len(r.g.links) {
-		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links))
-		for i := range r.klink {
-			r.klink[i] = -1
+		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links)) // (all 0: none)
+	}
+	if s := h.sym; s.nf == 4 && h.kt[0] != nil { // (keyOf unrolled: a HammingMesh of trees of several leaves)
+		kt0, kt1, kt2, kt3, dig, oix, cosets := h.kt[0], h.kt[1], h.kt[2], h.kt[3], s.linkDig, s.orbitIx, h.cosets
+		klink, ksum, load, keys := r.klink, r.ksum, r.load, r.keys
+		for _, k := range r.usedIdx {
+			d := &dig[k]
+			key := oix[k]*cosets + kt0[d[0]] + kt1[d[1]] + kt2[d[2]] + kt3[d[3]]
+			if klink[key] == 0 {
+				klink[key] = k + 1
+				keys = append(keys, key)
+			}
+			ksum[key] += load[k]
 		}
+		r.keys = keys
+		return
 	}
 	for _, k := range r.usedIdx {
-		key := h.key(k)
-		if r.klink[key] < 0 {
-			r.klink[key] = k
+		key := h.keyOf(k)
+		if r.klink[key] == 0 {
+			r.klink[key] = k + 1
 			r.keys = append(r.keys, key)
 		}
 		r.ksum[key] += r.load[k]
@@ -677,8 +796,8 @@ func (r *router) fold() {
 func (r *router) finishSub(out Load) Load {
 	r.fold()
 	for _, key := range r.keys {
-		r.busiest(&out, r.klink[key], r.ksum[key])
-		r.ksum[key], r.klink[key] = 0, -1
+		r.busiest(&out, r.klink[key]-1, r.ksum[key])
+		r.ksum[key], r.klink[key] = 0, 0
 	}
 	r.keys = r.keys[:0]
 	for _, k := range r.usedIdx {
@@ -693,7 +812,7 @@ func (r *router) finishSub(out Load) Load {
 func (r *router) spillSub(vols []slotVolume, scale float64) []slotVolume {
 	r.fold()
 	for k := range r.g.links {
-		if x := r.ksum[r.sub.key(int32(k))]; x > 0 {
+		if x := r.ksum[r.sub.keyOf(int32(k))]; x > 0 {
 			vols = append(vols, slotVolume{int32(k), x * scale})
 		}
 	}

@@ -389,11 +389,22 @@ func TestLatticeReps(t *testing.T) {
 		steps []int32
 		want  int
 	}{{[]int32{1, 1, 1, 1}, 16}, {[]int32{32, 1, 1, 1}, 512}, {[]int32{2, 1, 4, 1}, 128}} {
-		listed, marked := m.Reps(c.steps)
+		listed, scanned, marked := m.Reps(c.steps)
 		slices.Sort(listed)
-		if len(listed) != c.want || !slices.Equal(listed, marked) {
-			t.Errorf("steps %v: %d listed, %d marked, want %d of each, the same", c.steps, len(listed), len(marked), c.want)
+		if len(listed) != c.want || !slices.Equal(listed, scanned) || !slices.Equal(marked, scanned) {
+			t.Errorf("steps %v: %d listed, %d scanned, %d marked, want %d of each, the same", c.steps, len(listed), len(scanned), len(marked), c.want)
 		}
+	}
+	// The move tables (Symmetry.mover: each element's digit stepped, not divided) against act,
+	// for every factor and step of the (32, 1, 32, 1) boards.
+	stride := int32(1)
+	for f, mf := range []int32{32, 1, 32, 1} {
+		for d := int32(1); d < mf; d++ {
+			if table, acted := m.Moved(f, stride, d); !slices.Equal(table, acted) {
+				t.Errorf("factor %d step %d: the move table differs from act", f, d)
+			}
+		}
+		stride *= mf
 	}
 }
 
@@ -426,27 +437,34 @@ func TestEachAscending(t *testing.T) {
 // axis tables, each registered as the inverse of the opposite one, so each part's flows into the
 // representatives of the round's sub-lattice (every board translation: the 16 accelerators of
 // board 0, whose one sender each is one step back) are read from its inverse: the same 16 pairs
-// in the same order as scanning the table. The algorithm's price then equals, bit for bit, the
-// same job's with its placement written out (every flow collected, sublatticeOf).
+// in the same order as scanning the table (sorted: repsFrom). On the large Hx2Mesh (64×64 boards
+// of 2×2, rows and columns fat trees of 16 boards per leaf: the sub-lattice moves leaf blocks
+// only, 4 × 4 of them, so 16,384/16 = 1,024 representatives) the 1,024 pairs are read from the
+// marks instead. The algorithm's price then equals, bit for bit, the same job's with its
+// placement written out (every flow collected, sublatticeOf).
 func TestSublatticeWholeInverse(t *testing.T) {
-	cfg := hxmesh.DefaultConfig()
-	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 4, 4, 32, 32, "trees"
-	m, placed := placedAsIs(t, cfg, 16384)
-	all := network.Group{Size: 16384, Stride: 1}
-	via, scan := m.TorusRepFlows(all)
-	if len(via) != 4 {
-		t.Fatalf("%d parts, want 4 (A's and B's two directions)", len(via))
-	}
-	for i := range via {
-		if len(via[i]) != 2*16 || !slices.Equal(via[i], scan[i]) {
-			t.Errorf("part %d: from the inverse %v, scanned %v (want 16 pairs each)", i, via[i], scan[i])
+	for _, c := range []struct {
+		a, x, pairs int
+	}{{4, 32, 16}, {2, 64, 1024}} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, "trees"
+		m, placed := placedAsIs(t, cfg, 16384)
+		all := network.Group{Size: 16384, Stride: 1}
+		via, scan := m.TorusRepFlows(all)
+		if len(via) != 4 {
+			t.Fatalf("board %d: %d parts, want 4 (A's and B's two directions)", c.a, len(via))
 		}
-	}
-	c := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
-	x, err1 := m.PriceWith(collective.HMTorus, c)
-	y, err2 := placed.PriceWith(collective.HMTorus, c)
-	if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
-		t.Errorf("torus all-reduce %+v (%v), with the placement written out %+v (%v)", x, err1, y, err2)
+		for i := range via {
+			if len(via[i]) != 2*c.pairs || !slices.Equal(via[i], scan[i]) {
+				t.Errorf("board %d part %d: from the inverse %d pairs, scanned %d (want %d each, equal)", c.a, i, len(via[i])/2, len(scan[i])/2, c.pairs)
+			}
+		}
+		col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: all}
+		x, err1 := m.PriceWith(collective.HMTorus, col)
+		y, err2 := placed.PriceWith(collective.HMTorus, col)
+		if err1 != nil || err2 != nil || x != y || x.Total <= 0 {
+			t.Errorf("board %d: torus all-reduce %+v (%v), with the placement written out %+v (%v)", c.a, x, err1, y, err2)
+		}
 	}
 }
 
@@ -546,6 +564,30 @@ func TestSublatticeFixedLinks(t *testing.T) {
 		m, plain := build(c.uplink)
 		if got, ok := m.SublatticeWhole(pairs, all); ok != (c.want != nil) || !slices.Equal(got, c.want) {
 			t.Errorf("uplink named %d: steps %v (applies %v), want %v", c.uplink, got, ok, c.want)
+		}
+		if c.want != nil {
+			// Flow types on fixed links (types.go): the swap within a leaf (element 1) keeps
+			// the leaves' up- and downlinks, the swap of the leaves (2) and both (3) exchange
+			// them; an endpoint's link follows its endpoint (e ↦ e XOR x).
+			g, leaf, spine := m.Graph(), int32(4), int32(6)
+			up0, up1, down0, down1 := g.Link(leaf, spine), g.Link(leaf+1, spine), g.Link(spine, leaf), g.Link(spine, leaf+1)
+			for _, mv := range []struct{ l, x, want int32 }{
+				{up0, 1, up0}, {up0, 2, up1}, {up0, 3, up1}, {up1, 1, up1}, {up1, 3, up0},
+				{down0, 1, down0}, {down0, 2, down1}, {down1, 3, down0},
+				{g.Link(0, leaf), 1, g.Link(1, leaf)}, {g.Link(0, leaf), 3, g.Link(3, leaf+1)}, {g.Link(leaf+1, 2), 3, g.Link(leaf, 1)},
+			} {
+				if got := g.MovedLink(mv.l, mv.x); got != mv.want {
+					t.Errorf("link %d moved by %d: %d, want %d", mv.l, mv.x, got, mv.want)
+				}
+			}
+			// A flow s → t's type destination is t moved by s's inverse: t XOR s here.
+			for s := int32(0); s < 4; s++ {
+				for d := int32(0); d < 4; d++ {
+					if got, moved := g.Back(d, s); got != d^s || moved != d^s {
+						t.Errorf("endpoint %d moved back by %d's element: %d (by its inverse: %d), want %d", d, s, got, moved, d^s)
+					}
+				}
+			}
 		}
 		x, err1 := m.PricePattern("p", pairs, 1e8, all)
 		y, err2 := plain.PricePattern("p", pairs, 1e8, all)

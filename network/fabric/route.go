@@ -67,7 +67,8 @@ type router struct {
 
 	// Sub-lattice routing (lattice.go): the subgroup H the round was routed under (nil: none),
 	// each endpoint's flows per part and a group map (invariance checks), and the loads summed
-	// per H-orbit of links (ksum, a link of each in klink, the orbits in use in keys).
+	// per H-orbit of links (ksum, a link of each + 1 in klink, 0: none yet, the orbits in use in
+	// keys: no pass over every orbit to mark it empty when first sized).
 	sub    *lattice
 	subLat lattice
 	folded bool
@@ -78,14 +79,19 @@ type router struct {
 	klink  []int32
 	keys   []int32
 	pairs  []uint64 // a table's flows into the representatives (router.repsFrom)
+	mark   []int32  // per member: its flow's representative + 1 (repsFrom; 0 between calls)
 	hreps  []int32  // a sub-lattice's representatives (lattice.appendReps)
+	ktab   []int32  // the storage of its key tables (lattice.keyTables)
 	rows   partnerRows
 
 	// Flow types (types.go): on when the fabric's symmetry supports them and routing splits;
 	// eager: a type is recorded at its first flow (the first groups of runs, whose flows the
 	// copies repeat).
 	typing, eager bool
-	ft            flowTypes
+	// subTypes: flow types for the flows into a sub-lattice's representatives only (routeWhole),
+	// on a fabric whose symmetry fixes some links (periods, runs and windows need Γ free).
+	subTypes bool
+	ft       flowTypes
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl    []flowRec
@@ -228,6 +234,11 @@ func (r *router) split(s, t, d int32, w float64) {
 	if r.typing && r.typed(s, t, w) {
 		return
 	}
+	r.direct(s, t, d, w)
+}
+
+// direct routes flow s → t (at distance d) of weight w by Split routing itself.
+func (r *router) direct(s, t, d int32, w float64) {
 	r.source(s, d, w, 0)
 	r.note(r.toward(t, -1))
 }

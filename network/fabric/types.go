@@ -1,6 +1,7 @@
 package fabric
 
-// Flow types. Where the fabric's symmetry names its elements and acts freely on the links
+// Flow types. Where the fabric's symmetry names its elements and acts freely on the links (and,
+// for the flows into a sub-lattice's representatives alone, where it fixes some links: typing)
 // (Symmetry.Factors; lattice.go), a flow's routed shares depend on its source only through Γ:
 // with s = g_s·R (R = Reps[EndRep[s]]), split routing is equivariant, so
 //
@@ -128,8 +129,7 @@ func (r *router) typed(s, t int32, w float64) bool {
 		ft.weights = append(ft.weights, w)
 	}
 	gs := &sym.endDig[s]
-	inv := sym.inverse(gs)
-	ct := sym.move(t, &inv) // g_s⁻¹·t
+	ct := sym.back(t, s) // g_s⁻¹·t
 	key := uint64(wi+1)<<48 | uint64(sym.EndRep[s])*uint64(r.g.Endpoints) + uint64(ct)
 	ti := ft.index.get(key)
 	switch {
@@ -141,22 +141,35 @@ func (r *router) typed(s, t int32, w float64) bool {
 			ft.reset()
 			return false
 		}
-		ti = r.record(sym.Reps[sym.EndRep[s]], ct, w) + 1
+		i := r.record(sym.Reps[sym.EndRep[s]], ct, w)
+		if i < 0 {
+			return false // unreachable (as its every flow: Γ keeps distances)
+		}
+		ti = i + 1
 		ft.index.put(key, ti)
 	}
-	r.replay(ti-1, gs)
+	if sym.nf == 4 {
+		r.replay4(ti-1, gs)
+	} else {
+		r.replay(ti-1, gs)
+	}
 	return true
 }
 
-// record routes the canonical flow src → t of weight w as a new type and returns its number.
+// record routes the canonical flow src → t of weight w as a new type and returns its number
+// (−1: t is unreachable from src; no type).
 func (r *router) record(src, t int32, w float64) int32 {
 	ft := &r.ft
+	d := r.g.dist.Dist(src, t)
+	if d >= Unreachable {
+		return -1
+	}
 	i := int32(len(ft.lat))
 	if len(ft.start) == 0 {
 		ft.start = append(ft.start, 0)
 	}
 	ft.rec = true
-	r.source(src, r.g.dist.Dist(src, t), w, 0)
+	r.source(src, d, w, 0)
 	ft.lat = append(ft.lat, r.toward(t, -1))
 	ft.rec = false
 	ft.start = append(ft.start, int32(len(ft.share)))
@@ -211,6 +224,22 @@ func (r *router) replay(i int32, gs *[maxFactors]uint16) {
 	r.note(ft.lat[i])
 }
 
+// replay4 is replay on four non-trivial factors (a HammingMesh whose rows and columns are
+// trees of several leaves): each share's moved digits read straight from the shift tables, g_f
+// added per share (a type has two or three), not a row of each table cut per flow.
+func (r *router) replay4(i int32, gs *[maxFactors]uint16) {
+	ft, sym := &r.ft, r.g.sym
+	lo, hi := ft.start[i], ft.start[i+1]
+	base, dig, share := ft.base[lo:hi], ft.dig[lo:hi], ft.share[lo:hi]
+	at := sym.linkAt
+	s0, s1, s2, s3 := sym.shift[0], sym.shift[1], sym.shift[2], sym.shift[3]
+	g0, g1, g2, g3 := gs[0], gs[1], gs[2], gs[3]
+	for j, d := range dig {
+		r.add(at[base[j]+s0[d[0]+g0]+s1[d[1]+g1]+s2[d[2]+g2]+s3[d[3]+g3]], share[j])
+	}
+	r.note(ft.lat[i])
+}
+
 // reset forgets every type.
 func (ft *flowTypes) reset() {
 	ft.index.reset()
@@ -221,8 +250,15 @@ func (ft *flowTypes) reset() {
 
 // typing derives the tables flow types read: each endpoint's and link's element as digits of
 // the non-trivial factors, and the link of every (orbit, element). It leaves linkAt nil where
-// the elements do not number each orbit's links one to one, or a factor exceeds a digit.
-func (s *Symmetry) typing(links int) {
+// the elements do not number each orbit's links one to one, or a factor exceeds a digit. Where
+// Γ fixes some links (moved[o]: the factors along which orbit o's links have digits; fixers
+// checked that its links are named one to one by the elements with zero digits along the
+// others, G_o), the element x's entry of orbit o is the link of x's projection onto G_o (x's
+// digits along the other factors set to 0): x = y + z with y ∈ G_o and z along the fixing
+// factors only, z fixes o's links (fixers' naming: the links of o are y·o, y ∈ G_o, and z
+// moves none of them), so x·(y'·o) = (y + y')·o, the projection of x + y'. Replay's moved link
+// at[orbit·|Γ| + x + y'] is then the image of link y'·o under x, as on a fabric Γ acts freely on.
+func (s *Symmetry) typing(links int, moved []uint8) {
 	var stride int32 = 1
 	s.nf = 0
 	for _, m := range s.Factors {
@@ -259,11 +295,35 @@ func (s *Symmetry) typing(links int) {
 		at[x], s.linkIx[l] = int32(l), x
 		s.linkDig[l] = digits(s.LinkElem[l])
 	}
+	if !s.free { // the other elements of each orbit: their projection's link
+		for o, mv := range moved {
+			row := at[o*s.Order : (o+1)*s.Order]
+			for x := range row {
+				if row[x] < 0 {
+					row[x] = row[s.project(int32(x), mv)]
+				}
+			}
+		}
+	}
 	s.endDig = make([][maxFactors]uint16, len(s.EndElem))
 	for e, x := range s.EndElem {
 		s.endDig[e] = digits(x)
 	}
 	s.linkAt = at
+}
+
+// project is element x with its digits along the factors not in moved (a bit per factor) set
+// to 0.
+func (s *Symmetry) project(x int32, moved uint8) int32 {
+	y, w := int32(0), int32(1)
+	for f, m := range s.Factors {
+		if moved&(1<<f) != 0 {
+			y += x % m * w
+		}
+		x /= m
+		w *= m
+	}
+	return y
 }
 
 // move is endpoint e moved by the element with digits g.
@@ -274,6 +334,17 @@ func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
 		y += s.shift[f][x[f]+g[f]]
 	}
 	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
+}
+
+// back is endpoint t moved by the inverse of endpoint s's element (move(t, inverse(g_s)) in one
+// pass, without a branch per digit: t's digit plus m − s's is below 2m, within shift's rows).
+func (s *Symmetry) back(t, src int32) int32 {
+	a, b := &s.endDig[src], &s.endDig[t]
+	y := int32(0)
+	for f := 0; f < s.nf; f++ {
+		y += s.shift[f][int32(b[f])+s.fm[f]-int32(a[f])]
+	}
+	return s.endAt[s.EndRep[t]*int32(s.Order)+y]
 }
 
 // inverse is the element with digits g's inverse.
