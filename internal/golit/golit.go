@@ -10,9 +10,12 @@
 // (reflect.DeepEqual), so the literal can neither drift from the JSON nor differ from it.
 //
 // Supported: bool, integers, floats (finite; shortest round-trip form), strings, slices, maps
-// (keys sorted; string, integer or float keys), and structs and other named types declared in
-// the target package (fields by name, zero fields left out), and pointers to such structs. An
-// empty non-nil slice or map is written as T{} (decoding keeps it distinct from nil).
+// (keys sorted; string, integer or float keys), structs and other named types (fields by name,
+// zero fields left out), pointers to structs, and interfaces (the value they hold, with its
+// type). A type of another package is qualified by its package's name, which File imports (two
+// packages of one name are refused); a struct's unexported fields are written only when the
+// target package declares it (no other package may set them). An empty non-nil slice or map is
+// written as T{} (decoding keeps it distinct from nil).
 package golit
 
 import (
@@ -37,35 +40,50 @@ type Decl struct {
 // function per Decl returning its value. header is the file's leading comment lines (without
 // //); the first is the generated-code marker.
 func File(pkg, pkgPath string, header []string, decls []Decl) ([]byte, error) {
+	var body strings.Builder
+	w := writer{pkgPath: pkgPath, b: &body, imports: map[string]string{}}
+	for _, d := range decls {
+		v := reflect.ValueOf(d.Value)
+		typ, err := w.typeExpr(v.Type())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		body.WriteString("\n")
+		for _, l := range strings.Split(d.Doc, "\n") {
+			body.WriteString("// " + l + "\n")
+		}
+		fmt.Fprintf(&body, "func %s() %s {\n\treturn ", d.Name, typ)
+		if err := w.value(v, false); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		body.WriteString("\n}\n")
+	}
 	var b strings.Builder
 	for _, h := range header {
 		b.WriteString("// " + h + "\n")
 	}
 	b.WriteString("\npackage " + pkg + "\n")
-	for _, d := range decls {
-		v := reflect.ValueOf(d.Value)
-		typ, err := typeExpr(v.Type(), pkgPath)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
+	if len(w.imports) > 0 {
+		paths := make([]string, 0, len(w.imports))
+		for p := range w.imports {
+			paths = append(paths, p)
 		}
-		b.WriteString("\n")
-		for _, l := range strings.Split(d.Doc, "\n") {
-			b.WriteString("// " + l + "\n")
+		slices.Sort(paths)
+		b.WriteString("\nimport (\n")
+		for _, p := range paths {
+			b.WriteString(strconv.Quote(p) + "\n")
 		}
-		fmt.Fprintf(&b, "func %s() %s {\n\treturn ", d.Name, typ)
-		w := writer{pkgPath: pkgPath, b: &b}
-		if err := w.value(v, false); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
-		}
-		b.WriteString("\n}\n")
+		b.WriteString(")\n")
 	}
+	b.WriteString(body.String())
 	return format.Source([]byte(b.String()))
 }
 
-// Literal is one value's Go expression (types of pkgPath unqualified), as gofmt lays it out.
+// Literal is one value's Go expression (types of pkgPath unqualified, other packages' types
+// qualified by their names), as gofmt lays it out.
 func Literal(v any, pkgPath string) (string, error) {
 	var b strings.Builder
-	w := writer{pkgPath: pkgPath, b: &b}
+	w := writer{pkgPath: pkgPath, b: &b, imports: map[string]string{}}
 	if err := w.value(reflect.ValueOf(v), false); err != nil {
 		return "", err
 	}
@@ -76,33 +94,49 @@ func Literal(v any, pkgPath string) (string, error) {
 type writer struct {
 	pkgPath string
 	b       *strings.Builder
+	imports map[string]string // import path → package name, of the types written
 }
 
-// typeExpr is t as the target package spells it.
-func typeExpr(t reflect.Type, pkgPath string) (string, error) {
+// typeExpr is t as the target package spells it; a type of another package is qualified by its
+// package's name and imported.
+func (w writer) typeExpr(t reflect.Type) (string, error) {
 	if t.Name() != "" {
 		switch {
-		case t.PkgPath() == pkgPath:
+		case t.PkgPath() == w.pkgPath:
 			return t.Name(), nil
 		case t.PkgPath() == "":
 			return t.Name(), nil // predeclared: int, float64, string, bool
 		}
-		return "", fmt.Errorf("type %s is not declared in %s (golit writes no imports)", t, pkgPath)
+		pkg, name, ok := strings.Cut(t.String(), ".") // reflect spells a named type pkgname.Name
+		if !ok || strings.ContainsAny(name, "[.") {
+			return "", fmt.Errorf("unsupported type %s", t)
+		}
+		for p, n := range w.imports {
+			if n == pkg && p != t.PkgPath() {
+				return "", fmt.Errorf("type %s: packages %s and %s are both named %s", t, p, t.PkgPath(), pkg)
+			}
+		}
+		w.imports[t.PkgPath()] = pkg
+		return pkg + "." + name, nil
 	}
 	switch t.Kind() {
 	case reflect.Slice:
-		e, err := typeExpr(t.Elem(), pkgPath)
+		e, err := w.typeExpr(t.Elem())
 		return "[]" + e, err
 	case reflect.Map:
-		k, err := typeExpr(t.Key(), pkgPath)
+		k, err := w.typeExpr(t.Key())
 		if err != nil {
 			return "", err
 		}
-		e, err := typeExpr(t.Elem(), pkgPath)
+		e, err := w.typeExpr(t.Elem())
 		return "map[" + k + "]" + e, err
 	case reflect.Pointer:
-		e, err := typeExpr(t.Elem(), pkgPath)
+		e, err := w.typeExpr(t.Elem())
 		return "*" + e, err
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return "any", nil
+		}
 	}
 	return "", fmt.Errorf("unsupported type %s", t)
 }
@@ -121,7 +155,7 @@ func (w writer) value(v reflect.Value, elided bool) error {
 			return err
 		}
 		if named {
-			name, err := typeExpr(t, w.pkgPath)
+			name, err := w.typeExpr(t)
 			if err != nil {
 				return err
 			}
@@ -129,6 +163,12 @@ func (w writer) value(v reflect.Value, elided bool) error {
 		}
 		w.b.WriteString(s)
 		return nil
+	case reflect.Interface:
+		if v.IsNil() {
+			w.b.WriteString("nil")
+			return nil
+		}
+		return w.value(v.Elem(), false) // the value's own type: the interface's does not say it
 	case reflect.Pointer:
 		if v.IsNil() {
 			w.b.WriteString("nil")
@@ -143,7 +183,7 @@ func (w writer) value(v reflect.Value, elided bool) error {
 		return w.value(v.Elem(), elided)
 	case reflect.Struct:
 		if !elided {
-			name, err := typeExpr(t, w.pkgPath)
+			name, err := w.typeExpr(t)
 			if err != nil {
 				return err
 			}
@@ -157,8 +197,8 @@ func (w writer) value(v reflect.Value, elided bool) error {
 			if fv.IsZero() {
 				continue
 			}
-			if !f.IsExported() {
-				return fmt.Errorf("%s.%s: unexported field", t, f.Name)
+			if !f.IsExported() && t.PkgPath() != w.pkgPath {
+				return fmt.Errorf("%s.%s: unexported field of another package", t, f.Name)
 			}
 			n++
 			w.b.WriteString("\n" + f.Name + ": ")
@@ -230,7 +270,7 @@ func (w writer) value(v reflect.Value, elided bool) error {
 // line, as gofmt lays out a table), numbers and strings inline.
 func composite(t reflect.Type) bool {
 	switch t.Kind() {
-	case reflect.Struct, reflect.Pointer, reflect.Slice, reflect.Map:
+	case reflect.Struct, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 		return true
 	}
 	return false
@@ -259,7 +299,7 @@ func (w writer) end(n int, lines bool) {
 // open writes a slice or map literal's type (unless elided) and its brace.
 func (w writer) open(t reflect.Type, elided bool) error {
 	if !elided || t.Name() != "" {
-		name, err := typeExpr(t, w.pkgPath)
+		name, err := w.typeExpr(t)
 		if err != nil {
 			return err
 		}

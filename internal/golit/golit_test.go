@@ -1,9 +1,13 @@
 package golit
 
 import (
+	htmltemplate "html/template"
+	"image"
 	"math"
 	"strings"
 	"testing"
+	texttemplate "text/template"
+	"time"
 )
 
 const self = "github.com/ddlest/ddlest/internal/golit"
@@ -28,6 +32,17 @@ type seconds float64
 type hidden struct {
 	Shown int
 	gone  int
+}
+
+type shape interface{ area() float64 }
+
+type square struct{ Side float64 }
+
+func (s *square) area() float64 { return s.Side * s.Side }
+
+type holder struct {
+	S shape
+	V any
 }
 
 func TestLiteral(t *testing.T) {
@@ -73,6 +88,15 @@ func TestLiteral(t *testing.T) {
 	Empty: []int{},
 }`},
 		{"unexported zero field", hidden{Shown: 1}, "hidden{\n\tShown: 1,\n}"},
+		{"unexported field of the package", hidden{gone: 1}, "hidden{\n\tgone: 1,\n}"},
+		{"foreign struct qualified", image.Point{X: 1}, "image.Point{\n\tX: 1,\n}"},
+		{"foreign named basic", time.Duration(5), "time.Duration(5)"},
+		{"foreign elements elided", []image.Point{{Y: 2}}, "[]image.Point{\n\t{\n\t\tY: 2,\n\t},\n}"},
+		{"interfaces hold typed values", holder{S: &square{Side: 2}, V: &image.Point{X: 1}},
+			"holder{\n\tS: &square{\n\t\tSide: 2,\n\t},\n\tV: &image.Point{\n\t\tX: 1,\n\t},\n}"},
+		{"nil interface left out", holder{V: 3}, "holder{\n\tV: 3,\n}"},
+		{"interface elements", []shape{&square{Side: 1}, nil}, "[]shape{\n\t&square{\n\t\tSide: 1,\n\t},\n\tnil,\n}"},
+		{"empty interface", []any{1, "a"}, "[]any{\n\t1,\n\t\"a\",\n}"},
 		{"long map on lines", map[string]int{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, "map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n\t\"c\": 3,\n\t\"d\": 4,\n\t\"e\": 5,\n}"},
 	} {
 		got, err := Literal(c.v, self)
@@ -95,8 +119,9 @@ func TestLiteralRefuses(t *testing.T) {
 		{"NaN", math.NaN(), "no Go literal"},
 		{"Inf", []float64{math.Inf(1)}, "no Go literal"},
 		{"negative zero", math.Copysign(0, -1), "-0"},
-		{"foreign type", strings.Builder{}, "not declared in"},
-		{"unexported field set", hidden{gone: 1}, "unexported field"},
+		{"foreign unexported field", strings.NewReader("x"), "unexported field of another package"},
+		{"two packages of one name", []any{texttemplate.Template{}, htmltemplate.Template{}}, "both named template"},
+		{"interface with methods", []interface{ area() float64 }{}, "unsupported type"},
 		{"pointer to int", new(int), "pointers to structs only"},
 		{"channel", make(chan int), "unsupported type"},
 		{"bool keys", map[bool]int{true: 1, false: 0}, "unsupported map key"},
@@ -118,7 +143,19 @@ func TestFile(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if _, err := File("golit", self, nil, []Decl{{Name: "f", Value: strings.Builder{}}}); err == nil {
-		t.Error("a foreign type was written")
+	if _, err := File("golit", self, nil, []Decl{{Name: "f", Value: strings.NewReader("x")}}); err == nil {
+		t.Error("another package's unexported fields were written")
+	}
+	// Other packages' types are imported, sorted by path, once each.
+	got, err = File("golit", self, nil, []Decl{{Doc: "d is a test table.", Name: "d", Value: map[string]any{
+		"a": &image.Point{X: 1}, "b": time.Duration(2), "c": image.Point{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "package golit\n\nimport (\n\t\"image\"\n\t\"time\"\n)\n\n" +
+		"// d is a test table.\nfunc d() map[string]any {\n\treturn map[string]any{\n" +
+		"\t\t\"a\": &image.Point{\n\t\t\tX: 1,\n\t\t},\n\t\t\"b\": time.Duration(2),\n\t\t\"c\": image.Point{},\n\t}\n}\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
