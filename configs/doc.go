@@ -11,6 +11,8 @@
 // as Go values (its tables_gen.go, written by internal/golit from the decoded JSON), and its
 // TestBuiltinTables fails when the JSON and the generated file differ (rewrite it with -update).
 // The JSON stays the one source; a process saves decoding it (≈ 0.5 ms of a 5 ms process).
+// clusters.json likewise: job compiles it in (clusters_gen.go, TestBuiltinClusters), network
+// parameters included, so a command that runs on one cluster decodes none (≈ 0.25 ms).
 //
 //	networks.json  network presets: a name, the network it configures, its parameters (decoded
 //	               strictly into that network's config) and a source for every one (network/all)
@@ -18,7 +20,7 @@
 //	               measured with, for `ddlest cost --table hammingmesh`
 //	clusters.json  cluster presets: GPU, GPUs per node, nodes and the network (a model with
 //	               parameters, or a network preset), a source for every key set (job decodes them
-//	               strictly; `ddlest clusters`)
+//	               strictly in a test and compiles them in; `ddlest clusters`)
 //	models.json    model presets of each workload: the model and, where the source trained or
 //	               simulated it with one, the execution; one source line each (`ddlest models`)
 package configs

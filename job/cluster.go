@@ -9,7 +9,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ddlest/ddlest/configs"
 	"github.com/ddlest/ddlest/internal/errs"
 	"github.com/ddlest/ddlest/internal/params"
 	"github.com/ddlest/ddlest/internal/registry"
@@ -54,122 +53,69 @@ type ClusterPreset struct {
 	Sources     map[string]string `json:"sources"`
 }
 
-// The cluster presets are indexed once by name (their syntax checked, nothing built), each is
-// parsed into its nodes when first read and decoded, strictly, and validated when first used: a
-// command uses one or two of them.
-var clusterIdx struct {
-	once    sync.Once
-	entries *registry.Registry[*clusterEntry] // preset name → its entry
-	err     error
+// The cluster presets are configs/clusters.json, compiled in as Go values (clusters_gen.go,
+// kept equal to the JSON by TestBuiltinClusters): a command that reads one or two of them decodes
+// nothing. Each is validated when first used.
+var clusterTable = sync.OnceValue(func() *registry.Registry[*builtinCluster] {
+	r := registry.New[*builtinCluster]("cluster preset")
+	for _, p := range builtinClusters() {
+		r.Add(p.Name, &builtinCluster{p: p})
+	}
+	return r
+})
 
-	mu      sync.Mutex
-	decoded map[string]*ClusterPreset
-}
-
-// clusterEntry is a preset's text in configs/clusters.json and its nodes, parsed once.
-type clusterEntry struct {
-	el   params.Element
+// builtinCluster is a compiled-in preset and its validation, run once.
+type builtinCluster struct {
+	p    ClusterPreset
 	once sync.Once
-	node *yaml.Node
 	err  error
-}
-
-func (e *clusterEntry) parse() (*yaml.Node, error) {
-	e.once.Do(func() {
-		if e.node, e.err = params.ParseElement(e.el); e.err != nil {
-			e.err = errs.Usage("%s: %v", clustersFile, e.err)
-		}
-	})
-	return e.node, e.err
 }
 
 const clustersFile = "configs/clusters.json"
 
-func clusterEntries() (*registry.Registry[*clusterEntry], error) {
-	c := &clusterIdx
-	c.once.Do(func() {
-		els, err := params.IndexArray(configs.Clusters, "name")
-		if err != nil {
-			c.err = errs.Usage("%s: %v", clustersFile, err)
-			return
-		}
-		c.entries = registry.New[*clusterEntry]("cluster preset")
-		for _, el := range els {
-			if el.Key == "" {
-				c.err = errs.Usage("%s:%d: a cluster preset without a name", clustersFile, el.Line)
-				return
-			}
-			c.entries.Add(el.Key, &clusterEntry{el: el})
-		}
-		c.decoded = map[string]*ClusterPreset{}
-	})
-	return c.entries, c.err
-}
-
-// scalarAt reads the scalar at a path of mapping keys (false when absent).
-func scalarAt(n *yaml.Node, keys ...string) (string, bool) {
-	for _, k := range keys {
-		if n.Kind != yaml.MappingNode {
-			return "", false
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				next = n.Content[i+1]
-			}
-		}
-		if next == nil {
-			return "", false
-		}
-		n = next
+// decodeClusters reads a cluster preset table (configs/clusters.json's form) strictly: every
+// preset named once, its cluster valid.
+func decodeClusters(data []byte, name string) ([]ClusterPreset, error) {
+	var list []ClusterPreset
+	if err := params.Decode(data, name, &list); err != nil {
+		return nil, err
 	}
-	return n.Value, n.Kind == yaml.ScalarNode
+	seen := make(map[string]bool, len(list))
+	for i := range list {
+		p := &list[i]
+		switch {
+		case p.Name == "":
+			return nil, errs.Usage("%s: cluster preset %d has no name", name, i)
+		case seen[p.Name]:
+			return nil, errs.Usage("%s: cluster preset %s named twice", name, p.Name)
+		}
+		seen[p.Name] = true
+		p.Cluster.Preset = p.Name
+		if err := p.Cluster.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, p.Name, err)
+		}
+	}
+	return list, nil
 }
 
-// clusterPreset decodes and validates one preset (once).
+// clusterPreset is one preset, validated (once).
 func clusterPreset(name string) (*ClusterPreset, error) {
-	entries, err := clusterEntries()
+	e, err := clusterTable().Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	e, err := entries.Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	c := &clusterIdx
-	c.mu.Lock()
-	p, ok := c.decoded[name]
-	c.mu.Unlock()
-	if ok {
-		return p, nil
-	}
-	n, err := e.parse()
-	if err != nil {
-		return nil, err
-	}
-	p = &ClusterPreset{}
-	d := &params.Decoder{Name: clustersFile}
-	if err := d.Decode(n, p, ""); err != nil {
-		return nil, err
-	}
-	p.Cluster.Preset = p.Name
-	if err := p.Cluster.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", clustersFile, name, err)
-	}
-	c.mu.Lock()
-	c.decoded[name] = p
-	c.mu.Unlock()
-	return p, nil
+	e.once.Do(func() {
+		if err := e.p.Cluster.Validate(); err != nil {
+			e.err = fmt.Errorf("%s: %s: %w", clustersFile, name, err)
+		}
+	})
+	return &e.p, e.err
 }
 
-// Clusters returns every cluster preset, decoded strictly and validated.
+// Clusters returns every cluster preset, validated.
 func Clusters() (*registry.Registry[ClusterPreset], error) {
-	entries, err := clusterEntries()
-	if err != nil {
-		return nil, err
-	}
 	r := registry.New[ClusterPreset]("cluster preset")
-	for _, name := range entries.Names() {
+	for _, name := range clusterTable().Names() {
 		p, err := clusterPreset(name)
 		if err != nil {
 			return nil, err
@@ -190,32 +136,20 @@ func LookupCluster(name string) (Cluster, error) {
 
 // ClusterForGPU returns the first cluster preset built of gpu, or false.
 func ClusterForGPU(gpu string) (string, bool) {
-	return firstCluster(func(n *yaml.Node) bool {
-		g, _ := scalarAt(n, "cluster", "gpu")
-		return g == gpu
-	})
+	return firstCluster(func(c *Cluster) bool { return c.GPU == gpu })
 }
 
 // ClusterForNetwork returns the first cluster preset built on a network model with its own
 // defaults (no network preset): the seed paper's system of that network (ramp → ramp-65536).
 func ClusterForNetwork(model string) (string, bool) {
-	return firstCluster(func(n *yaml.Node) bool {
-		m, _ := scalarAt(n, "cluster", "network", "model")
-		_, preset := scalarAt(n, "cluster", "network", "preset")
-		return m == model && !preset
-	})
+	return firstCluster(func(c *Cluster) bool { return c.Network.Model == model && c.Network.Preset == "" })
 }
 
-// firstCluster is the first preset whose entry matches, read from its nodes without decoding.
-func firstCluster(match func(*yaml.Node) bool) (string, bool) {
-	entries, err := clusterEntries()
-	if err != nil {
-		return "", false
-	}
-	for _, name := range entries.Names() {
-		e, _ := entries.Lookup(name)
-		if n, err := e.parse(); err == nil && match(n) {
-			return name, true
+// firstCluster is the first preset, in the file's order, whose cluster matches.
+func firstCluster(match func(*Cluster) bool) (string, bool) {
+	for _, e := range clusterTable().All() {
+		if match(&e.p.Cluster) {
+			return e.p.Name, true
 		}
 	}
 	return "", false
