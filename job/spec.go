@@ -62,14 +62,21 @@ var (
 )
 
 // New returns a job of the named workload with its defaults on the default cluster.
-func New(workload string) (*Job, error) {
+func New(workload string) (*Job, error) { return NewOn(workload, DefaultCluster) }
+
+// NewOn returns a job of the named workload with its defaults on a cluster preset, or, for "",
+// on a bare cluster (NewCluster: no preset decoded) that the caller replaces next; a command
+// that always sets the cluster saves decoding the default's.
+func NewOn(workload, cluster string) (*Job, error) {
 	w, err := Workloads().Lookup(workload)
 	if err != nil {
 		return nil, err
 	}
-	c, err := LookupCluster(DefaultCluster)
-	if err != nil {
-		return nil, err
+	c := NewCluster()
+	if cluster != "" {
+		if c, err = LookupCluster(cluster); err != nil {
+			return nil, err
+		}
 	}
 	return &Job{Workload: w.Name(), Model: w.NewModel(), Execution: w.NewExecution(), Cluster: c}, nil
 }

@@ -89,19 +89,36 @@ func addJobFlags(cmd *cobra.Command, workload, model string) *jobFlags {
 // completion show (listing them reads every model preset).
 const modelUsage = "model preset `NAME` (ddlest models lists them with sources)"
 
-// describe completes the help text of the flags for help and shell completion.
+// describe completes the help text of the flags for help and shell completion: the workload's
+// presets, and the default cluster's values as the cluster flags' defaults (register generates
+// the flags on a bare cluster: a command sets its cluster before any flag applies).
 func (f *jobFlags) describe() {
 	if f.described {
 		return
 	}
 	f.described = true
 	f.fs.Lookup("model").Usage = modelUsage + ": " + strings.Join(job.ModelNames(f.workload), ", ")
+	tmpl, err := f.template(job.DefaultCluster)
+	if err != nil {
+		panic(fmt.Sprintf("ddlest: built-in %s job: %v", f.workload, err)) // the built-in tables are tested
+	}
+	for _, k := range jobKeys(tmpl) {
+		i := slices.IndexFunc(f.keys, func(kf keyFlag) bool { return kf.path == k.path })
+		if i < 0 {
+			panic(fmt.Sprintf("ddlest: key %s has no flag", k.path)) // the keys do not depend on the cluster
+		}
+		def := formatLeaf(k.leaf.Value)
+		f.fs.Lookup(f.keys[i].name).DefValue = def
+		if v := f.keys[i].value; !v.set {
+			v.text = def
+		}
+	}
 }
 
 // register generates the flags.
 func (f *jobFlags) register(cmd *cobra.Command) {
 	workload, model := f.workload, f.model
-	tmpl, err := f.template()
+	tmpl, err := f.template("")
 	if err != nil {
 		panic(fmt.Sprintf("ddlest: built-in %s job: %v", workload, err)) // the built-in tables are tested
 	}
@@ -124,7 +141,7 @@ func (f *jobFlags) register(cmd *cobra.Command) {
 			panic(fmt.Sprintf("ddlest: flag --%s generated twice (%s)", name, path))
 		}
 		seen[name] = true
-		v := &textValue{text: formatLeaf(l.Value), typ: typeName(l.Value)}
+		v := &textValue{typ: typeName(l.Value)} // its default's text only help shows (describe)
 		fl := fs.VarPF(v, name, "", l.Field.Tag.Get("help"))
 		if l.Value.Kind() == reflect.Bool {
 			fl.NoOptDefVal = "true"
@@ -311,10 +328,10 @@ func typeName(v reflect.Value) string {
 	return "string"
 }
 
-// template is the command's job before any flag: the workload's defaults on the default cluster
-// with the command's model preset.
-func (f *jobFlags) template() (*job.Job, error) {
-	j, err := job.New(f.workload)
+// template is the command's job before any flag: the workload's defaults on a cluster preset
+// (job.NewOn: "" a bare one) with the command's model preset.
+func (f *jobFlags) template(cluster string) (*job.Job, error) {
+	j, err := job.NewOn(f.workload, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +346,7 @@ func (f *jobFlags) template() (*job.Job, error) {
 // build applies the flags that were given to the template, in order, and validates the cluster.
 // Errors name flags, not keys.
 func (f *jobFlags) build() (*job.Job, error) {
-	j, err := f.template()
+	j, err := f.template("") // apply sets the cluster first
 	if err != nil {
 		return nil, err
 	}
@@ -343,10 +360,12 @@ func (f *jobFlags) build() (*job.Job, error) {
 }
 
 func (f *jobFlags) apply(j *job.Job) error {
-	if name := pickCluster(f.fs, f.fs.Lookup("cluster").Value.String()); name != "" {
-		if err := j.Set("cluster", name); err != nil {
-			return errs.Usage("--cluster: %v", err)
-		}
+	name := pickCluster(f.fs, f.fs.Lookup("cluster").Value.String())
+	if name == "" {
+		name = job.DefaultCluster // --cluster ""
+	}
+	if err := j.Set("cluster", name); err != nil {
+		return errs.Usage("--cluster: %v", err)
 	}
 	if f.fs.Changed("model") {
 		if err := j.Set("model", f.fs.Lookup("model").Value.String()); err != nil {
