@@ -15,11 +15,25 @@ import (
 )
 
 func main() {
-	// An interrupted command leaves nothing behind: its temporary outputs and spill files go,
-	// then it exits as a shell reports a signal (128 + the signal's number).
+	atomicfile.BeforeFirstTemp(handleInterrupts)
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if stopping.Load() {
+		select {} // the handler exits; the command's own failure (its files removed) is not the story
+	}
+	os.Exit(code)
+}
+
+// stopping: a signal arrived and its handler is removing the temporaries.
+var stopping atomic.Bool
+
+// handleInterrupts makes an interrupted command leave nothing behind: its temporary outputs and
+// spill files go, then it exits as a shell reports a signal (128 + the signal's number). It is
+// installed before the command's first temporary file (atomicfile.BeforeFirstTemp); until then
+// a signal stops the process itself, which a shell reports with the same code, and there is
+// nothing to remove.
+func handleInterrupts() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	var stopping atomic.Bool
 	go func() {
 		s := <-sigs
 		stopping.Store(true)
@@ -31,11 +45,6 @@ func main() {
 		}
 		os.Exit(code)
 	}()
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
-	if stopping.Load() {
-		select {} // the handler exits; the command's own failure (its files removed) is not the story
-	}
-	os.Exit(code)
 }
 
 // run executes the command line and returns the exit code: 0 ok, 1 runtime error, 2 bad usage or

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -119,5 +120,31 @@ func TestFullDisk(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("%d entries left behind", len(entries))
+	}
+}
+
+// TestBeforeFirstTemp: the registered function runs once, before the first temporary file
+// exists, whether Temp or Write creates it.
+func TestBeforeFirstTemp(t *testing.T) {
+	armed.once = sync.Once{} // as a fresh process (other tests may have created files)
+	defer func() { armed.fn = nil }()
+	dir := t.TempDir()
+	calls := 0
+	BeforeFirstTemp(func() {
+		calls++
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("ran after %s was created", entries[0].Name())
+		}
+	})
+	if err := Write(filepath.Join(dir, "a"), func(w io.Writer) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Temp(dir, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(f)
+	if calls != 1 {
+		t.Errorf("ran %d times, want once", calls)
 	}
 }
