@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -170,5 +172,35 @@ func TestConvEfficiencyAuto(t *testing.T) {
 	conv, given := run("--conv-eff", "0.25")
 	if conv != 0.25 || given > auto/2 {
 		t.Errorf("--conv-eff 0.25: conv_efficiency %g, %.1f img/s; want 0.25 and under half of auto's %.1f", conv, given, auto)
+	}
+}
+
+// TestNamedFlags: a command line registers the generated flags it names (--name, --name=value,
+// up to --); asking for help registers every one.
+func TestNamedFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string // nil: every flag
+	}{
+		{[]string{"megatron", "--tp", "8", "--seq-parallel", "--pp=4"}, []string{"pp", "seq-parallel", "tp"}},
+		{[]string{"sweep", "megatron", "--grid", "tp=1,2", "--", "--dp"}, []string{"grid"}},
+		{[]string{"megatron", "--tp", "8", "-h"}, nil},
+		{[]string{"megatron", "--help=true"}, nil},
+		{[]string{"megatron"}, []string{}},
+	} {
+		got := namedFlags(c.args)
+		if (got == nil) != (c.want == nil) {
+			t.Errorf("%q: %v, want %v", c.args, got, c.want)
+			continue
+		}
+		names := slices.Sorted(maps.Keys(got))
+		if c.want != nil && !slices.Equal(names, c.want) {
+			t.Errorf("%q: %v, want %v", c.args, names, c.want)
+		}
+	}
+	// A generated flag the command line leaves unregistered still names its key in errors.
+	if _, errOut, code := execute("megatron", "--loss", "1.8", "--set", "execution.seq=0"); code != 2 ||
+		!strings.Contains(errOut, "--tp, --cp, --pp, --dp,") || strings.Contains(errOut, "execution.tp") {
+		t.Errorf("--set execution.seq=0: exit %d, %q", code, errOut)
 	}
 }
