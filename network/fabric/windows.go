@@ -1,5 +1,10 @@
 package fabric
 
+import (
+	"math"
+	"math/bits"
+)
+
 // Windows. A periodic round (periods.go) loads each link l with K copies of the first period's
 // loads L_P moved by τ^k, k < K, added in increasing k:
 //
@@ -34,9 +39,23 @@ package fabric
 // holds the one before's terms less its last ones, so those positions still hold the busiest
 // link; a link only S loads is loaded after every copy, in the first period's order (as the
 // routed R's own order ranks it). TestWindowsRemainder checks those links bit for bit against
-// the copies and R added link by link, TestWindowMax hand-counted windows with S. A τ along several factors, K > N (copies overlapping
-// themselves), or loads another reader needs link by link (PriceConcurrent's spill) keep the
-// copies.
+// the copies and R added link by link, TestWindowMax hand-counted windows with S. A τ along
+// several factors, K > N (copies overlapping themselves), or loads another reader needs link by
+// link (PriceConcurrent's spill) keep the copies.
+//
+// A cycle passed over. A window ending at a holds, of each entry at distance d = a − p (mod N),
+// its load where d < K, its S where d = K, nothing beyond: at most max(L, S) of each, and
+// nothing of an entry more than K positions back. Where a cycle's entries do not all lie within
+// K + 1 consecutive positions (cyclically), every window leaves one out, so none holds more than
+// M − m, M the sum over its entries of max(L, S) and m their least: a bound tighter than the
+// total where K is short of the cycle (GPT-3's rings on the large Hx4Mesh: K = 10 of N = 32,
+// two or three entries a cycle), and finishWindows passes over a cycle whose bound, as its
+// total, falls short of the busiest window found by more than rounding (M and a window's sum
+// are sums of s positive floats, each within s ulps of its exact value; M − m ≥ M/2 where
+// s ≥ 2: all far below 1e-9): such a cycle's windows are not read, and the busiest link and its
+// class are those reading them gives (TestWindowsExact, TestWindowsRemainder). Whether the
+// entries lie within K + 1 positions is read from the positions they occupy (a bit each where
+// N ≤ 64, cycleMost): rotated to start at one of them, they lie below bit K + 1.
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load, and pre: where
@@ -113,6 +132,40 @@ func windowFrom(e []winEntry, n, k, y int32, j int) (winPick, bool) {
 		}
 	}
 	return p, p.v > 0
+}
+
+// cycleMost is what no window of cycle ci holds more of where its entries do not lie within
+// K + 1 positions (N ≤ 64): the sum over its entries of max(load, pre) less the least of those,
+// and the positions they occupy, a bit each.
+func (r *router) cycleMost(ci int32) (float64, uint64) {
+	w := &r.win
+	most, least, mask := 0.0, math.Inf(1), uint64(0)
+	for i := w.cycles[ci].head; i >= 0; i = w.next[i] {
+		x := &w.ents[i]
+		m := max(x.v, x.pre)
+		most += m
+		least = min(least, m)
+		mask |= 1 << uint32(x.pos)
+	}
+	return most - least, mask
+}
+
+// within reports whether the positions with a bit in mask (a cycle's entries, N ≤ 64) lie
+// within K + 1 consecutive positions of the cycle (cyclically): rotated to start at one of them,
+// every bit is below bit K + 1.
+func (w *periodWindows) within(mask uint64) bool {
+	n, k := uint(w.n), uint(w.k)
+	if k+1 >= n {
+		return true
+	}
+	full := uint64(1)<<n - 1 // n ≤ 64: 1<<64 is 0 in Go, and 0 − 1 is every bit
+	for m := mask; m != 0; m &= m - 1 {
+		j := uint(bits.TrailingZeros64(m))
+		if rot := (mask>>j | mask<<(n-j)) & full; rot < 1<<(k+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // windowMax is the busiest link of one τ-cycle of n links, the first period's loads at the
@@ -372,6 +425,13 @@ func (r *router) finishWindows(out Load) Load {
 		c := &w.cycles[i]
 		if c.perByte*(1+1e-9) < hi {
 			continue
+		}
+		// A cycle whose entries no window holds all of: no window holds more than their sum less
+		// the least (of max(load, pre) each).
+		if w.n <= 64 {
+			if most, mask := r.cycleMost(int32(i)); most/r.g.rate[c.link]*(1+1e-9) < hi && !w.within(mask) {
+				continue
+			}
 		}
 		if p, ok := windowMax(r.cycleEntries(int32(i)), w.n, w.k); ok {
 			pick(p, c.link)

@@ -90,3 +90,37 @@ func TestCycleEntries(t *testing.T) {
 		}
 	}
 }
+
+// Whether a cycle's entries lie within K + 1 consecutive positions (periodWindows.within), by
+// hand on a cycle of 32 with K = 10: positions 0 and 10 do, 0 and 11 do not; 30 and 8 do around
+// the cycle (30, 31, 0, …, 8: eleven positions), 30 and 9 do not; 0, 5 and 20 do not; one
+// position does; on a cycle of 64 the same; with K + 1 ≥ N every set does.
+func TestWindowsWithin(t *testing.T) {
+	bit := func(ps ...int) (m uint64) {
+		for _, p := range ps {
+			m |= 1 << p
+		}
+		return m
+	}
+	for _, c := range []struct {
+		n, k int32
+		mask uint64
+		want bool
+	}{
+		{32, 10, bit(0, 10), true},
+		{32, 10, bit(0, 11), false},
+		{32, 10, bit(30, 8), true},
+		{32, 10, bit(30, 9), false},
+		{32, 10, bit(0, 5, 20), false},
+		{32, 10, bit(17), true},
+		{64, 10, bit(60, 6), true},
+		{64, 10, bit(60, 7), false},
+		{64, 10, bit(0, 63, 9), true},
+		{11, 10, bit(0, 5), true},
+	} {
+		w := periodWindows{n: c.n, k: c.k}
+		if got := w.within(c.mask); got != c.want {
+			t.Errorf("n %d, k %d, mask %b: within %v, want %v", c.n, c.k, c.mask, got, c.want)
+		}
+	}
+}
