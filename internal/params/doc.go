@@ -12,8 +12,5 @@
 // give way to --steps 1. Within one layer both stay and validation names the conflict.
 //
 // JSON (every embedded config, every report) is read by a scanner that builds yaml.v3's node tree
-// with its lines (the Decoder reads YAML and JSON alike), its nodes cut from slabs. A table of
-// presets can be indexed instead (IndexArray: the syntax checked, each element's text, first line
-// and name, no tree) and each element parsed when it is first used (ParseElement): a process
-// reads one or two of a table's entries.
+// with its lines (the Decoder reads YAML and JSON alike), its nodes cut from slabs.
 package params

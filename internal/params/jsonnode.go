@@ -30,103 +30,12 @@ type jsonScanner struct {
 	data []byte
 	pos  int
 	line int
-	// skip: check the syntax, build nothing (value returns nil).
-	skip bool
 	// nodes and kids are where nodes and the lists of a container's children are cut from (a
 	// few allocations per document, not one per node and per append); stack holds the children
 	// of the containers being read.
 	nodes []yaml.Node
 	kids  []*yaml.Node
 	stack []*yaml.Node
-}
-
-// Element is one element of a JSON array (IndexArray): its text and the line it starts on,
-// with the string value of one of its keys.
-type Element struct {
-	Key  string
-	Data []byte
-	Line int
-}
-
-// IndexArray checks the JSON array data and lists its elements without building their trees,
-// each with the string value of its top-level key (an element without one has ""): a table of
-// presets is indexed once and each entry parsed (ParseElement) when it is first used.
-func IndexArray(data []byte, key string) ([]Element, error) {
-	s := &jsonScanner{data: data, line: 1, skip: true}
-	s.space()
-	if s.pos >= len(s.data) || s.data[s.pos] != '[' {
-		return nil, s.errorf("want a JSON array")
-	}
-	s.pos++
-	var out []Element
-	s.space()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-	} else {
-		for {
-			s.space()
-			e := Element{Line: s.line}
-			start := s.pos
-			if _, err := s.value(); err != nil {
-				return nil, err
-			}
-			e.Data = s.data[start:s.pos]
-			e.Key = topString(e.Data, key)
-			out = append(out, e)
-			if done, err := s.next(']'); err != nil {
-				return nil, err
-			} else if done {
-				break
-			}
-		}
-	}
-	s.space()
-	if s.pos < len(s.data) {
-		return nil, s.errorf("more than one JSON value")
-	}
-	return out, nil
-}
-
-// ParseElement builds the tree of an element of IndexArray, with the lines of its document.
-func ParseElement(e Element) (*yaml.Node, error) {
-	s := &jsonScanner{data: e.Data, line: e.Line}
-	return s.value()
-}
-
-// topString is the string value of key in the JSON object obj (checked already), or "": its
-// top-level keys are read, their values skipped.
-func topString(obj []byte, key string) string {
-	s := &jsonScanner{data: obj, line: 1}
-	if s.space(); s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return ""
-	}
-	s.pos++
-	for {
-		s.space()
-		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-			return "" // '}' of an empty object
-		}
-		k, err := s.str()
-		if err != nil {
-			return ""
-		}
-		s.space()
-		s.pos++ // ':'
-		s.space()
-		if k == key && s.pos < len(s.data) && s.data[s.pos] == '"' {
-			v, _ := s.str()
-			return v
-		}
-		s.skip = true
-		_, err = s.value()
-		s.skip = false
-		if err != nil {
-			return ""
-		}
-		if done, err := s.next('}'); err != nil || done {
-			return ""
-		}
-	}
 }
 
 func (s *jsonScanner) errorf(format string, a ...any) error {
@@ -172,18 +81,13 @@ func (s *jsonScanner) value() (*yaml.Node, error) {
 			if s.pos >= len(s.data) || s.data[s.pos] != '"' {
 				return nil, s.errorf("want a quoted key")
 			}
-			keyAt := s.pos
 			k, err := s.value()
 			if err != nil {
 				return nil, err
 			}
 			s.space()
 			if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-				name := string(s.data[keyAt:s.pos]) // as written, when building nothing
-				if k != nil {
-					name = strconv.Quote(k.Value)
-				}
-				return nil, s.errorf("want ':' after key %s", name)
+				return nil, s.errorf("want ':' after key %s", strconv.Quote(k.Value))
 			}
 			s.pos++
 			v, err := s.value()
@@ -231,9 +135,6 @@ func (s *jsonScanner) value() (*yaml.Node, error) {
 		if !json.Valid(s.data[start:s.pos]) {
 			return nil, s.errorf("invalid number %q", s.data[start:s.pos])
 		}
-		if s.skip {
-			return nil, nil
-		}
 		lit := string(s.data[start:s.pos])
 		// yaml.v3's resolution: an integer past 64 bits is a float, a float past float64 a string.
 		tag := "!!int"
@@ -255,11 +156,8 @@ func (s *jsonScanner) value() (*yaml.Node, error) {
 	}
 }
 
-// node is a new node, or nil when the scanner builds nothing.
+// node is a new node.
 func (s *jsonScanner) node(kind yaml.Kind, tag, value string, line int) *yaml.Node {
-	if s.skip {
-		return nil
-	}
 	if len(s.nodes) == 0 { // about one node per 16 bytes left (a short document, a short slab)
 		s.nodes = make([]yaml.Node, min(128, max(8, (len(s.data)-s.pos)/16)))
 	}
@@ -270,17 +168,10 @@ func (s *jsonScanner) node(kind yaml.Kind, tag, value string, line int) *yaml.No
 }
 
 // push adds a child of the container being read.
-func (s *jsonScanner) push(n *yaml.Node) {
-	if n != nil {
-		s.stack = append(s.stack, n)
-	}
-}
+func (s *jsonScanner) push(n *yaml.Node) { s.stack = append(s.stack, n) }
 
 // close gives container n the children pushed since the stack had length base.
 func (s *jsonScanner) close(n *yaml.Node, base int) {
-	if n == nil {
-		return
-	}
 	k := len(s.stack) - base
 	if k > len(s.kids) {
 		s.kids = make([]*yaml.Node, max(k, min(1024, (len(s.data)-s.pos)/16)))
@@ -321,9 +212,6 @@ func (s *jsonScanner) str() (string, error) {
 			continue
 		case c == '"':
 			s.pos++
-			if s.skip && !escaped {
-				return "", nil
-			}
 			if !escaped {
 				return string(s.data[start+1 : s.pos-1]), nil
 			}

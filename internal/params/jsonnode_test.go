@@ -2,7 +2,6 @@ package params
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -95,61 +94,14 @@ func FuzzJSONNode(f *testing.F) {
 	})
 }
 
-// TestIndexArray: an element parsed from the index is the tree the whole document's parse gives
-// it (lines included), and its key is its "name"; an empty array has no elements.
-func TestIndexArray(t *testing.T) {
-	for name, data := range map[string][]byte{"clusters": configs.Clusters, "models": configs.Models,
-		"list": []byte("[\n {\"k\": 1, \"name\": \"a\\u00e9\"},\n {\"name\": 2},\n {}\n]"), "empty": []byte(" [ ] ")} {
-		whole, err := jsonNode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		els, err := IndexArray(data, "name")
-		if err != nil || len(els) != len(whole.Content) {
-			t.Fatalf("%s: %d elements (%v), want %d", name, len(els), err, len(whole.Content))
-		}
-		for i, e := range els {
-			n, err := ParseElement(e)
-			if err != nil {
-				t.Fatalf("%s[%d]: %v", name, i, err)
-			}
-			compareNodes(t, fmt.Sprintf("%s[%d]", name, i), n, whole.Content[i])
-			want := ""
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == "name" && n.Content[j+1].Tag == "!!str" {
-					want = n.Content[j+1].Value
-				}
-			}
-			if e.Key != want {
-				t.Errorf("%s[%d]: key %q, want %q", name, i, e.Key, want)
-			}
-		}
-	}
-	// A syntax error anywhere is found by the index, at its line.
-	if _, err := IndexArray([]byte("[\n {\"a\": 1},\n {\"b\" 2}\n]"), "name"); err == nil || !strings.Contains(err.Error(), `line 3: want ':' after key "b"`) {
-		t.Errorf("syntax error: %v", err)
-	}
-}
-
-// BenchmarkJSONNode: the embedded configs every process reads at start-up, parsed into nodes
-// (Parse) or only indexed (Index: the cluster presets' names, IndexArray).
+// BenchmarkJSONNode: an embedded config parsed into nodes (the cluster presets' file, the
+// largest a test decodes).
 func BenchmarkJSONNode(b *testing.B) {
-	b.Run("Parse", func(b *testing.B) {
-		b.SetBytes(int64(len(configs.Clusters)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := jsonNode(configs.Clusters); err != nil {
-				b.Fatal(err)
-			}
+	b.SetBytes(int64(len(configs.Clusters)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jsonNode(configs.Clusters); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("Index", func(b *testing.B) {
-		b.SetBytes(int64(len(configs.Clusters)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := IndexArray(configs.Clusters, "name"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }
