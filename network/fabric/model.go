@@ -613,17 +613,11 @@ func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
 		return e.p, e.ok
 	}
 	pts := r.pts[:0]
-	// Group gi's base (g.Base) stepped along, not divided out per group: lo = gi mod Stride
-	// added to the block's first rank, the block Size·Stride ranks on each Stride groups.
-	block, lo := 0, 0
 	for gi := 0; gi < n; gi++ {
 		if g.Runs(gi) {
-			for k, base := 0, block+lo; k < g.Size; k++ {
+			for k, base := 0, g.Base(gi); k < g.Size; k++ {
 				pts = append(pts, m.endpoint(base+k*g.Stride))
 			}
-		}
-		if lo++; lo == g.Stride {
-			block, lo = block+g.Size*g.Stride, 0
 		}
 	}
 	p, ok := r.periodOf(pts, g.Size)
