@@ -91,11 +91,19 @@ func decodeClusters(data []byte, name string) ([]ClusterPreset, error) {
 		}
 		seen[p.Name] = true
 		p.Cluster.Preset = p.Name
-		if err := p.Cluster.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", name, p.Name, err)
+		if err := p.validate(name); err != nil {
+			return nil, err
 		}
 	}
 	return list, nil
+}
+
+// validate checks a preset's cluster; errors name the file and the preset.
+func (p *ClusterPreset) validate(file string) error {
+	if err := p.Cluster.Validate(); err != nil {
+		return fmt.Errorf("%s: %s: %w", file, p.Name, err)
+	}
+	return nil
 }
 
 // clusterPreset is one preset, validated (once).
@@ -104,11 +112,7 @@ func clusterPreset(name string) (*ClusterPreset, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.once.Do(func() {
-		if err := e.p.Cluster.Validate(); err != nil {
-			e.err = fmt.Errorf("%s: %s: %w", clustersFile, name, err)
-		}
-	})
+	e.once.Do(func() { e.err = e.p.validate(clustersFile) })
 	return &e.p, e.err
 }
 
