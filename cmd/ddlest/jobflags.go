@@ -98,11 +98,7 @@ func (f *jobFlags) describe() {
 	}
 	f.described = true
 	f.fs.Lookup("model").Usage = modelUsage + ": " + strings.Join(job.ModelNames(f.workload), ", ")
-	tmpl, err := f.template(job.DefaultCluster)
-	if err != nil {
-		panic(fmt.Sprintf("ddlest: built-in %s job: %v", f.workload, err)) // the built-in tables are tested
-	}
-	for _, k := range jobKeys(tmpl) {
+	for _, k := range jobKeys(f.mustTemplate(job.DefaultCluster)) {
 		i := slices.IndexFunc(f.keys, func(kf keyFlag) bool { return kf.path == k.path })
 		if i < 0 {
 			continue // not registered: the command line named other flags (setupFlags)
@@ -121,10 +117,7 @@ func (f *jobFlags) describe() {
 // key still gets its flag's name for error messages (byPath).
 func (f *jobFlags) register(cmd *cobra.Command, named map[string]bool) {
 	workload, model := f.workload, f.model
-	tmpl, err := f.template("")
-	if err != nil {
-		panic(fmt.Sprintf("ddlest: built-in %s job: %v", workload, err)) // the built-in tables are tested
-	}
+	tmpl := f.mustTemplate("")
 	fs := cmd.Flags()
 	fs.String("cluster", job.DefaultCluster, "cluster preset `NAME` (ddlest clusters lists them): GPU, nodes and network; --gpu alone picks the GPU's own cluster")
 	fs.String("model", model, modelUsage)
@@ -368,6 +361,16 @@ func (f *jobFlags) template(cluster string) (*job.Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// mustTemplate is template for the flags' help: the built-in workloads, models and clusters
+// are tested, so an error is a bug.
+func (f *jobFlags) mustTemplate(cluster string) *job.Job {
+	j, err := f.template(cluster)
+	if err != nil {
+		panic(fmt.Sprintf("ddlest: built-in %s job: %v", f.workload, err))
+	}
+	return j
 }
 
 // build applies the flags that were given to the template, in order, and validates the cluster.
