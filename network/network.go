@@ -131,6 +131,11 @@ type Collective struct {
 // set-up hides behind the node's I/O), and Bottleneck names the resource that limits the step
 // with the most transfer time (a tier, a link class of a routed fabric, a subnet): a static name,
 // never formatted per call.
+//
+// SMs is the number of streaming multiprocessors the collective's kernels hold on each GPU while
+// it runs, which compute overlapped with it cannot use (NCCL: one per channel, a channel's CTA
+// never shares its SM with compute kernels); 0 where the library's channel count is not
+// measured, or no kernel moves the bytes.
 type Cost struct {
 	Algorithm  string        `json:"algorithm"`
 	Steps      int           `json:"steps"`
@@ -140,6 +145,7 @@ type Cost struct {
 	Reconfig   units.Seconds `json:"reconfig_s"`
 	Total      units.Seconds `json:"total_s"`
 	Bottleneck string        `json:"bottleneck,omitempty"`
+	SMs        int           `json:"sms,omitempty"`
 }
 
 // Model prices collectives on one network with one job placed on it.

@@ -36,6 +36,14 @@
 // NVLink NVLS) and ≈275 GB/s of algorithm bandwidth on 8 H100s (sjeaugey, nccl-tests #212), taken
 // as 275/450 of the GPU's NVLink rate; across nodes (NVLS tree) it is not modelled.
 //
+// SMs. Every channel runs one CTA on an SM of its own ("NCCL CTAs won't share an SM with compute
+// kernels", sjeaugey, NVIDIA/nccl issue #689), so a call holds as many SMs as it has channels
+// (network.Cost.SMs; the estimator charges them to the compute it overlaps). The counts are
+// NCCL's INFO lines on 8-H100 nodes (aws-samples/aws-do-eks nccl-test README @701c554a): rings
+// and trees 24 in one node and 16 across nodes, NVLS 16, point-to-point 32 in one node, 16 for an
+// all-to-all and 2 per peer for one send/receive across nodes. Volta and Ampere are not measured:
+// their calls hold no SMs in the model.
+//
 // Bandwidth. B is the bus bandwidth of the Simple ring: one node, the GPU's NVLink rate times
 // NCCL's per-link model of NVLink (20 GB/s of 25 on Volta and Ampere, 20.6 on Hopper: topo.h
 // SM80_NVLINK_BW, SM90_NVLINK_BW); across nodes, the smaller of that and p NICs at their

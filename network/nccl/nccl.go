@@ -142,6 +142,42 @@ const (
 
 const p2pName = "nccl p2p/Simple"
 
+// channelCounts are the channels NCCL runs an 8-GPU node's communicator with, one CTA on its own
+// SM each (network.Cost.SMs): ring and tree collectives within one node and across nodes, NVLS,
+// and point-to-point calls (all of a node's p2p channels within it; across nodes, all of them for
+// an all-to-all and the per-peer ones for one send/receive).
+type channelCounts struct{ collNode, collNet, nvls, p2pNode, p2pNet, p2pPeerNet int }
+
+// channels by GPU generation [P] aws-samples/aws-do-eks Container-Root/eks/deployment/nccl-test/
+// README.md @701c554a, NCCL's INFO lines on p5.48xlarge (8 H100 SXM): one node "24 coll channels,
+// 16 nvls channels, 32 p2p channels, 32 p2p channels per peer", two nodes "16 coll channels, 16
+// nvls channels, 16 p2p channels, 2 p2p channels per peer" [D: the two-node counts stand for every
+// multi-node communicator]. One CTA per channel holds its SM [P] sjeaugey (NVIDIA), NVIDIA/nccl
+// issue #689: "NCCL CTAs won't share an SM with compute kernels". Volta and Ampere: not measured
+// (0, no SMs charged).
+var channels = [...]channelCounts{Hopper: {collNode: 24, collNet: 16, nvls: 16, p2pNode: 32, p2pNet: 16, p2pPeerNet: 2}}
+
+// sms is the SMs a call of op holds on comm's GPUs, on nodes nodes (nvls: NVLink SHARP).
+func (c Config) sms(op network.Op, nodes int, nvls bool) int {
+	if int(c.Arch) >= len(channels) {
+		return 0
+	}
+	ch, net := channels[c.Arch], nodes > 1
+	switch {
+	case nvls:
+		return ch.nvls
+	case op == network.SendRecv && net:
+		return ch.p2pPeerNet
+	case op == network.AllToAll && net:
+		return ch.p2pNet
+	case op == network.SendRecv || op == network.AllToAll:
+		return ch.p2pNode
+	case net:
+		return ch.collNet
+	}
+	return ch.collNode
+}
+
 // Price prices op on comm; ok is false for the ops NCCL's model leaves to the network (scatter,
 // gather, barrier) and for a single rank.
 func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cost, ok bool) {
@@ -171,7 +207,9 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 	case network.Broadcast, network.Reduce:
 		steps, netSteps = n, nodes
 	case network.AllToAll, network.SendRecv:
-		return c.p2p(op, s, n, ppn, nv, nic, nodes > 1), true
+		cost := c.p2p(op, s, n, ppn, nv, nic, nodes > 1)
+		cost.SMs = c.sms(op, nodes, false)
+		return cost, true
 	default:
 		return network.Cost{}, false
 	}
@@ -211,6 +249,7 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 			try(names[a][p], steps, baseLat[a][p], lat, bw)
 		}
 	}
+	best.SMs = c.sms(op, nodes, best.Algorithm == nvlsName)
 	return best, true
 }
 

@@ -149,3 +149,37 @@ func BenchmarkPrice(b *testing.B) {
 		}
 	}
 }
+
+// TestChannels: the SMs a call holds are the channels NCCL logged on 8-H100 nodes
+// (aws-samples/aws-do-eks nccl-test README @701c554a): one node "24 coll channels, 16 nvls
+// channels, 32 p2p channels, 32 p2p channels per peer", two nodes "16 coll channels, 16 nvls
+// channels, 16 p2p channels, 2 p2p channels per peer"; Ampere has no measured count (0).
+func TestChannels(t *testing.T) {
+	hopper := Config{Arch: Hopper, NICEfficiency: 0.96}
+	h100 := func(ranks, nodes int) Comm {
+		return Comm{Ranks: ranks, Nodes: nodes, NVLink: units.GBps(450), NIC: units.Gbps(400)}
+	}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		op   network.Op
+		comm Comm
+		want int
+	}{
+		{"one node, ring all-gather", hopper, network.AllGather, h100(8, 1), 24},
+		{"one node, NVLS all-reduce", hopper, network.AllReduce, h100(8, 1), 16},
+		{"one node, forced ring all-reduce", Config{Arch: Hopper, Algo: Ring, NICEfficiency: 0.96}, network.AllReduce, h100(8, 1), 24},
+		{"two nodes, reduce-scatter", hopper, network.ReduceScatter, h100(16, 2), 16},
+		{"32 ranks on 8 nodes, reduce-scatter", hopper, network.ReduceScatter, h100(32, 8), 16},
+		{"one node, all-to-all", hopper, network.AllToAll, h100(8, 1), 32},
+		{"two nodes, all-to-all", hopper, network.AllToAll, h100(16, 2), 16},
+		{"send/receive across nodes", hopper, network.SendRecv, h100(2, 2), 2},
+		{"send/receive in a node", hopper, network.SendRecv, h100(2, 1), 32},
+		{"A100, not measured", ampere, network.AllReduce, dgxA100(16, 2), 0},
+	} {
+		cost, ok := c.cfg.Price(c.op, 1e9, c.comm)
+		if !ok || cost.SMs != c.want {
+			t.Errorf("%s: %s holds %d SMs (ok %v), want %d", c.name, cost.Algorithm, cost.SMs, ok, c.want)
+		}
+	}
+}
