@@ -165,6 +165,17 @@ type Collective struct {
 	Count      int
 	Overlap    Overlap
 	HideBehind string // op name, for BehindOp
+	// Driver, when set, moves the bytes instead of the network library's kernels.
+	Driver Driver
+}
+
+// Driver is what moves a collective's bytes on each GPU when it is not the network library
+// (whose kernels hold network.Cost.SMs): a framework's own kernels on SMs streaming
+// multiprocessors, or copy engines (SMs 0). Compute overlapped with the collective cannot use
+// those SMs (estimator, doc.go).
+type Driver struct {
+	Set bool // false: the network library's kernels
+	SMs int
 }
 
 // Block is a repeated unit of a stage's graph (a transformer layer, the embedding, the head).

@@ -254,27 +254,40 @@ func (g geom) zeroCollectives() []partition.Collective {
 // gradient's all-gather with the projection's and fc2's data-gradient GEMMs (tp_comm_overlap_ag)
 // and the input gradient's reduce-scatter with the QKV and fc1 weight-gradient GEMMs
 // (tp_comm_bulk_dgrad). The pipeline's start-up chunk is not charged [D].
+//
+// Userbuffers moves the bytes itself (partition.Driver), as Transformer Engine's initialize_ub
+// sets each GEMM up by default (NVIDIA/TransformerEngine transformer_engine/pytorch/module/base.py
+// of 2024: methods ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad and fc2_dgrad, pipeline
+// for proj_fprop and fc2_fprop, bulk for qkv_dgrad, qkv_wgrad, fc1_dgrad and fc1_wgrad; add_ub's
+// defaults num_sm 16 and use_ce True): the ring-exchange all-gathers on copy engines
+// (ubCopyEngine), the pipelined reduce-scatters and the bulk transfers in 16 SMs' kernels (ubSMs).
 func (g geom) overlappedSP(cs []partition.Collective) []partition.Collective {
-	behind := func(name string, op network.Op, ph partition.Phase, ops ...string) {
+	behind := func(name string, op network.Op, ph partition.Phase, d partition.Driver, ops ...string) {
 		for _, o := range ops {
 			c := g.tpCollective(name, op, ph, 1)
-			c.Overlap, c.HideBehind = partition.BehindOp, o
+			c.Overlap, c.HideBehind, c.Driver = partition.BehindOp, o, d
 			cs = append(cs, c)
 		}
 	}
-	behind("sp.f.fwd", network.AllGather, partition.Forward, "attn.qkv", "mlp.fc1")
-	behind("sp.g.fwd", network.ReduceScatter, partition.Forward, "attn.proj", "mlp.fc2")
-	behind("sp.g.bwd", network.AllGather, partition.Backward, "attn.proj.dgrad", "mlp.fc2.dgrad")
-	behind("sp.f.bwd", network.ReduceScatter, partition.Backward, "attn.qkv.wgrad", "mlp.fc1.wgrad")
+	behind("sp.f.fwd", network.AllGather, partition.Forward, ubCopyEngine, "attn.qkv", "mlp.fc1")
+	behind("sp.g.fwd", network.ReduceScatter, partition.Forward, ubSMs, "attn.proj", "mlp.fc2")
+	behind("sp.g.bwd", network.AllGather, partition.Backward, ubCopyEngine, "attn.proj.dgrad", "mlp.fc2.dgrad")
+	behind("sp.f.bwd", network.ReduceScatter, partition.Backward, ubSMs, "attn.qkv.wgrad", "mlp.fc1.wgrad")
 	for _, o := range []string{"mlp.fc1.dgrad", "attn.qkv.dgrad"} {
-		behind("sp.regather.bwd", network.AllGather, partition.Backward, o)
+		behind("sp.regather.bwd", network.AllGather, partition.Backward, ubSMs, o)
 	}
 	if g.rc == RecomputeFull {
-		behind("sp.f.recompute", network.AllGather, partition.Recompute, "attn.qkv", "mlp.fc1")
-		behind("sp.g.recompute", network.ReduceScatter, partition.Recompute, "attn.proj", "mlp.fc2")
+		behind("sp.f.recompute", network.AllGather, partition.Recompute, ubCopyEngine, "attn.qkv", "mlp.fc1")
+		behind("sp.g.recompute", network.ReduceScatter, partition.Recompute, ubSMs, "attn.proj", "mlp.fc2")
 	}
 	return cs
 }
+
+// The drivers of Transformer Engine's userbuffers (overlappedSP).
+var (
+	ubCopyEngine = partition.Driver{Set: true}
+	ubSMs        = partition.Driver{Set: true, SMs: 16}
+)
 
 // backwardDgrad appends the backward collective of the two column-parallel linears' input
 // gradients (attention's QKV and the MLP's fc1): after each backward, or, with asyncTP, running
