@@ -16,6 +16,14 @@ type Profile interface {
 	PeakFLOP(dt dtype.DType) units.FLOPPerSecond
 }
 
+// SMCounter is a profile that prices compute from the GPU's hardware (a roofline), with the GPU's
+// streaming-multiprocessor count: compute overlapped with a communication kernel cannot use the
+// SMs that kernel holds (network.Cost.SMs; estimator). Measured profiles do not implement it:
+// their compute ran beside the job's communication. SMs 0: not known.
+type SMCounter interface {
+	SMs() int
+}
+
 // HostCopier is a profile whose GPU has a measured host link: HostCopyTime is a copy of b bytes
 // between GPU and host memory in one direction (activation offloading); ok is false when the
 // GPU's rate is not known.

@@ -243,3 +243,28 @@ func TestGEMMShortK(t *testing.T) {
 		}
 	}
 }
+
+// TestSMs: a roofline knows its GPU's streaming multiprocessors from configs/gemm.json, whatever
+// its GEMM model — 132 on the H100 SXM5 (H100 whitepaper), 108 on the A100 (A100 whitepaper) —
+// and 0 for a GPU the table does not list (v100).
+func TestSMs(t *testing.T) {
+	for _, c := range []struct {
+		gpu  string
+		gemm GEMMModel
+		want int
+	}{{"h100", GEMMShape, 132}, {"h100", GEMMConstant, 132}, {"a100-80gb", GEMMShape, 108}, {"v100", GEMMConstant, 0}} {
+		g, err := LookupGPU(c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eff := DefaultEfficiency
+		eff.GEMM = c.gemm
+		r, err := New(g, eff, dtype.FP16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.SMs(); got != c.want {
+			t.Errorf("%s (%v): %d SMs, want %d", c.gpu, c.gemm, got, c.want)
+		}
+	}
+}

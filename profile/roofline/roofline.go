@@ -100,7 +100,13 @@ type Roofline struct {
 	// hasFlash reports whether it has one.
 	flash    flashRates
 	hasFlash bool
+	// sms is the GPU's streaming multiprocessors (configs/gemm.json; 0 when not in the table).
+	sms int
 }
+
+// SMs is the GPU's streaming-multiprocessor count from configs/gemm.json, 0 when the table has
+// no entry for it (profile.SMCounter).
+func (r *Roofline) SMs() int { return r.sms }
 
 // New builds a roofline profile, checking that the GPU supports dt on its matrix engines.
 func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
@@ -120,6 +126,11 @@ func New(g GPU, eff Efficiency, dt dtype.DType) (*Roofline, error) {
 		r.flash, r.hasFlash = newFlashRates(f, r.tensor[dt], sustained), true
 	}
 	r.dt = dt
+	if t, err := GEMMTable(); err == nil {
+		if e, ok := t.Get(g.Name); ok {
+			r.sms = e.SMs
+		}
+	}
 	if eff.GEMM != GEMMConstant {
 		for d := range dtype.DType(dtype.Count) {
 			if r.tensor[d] == 0 {
