@@ -61,9 +61,18 @@
 //	per-iteration  collectives after the backward pass (tied-embedding gradients between the
 //	               first and last stage), exposed, counted with the pipeline communication
 //	optimizer      the stage's update ops
+//	comm kernels   a communication kernel holds k_c of the GPU's N SMs while it runs (NCCL: one
+//	               CTA per channel, never sharing its SM with compute kernels, sjeaugey in
+//	               NVIDIA/nccl issue #689; network.Cost.SMs, or the partition's Driver), so compute
+//	               overlapped with it runs on N − k_c: over the critical stage's collectives,
+//	               lost = Σ_c (time_c − exposed_c) · k_c / N, part of compute. Charged only when
+//	               the profile prices compute from the hardware and knows N (profile.SMCounter; a
+//	               measured profile ran beside its communication). First order [D]: the lost
+//	               compute does not delay the collectives it overlaps, and a GEMM's wave
+//	               quantisation on N − k_c SMs is not repriced
 //
-//	total = compute (M·(F+R+B+offload wait) + optimizer) + exposed communication (M·C + p2p + DP + per-
-//	        iteration) + bubble;   comm_fraction = exposed communication / total
+//	total = compute (M·(F+R+B+offload wait) + optimizer + comm kernels) + exposed communication
+//	        (M·C + p2p + DP + per-iteration) + bubble;   comm_fraction = exposed communication / total
 //
 // Throughput: samples/s = global batch / total; tokens/s = samples/s · sequence; hardware
 // TFLOP/s per GPU counts every executed GEMM including recomputation (Megatron-LM convention,

@@ -64,6 +64,10 @@ type Breakdown struct {
 	// DPShared is the part of DP that links shared with the backward pass's traffic add
 	// (contention, doc.go; 0 on level models).
 	DPShared units.Seconds
+	// CommKernels is the compute the critical stage loses to the SMs its overlapped
+	// communication kernels hold (network.Cost.SMs, partition.Driver; doc.go), part of the
+	// iteration's compute: 0 unless the profile knows its GPU's SMs (profile.SMCounter).
+	CommKernels units.Seconds
 }
 
 // CommOrder is the order reports list the exposed communication in: the block collectives,
@@ -250,8 +254,9 @@ func EstimateInto(r *Result, in Input) error {
 				Time: d, Exposed: d * exposed})
 		}
 	}
+	r.Breakdown.CommKernels = commKernels(in.Profile, c.colls)
 	it := &r.Iteration
-	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer + r.Breakdown.OffloadWait
+	it.Compute = r.Breakdown.Forward + r.Breakdown.Recompute + r.Breakdown.Backward + r.Breakdown.Optimizer + r.Breakdown.OffloadWait + r.Breakdown.CommKernels
 	// ZeRO-2/3's per-layer data-parallel traffic is data-parallel communication, exposed on the
 	// critical stage every micro-batch.
 	r.Breakdown.DP += units.Seconds(mbs) * c.commDim[partition.DimDP]
@@ -280,6 +285,24 @@ func EstimateInto(r *Result, in Input) error {
 	}
 	r.Memory = p.MaxMemory()
 	return nil
+}
+
+// commKernels is the compute lost to communication kernels: each collective's hidden time (what
+// of it overlaps compute) × the share of the GPU's SMs its kernels hold (doc.go). 0 when the
+// profile does not know its GPU's SMs.
+func commKernels(prof profile.Profile, colls []CollectiveTime) units.Seconds {
+	sc, ok := prof.(profile.SMCounter)
+	if !ok || sc.SMs() <= 0 {
+		return 0
+	}
+	n := sc.SMs()
+	var lost units.Seconds
+	for i := range colls {
+		if k := colls[i].Cost.SMs; k > 0 {
+			lost += (colls[i].Time - colls[i].Exposed) * units.Seconds(min(k, n)) / units.Seconds(n)
+		}
+	}
+	return lost
 }
 
 // sameWork reports whether two stages share their blocks, per-iteration work and gradient
@@ -493,6 +516,9 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 			cost, err := e.price(c.Collective)
 			if err != nil {
 				return t, err
+			}
+			if c.Driver.Set {
+				cost.SMs = c.Driver.SMs
 			}
 			costs = append(costs, cost)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ddlest/ddlest/internal/units"
 	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/partition"
+	"github.com/ddlest/ddlest/profile"
 )
 
 // unitProfile prices an op at op.FLOP seconds: the tests choose times directly.
@@ -337,5 +338,57 @@ func TestBreakdownByDimension(t *testing.T) {
 	}
 	if !near(float64(r.Iteration.ExposedComm), sum) {
 		t.Errorf("exposed communication %v, want the parts' sum %g s", r.Iteration.ExposedComm, sum)
+	}
+}
+
+// smProfile is unitProfile on a GPU of 100 SMs (profile.SMCounter).
+type smProfile struct{ unitProfile }
+
+func (smProfile) SMs() int { return 100 }
+
+// smNet is byteNet whose collectives' kernels hold 25 SMs.
+type smNet struct{ byteNet }
+
+func (smNet) Price(c network.Collective) (network.Cost, error) {
+	cost, err := byteNet{}.Price(c)
+	cost.SMs = 25
+	return cost, err
+}
+
+// TestCommKernels: compute loses the hidden time of each overlapped collective × the share of
+// the GPU's SMs its kernels hold. Hand count on simplePlan with its all-reduce hidden behind the
+// 2 s backward op: 0.5 s hidden per layer and micro-batch, 4 layers × 2 micro-batches = 4 s
+// hidden; at 25 of 100 SMs, 1 s of compute lost. A driver overriding the network's kernels with
+// 40 SMs loses 1.6 s, copy engines (0 SMs) none, and a profile without an SM count none.
+func TestCommKernels(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		prof   profile.Profile
+		driver partition.Driver
+		want   float64
+	}{
+		{"network's kernels", smProfile{}, partition.Driver{}, 1},
+		{"own kernels", smProfile{}, partition.Driver{Set: true, SMs: 40}, 1.6},
+		{"copy engines", smProfile{}, partition.Driver{Set: true}, 0},
+		{"measured profile", unitProfile{}, partition.Driver{}, 0},
+	} {
+		p := simplePlan()
+		b := &p.Stages[0].Blocks[0]
+		b.Collectives[0].Overlap, b.Collectives[0].HideBehind, b.Collectives[0].Phase = partition.BehindOp, "b", partition.Backward
+		b.Collectives[0].Driver = c.driver
+		base, err := Estimate(Input{Plan: p, Profile: unitProfile{}, Network: byteNet{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Estimate(Input{Plan: p, Profile: c.prof, Network: smNet{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(float64(r.Breakdown.CommKernels), c.want) {
+			t.Errorf("%s: lost %v, want %v s", c.name, r.Breakdown.CommKernels, c.want)
+		}
+		if got := float64(r.Iteration.Compute - base.Iteration.Compute); !near(got, c.want) {
+			t.Errorf("%s: compute grew %v s, want %v s", c.name, got, c.want)
+		}
 	}
 }

@@ -56,8 +56,8 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 		Breakdown: breakdownDoc{
 			ForwardS: float64(res.Breakdown.Forward), RecomputeS: float64(res.Breakdown.Recompute),
 			BackwardS: float64(res.Breakdown.Backward), OptimizerS: float64(res.Breakdown.Optimizer),
-			OffloadWaitS: float64(res.Breakdown.OffloadWait),
-			TPCommS:      float64(res.Breakdown.TP), EPCommS: float64(res.Breakdown.EP), MPCommS: float64(res.Breakdown.MP),
+			OffloadWaitS: float64(res.Breakdown.OffloadWait), CommKernelsS: float64(res.Breakdown.CommKernels),
+			TPCommS: float64(res.Breakdown.TP), EPCommS: float64(res.Breakdown.EP), MPCommS: float64(res.Breakdown.MP),
 			SPCommS: float64(res.Breakdown.SP), CPCommS: float64(res.Breakdown.CP),
 			PPCommS: float64(res.Breakdown.PP), DPCommS: float64(res.Breakdown.DP),
 			DPSharedS: float64(res.Breakdown.DPShared),
@@ -150,6 +150,8 @@ type breakdownDoc struct {
 	OptimizerS float64 `json:"optimizer_s"`
 	// OffloadWaitS is compute's waiting for activations offloaded to host memory.
 	OffloadWaitS float64 `json:"offload_wait_s,omitempty"`
+	// CommKernelsS is compute lost to the SMs that overlapped communication kernels hold.
+	CommKernelsS float64 `json:"comm_kernels_s,omitempty"`
 	TPCommS      float64 `json:"tp_comm_s"`
 	EPCommS      float64 `json:"ep_comm_s"`
 	MPCommS      float64 `json:"mp_comm_s"`
@@ -392,6 +394,9 @@ func writeResultTable(b *strings.Builder, tw *tabwriter.Writer, res estimator.Re
 	compute := fmt.Sprintf("forward %v, recompute %v, backward %v, optimizer %v", bd.Forward, bd.Recompute, bd.Backward, bd.Optimizer)
 	if bd.OffloadWait > 0 {
 		compute += fmt.Sprintf(", waiting for offloaded activations %v", bd.OffloadWait)
+	}
+	if bd.CommKernels > 0 {
+		compute += fmt.Sprintf(", SMs held by overlapped communication %v", bd.CommKernels)
 	}
 	row("  compute", compute)
 	// Every dimension with exposed time, and always the pipeline and the gradients.
