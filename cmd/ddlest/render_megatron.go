@@ -72,7 +72,7 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 	for _, col := range res.Collectives {
 		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
 			Phase: col.Phase.String(), Bytes: float64(col.Bytes), Group: col.Group, Stride: col.Stride, Count: col.Count,
-			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed)})
+			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed), SMs: col.Cost.SMs})
 	}
 	return d
 }
@@ -176,6 +176,8 @@ type collectiveDoc struct {
 	Algorithm string  `json:"algorithm"`
 	TimeS     float64 `json:"time_s"`
 	ExposedS  float64 `json:"exposed_s"`
+	// SMs is the streaming multiprocessors its kernels hold while it runs (network.Cost.SMs).
+	SMs int `json:"sms,omitempty"`
 }
 
 type throughputDoc struct {
