@@ -336,3 +336,52 @@ func (g *Graph) Back(t, s int32) (int32, int32) {
 	inv := g.sym.inverse(&g.sym.endDig[s])
 	return g.sym.back(t, s), g.sym.move(t, &inv)
 }
+
+// MovesTo reports, for endpoints a and b and element x, whether movesTo says a moved by x is b,
+// and whether move finds b; false, false without flow types.
+func (g *Graph) MovesTo(a, b, x int32) (bool, bool) {
+	s := g.sym
+	if s == nil || s.linkAt == nil {
+		return false, false
+	}
+	xd := s.endDig[0]
+	for f := 0; f < s.nf; f++ {
+		xd[f] = uint16(x / s.fs[f] % s.fm[f])
+	}
+	return s.movesTo(a, b, &xd), s.move(a, &xd) == b
+}
+
+// Order is |Γ| (0: no symmetry).
+func (g *Graph) Order() int {
+	if g.sym == nil {
+		return 0
+	}
+	return g.sym.Order
+}
+
+// Unimaged is the same job on the graph with every run routed and copied (WithoutRunImages).
+func (m *Model) Unimaged() *Model {
+	u, err := NewModel(WithoutRunImages(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// RunImages are the runs of the first period of one round of pt over the concurrent groups of
+// shape g that are read from an earlier run moved (runs.go, Images): each run's start group, the
+// earlier run's, and σ's digits along the non-trivial factors written as Runs writes τ.
+func (m *Model) RunImages(pt collective.Pattern, g network.Group) [][3]int {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	r.lastRuns = r.lastRuns[:0]
+	sym, _ := m.load(r, canonical(pt), g)
+	r.finish(sym)
+	var out [][3]int
+	for i, x := range r.plan {
+		if im := r.images[i]; im.src >= 0 {
+			out = append(out, [3]int{x.at, r.plan[im.src].at, int(im.sigma[0])<<16 | int(im.sigma[1])})
+		}
+	}
+	return out
+}

@@ -66,6 +66,7 @@ type Graph struct {
 	gen                             *atomic.Uint64
 	untyped, unperiodic, unwindowed bool
 	unalong                         bool // runs' copies replayed copy by copy (WithoutRunCycles)
+	unimaged                        bool // every run routed, none read from an earlier one (WithoutRunImages)
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates

@@ -336,6 +336,29 @@ func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
 	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
 }
 
+// movesTo reports whether endpoint a moved by the element with digits g (each below its
+// factor's modulus) is endpoint b (move(a, g) == b) without looking the moved endpoint up: Γ
+// acts freely on the endpoints, so an endpoint is named by its orbit and its element, and
+// g·(x·R) = (g + x)·R has a's orbit and a's digits plus g's (each mod its factor's modulus). b
+// is that endpoint exactly when it has the same orbit and those digits (TestMovesTo against
+// move, every pair and element). Run images (runs.go) compare flows with it.
+func (s *Symmetry) movesTo(a, b int32, g *[maxFactors]uint16) bool {
+	if s.EndRep[a] != s.EndRep[b] {
+		return false
+	}
+	x, y := &s.endDig[a], &s.endDig[b]
+	for f := 0; f < s.nf; f++ {
+		d := int32(x[f]) + int32(g[f])
+		if d >= s.fm[f] {
+			d -= s.fm[f]
+		}
+		if d != int32(y[f]) {
+			return false
+		}
+	}
+	return true
+}
+
 // back is endpoint t moved by the inverse of endpoint s's element (move(t, inverse(g_s)) in one
 // pass, without a branch per digit: t's digit plus m − s's is below 2m, within shift's rows).
 func (s *Symmetry) back(t, src int32) int32 {
