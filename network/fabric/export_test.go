@@ -385,3 +385,42 @@ func (m *Model) RunImages(pt collective.Pattern, g network.Group) [][3]int {
 	}
 	return out
 }
+
+// ShapePlans collects one round of pt over the concurrent groups of shape g as pricing does
+// (where it collects the periodic flows alone) and reports whether its plans are read from the
+// groups' members (shapePlans), and whether they (the first period's and the tail's, with their
+// runs' images) equal those read from the flows (planRuns, runImages).
+func (m *Model) ShapePlans(pt collective.Pattern, g network.Group) (given, same bool) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	n := g.Groups(m.env.GPUs)
+	gp, ok := m.groupPeriod(r, g, n)
+	if !m.skipsPeriods(g, n) || !ok || n/gp.q < 2 || !m.noSublattice(r, pt, g, n) {
+		return false, false
+	}
+	m.collectPeriodic(r, pt, g, n, gp.q)
+	defer func() { r.fl, r.starts, r.gap = r.fl[:0], r.starts[:0], 0 }()
+	sp := m.shapePlans(r, g, n, gp)
+	if sp == nil {
+		return false, false
+	}
+	c := int(r.starts[1])
+	q := gp.q * c
+	k := (len(r.fl) + r.gap) / q
+	same = true
+	for _, part := range []struct {
+		fl     []flowRec
+		plan   []run
+		images []runImage
+	}{{r.fl[:q], sp.first, sp.images}, {r.fl[k*q-r.gap:], sp.tail, sp.tails}} {
+		groups := len(part.fl) / c
+		if !r.runsPlanned(part.fl, groups) {
+			same = same && part.plan == nil
+			continue
+		}
+		plan := r.planRuns(part.fl, groups, nil)
+		r.runImages(part.fl, c, plan)
+		same = same && slices.Equal(plan, part.plan) && slices.Equal(r.images, part.images)
+	}
+	return true, same
+}

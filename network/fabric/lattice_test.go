@@ -666,3 +666,42 @@ func TestMovesTo(t *testing.T) {
 		}
 	}
 }
+
+// The plans read from a round's groups' members (runs.go, Plans per shape) are those read from
+// its flows, first period and tail, with their runs' images: GPT-3's rings, halving/doubling
+// partners (both steps) and bidirectional rings of 4 at stride 96, and the binary tree's
+// broadcast (0 → 1, 2 and 1 → 3: every member), over 16,320 ranks of the large torus and
+// Hx4Mesh; and pairs at stride 70 on 192 ranks of the 16×16 torus of 2×2 boards (a tail routed
+// by its own plan, TestWindowsRemainder). A shift over digits of 3 (0 → 1 → 2 → 0) leaves
+// member 3 of each group in no flow: its plans are read from its flows.
+func TestShapePlans(t *testing.T) {
+	tp, patterns := largeTP4()
+	patterns = append(patterns,
+		collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 1, Limit: 4}),
+		collective.One(collective.Part{Kind: collective.TreeDown}))
+	shift3 := collective.One(collective.Part{Kind: collective.Shift, Stride: 1, Size: 3, K: 1})
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 2, K: 1})
+	for _, cfg := range largeMeshes() {
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pt := range patterns {
+			if given, same := m.(*fabric.Model).ShapePlans(pt, tp); !given || !same {
+				t.Errorf("%s %+v: plans read from the members %v, the same as the flows' %v", cfg.Global, pt.Parts[0], given, same)
+			}
+		}
+		if given, _ := m.(*fabric.Model).ShapePlans(shift3, tp); given {
+			t.Errorf("%s: a shift over 3 of 4 members read its plans from the members", cfg.Global)
+		}
+	}
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 8, 8, "torus"
+	m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if given, same := m.(*fabric.Model).ShapePlans(pairs, network.Group{Size: 2, Stride: 70}); !given || !same {
+		t.Errorf("pairs at stride 70: plans read from the members %v, the same as the flows' %v", given, same)
+	}
+}

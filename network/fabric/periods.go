@@ -115,14 +115,14 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		if win && r.tailAsPrefix(first, gp.q, tail, tg, k) {
 			snap = tg
 		} else {
-			ok = r.routeRuns(tail, tg)
+			ok = r.routeRuns(tail, tg, true)
 			r.rem = r.takeLoads(r.rem)
 		}
 	}
 	if snap > 0 {
-		ok = r.routePlan(first, gp.q, r.plan, snap) && ok
+		ok = r.routePlan(first, gp.q, r.plan, snap, false) && ok
 	} else {
-		ok = r.routeRuns(first, gp.q) && ok
+		ok = r.routeRuns(first, gp.q, false) && ok
 	}
 	// Read by windows where finish alone reads the loads (windows.go: C per τ-cycle, plus R on
 	// R's links), else the first period's loads become a type of their own, replayed moved by
@@ -152,8 +152,8 @@ func (r *router) tailAsPrefix(first []flowRec, groups int, tail []flowRec, tg, k
 	if int32(k) >= r.win.n || !r.runsPlanned(first, groups) || !r.runsPlanned(tail, tg) {
 		return false
 	}
-	r.plan = r.planRuns(first, groups, r.plan[:0])
-	r.tailPlan = r.planRuns(tail, tg, r.tailPlan[:0])
+	r.plan = r.planOf(first, groups, false, r.plan[:0])
+	r.tailPlan = r.planOf(tail, tg, true, r.tailPlan[:0])
 	return len(r.tailPlan) <= len(r.plan) && slices.Equal(r.tailPlan, r.plan[:len(r.tailPlan)])
 }
 

@@ -122,6 +122,12 @@ type router struct {
 	// (routePlan).
 	images []runImage
 	kept   []linkLoad
+	// given: the plans of the round's shape, read from its groups' members (Model.shapePlans;
+	// nil: each plan is read from the flows); members: their groups' members as flows (e → e),
+	// and cover a mark per member of a group (Model.covered).
+	given   *shapePlans
+	members []flowRec
+	cover   []bool
 	// pre: the first period's sums up to the stretch ending where the flows after the last
 	// whole period end, on acc's first len(pre) links (routePlan), when windows read those
 	// flows' loads from them.

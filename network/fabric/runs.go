@@ -30,13 +30,24 @@ package fabric
 // received, in the same order, and the copies reach the links in the same order moved. So the
 // run's sums are the earlier run's, link for link moved by σ, in the order the earlier run
 // loaded its links: the run is not routed, its sums are the kept ones moved (routePlan; every
-// link the same sum, added to the stretches' sums in the same order: TestRunImagesLoads against
+// link the same sum, added to the stretches' sums in the same order: TestRunCyclesLoads against
 // WithoutRunImages, link by link and in order). Its flows' types are the earlier run's, all
 // recorded then, so the flows routed after it find the same types.
 //
 // A run is looked for at each group where none goes on, with q up to maxRunPeriod groups; where
 // none starts, the search rests for twice as many groups as the last time (at most
 // maxRunRest), so a round without runs costs a few probes per group.
+//
+// Plans per shape. Where every member of a group sends or receives in the round's pattern, the
+// flows of group j + p are group j's moved by τ' exactly when its members are (each flow joins
+// two members, the same ones in every group; and each member is in some flow), so runAt finds
+// the same runs, copies and τ' on the members as on the flows: a mismatch of flows stops the
+// search in the group where the members first mismatch, and the copies counted, whole groups
+// of p, are the same. Likewise a run's first groups' flows are an earlier run's moved by σ
+// exactly when their members are. The plans of a periodic round's first period and of the
+// groups after its last whole period, and their images, are then read from the members once per
+// group shape (Model.shapePlans) and serve every pattern over them (best's candidates): the
+// same plans (TestShapePlans against planning each pattern's flows).
 
 // maxRunPeriod bounds the groups a run repeats (a board's 16 ranks of a 4×4 HammingMesh board
 // in rank order are 16 groups at a stride); maxRunRest the groups routed without looking for a
@@ -48,7 +59,9 @@ const maxRunPeriod, maxRunRest = 32, 64
 // it summed runs apart it leaves every sum stashed (acc, in the order unstash would put them on
 // the links), else on the links: the caller takes them from where they are (sums: takeLoads,
 // takeWindows) or puts them on the links (unstash), so no link's sum is moved twice.
-func (r *router) routeRuns(fl []flowRec, groups int) bool {
+// Tail says whether fl are the flows after a period's last whole one (else its first period's,
+// or a round's own), for the plans given per shape.
+func (r *router) routeRuns(fl []flowRec, groups int, tail bool) bool {
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
 		ok := true
 		for _, f := range fl {
@@ -56,8 +69,27 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 		}
 		return ok
 	}
-	r.plan = r.planRuns(fl, groups, r.plan[:0])
-	return r.routePlan(fl, groups, r.plan, 0)
+	r.plan = r.planOf(fl, groups, tail, r.plan[:0])
+	return r.routePlan(fl, groups, r.plan, 0, tail)
+}
+
+// shapePlans are the plans of a periodic round's first period and of the groups after its last
+// whole period, and their runs' images, read from the groups' members (Plans per shape).
+type shapePlans struct {
+	first, tail   []run
+	images, tails []runImage
+}
+
+// planOf appends to plan the stretches fl (groups groups, runsPlanned) is routed by: the plan
+// given for the round's shape (r.given: the first period's, or the tail's), else planRuns'.
+func (r *router) planOf(fl []flowRec, groups int, tail bool, plan []run) []run {
+	switch {
+	case r.given == nil:
+		return r.planRuns(fl, groups, plan)
+	case tail:
+		return append(plan, r.given.tail...)
+	}
+	return append(plan, r.given.first...)
 }
 
 // runsPlanned reports whether routeRuns routes fl of groups groups by a plan (planRuns).
@@ -100,11 +132,18 @@ func (r *router) planRuns(fl []flowRec, groups int, plan []run) []run {
 // stretch of the plan ending at group snap, it also notes the sums of the stretches up to there
 // (pre: acc's first len(pre) links' sums then, which the flows of the same stretches moved by
 // τ^K sum to; windows.go).
-func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool {
+func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int, tail bool) bool {
 	c, ok := len(fl)/groups, true
 	r.lastRuns = r.lastRuns[:0]
 	r.pre = r.pre[:0]
-	r.runImages(fl, c, plan)
+	switch {
+	case r.given == nil:
+		r.runImages(fl, c, plan)
+	case tail:
+		r.images = append(r.images[:0], r.given.tails...)
+	default:
+		r.images = append(r.images[:0], r.given.images...)
+	}
 	r.kept = r.kept[:0]
 	for xi, x := range plan {
 		end := x.at + max(x.n, 1)*x.q
