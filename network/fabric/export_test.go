@@ -424,3 +424,23 @@ func (m *Model) ShapePlans(pt collective.Pattern, g network.Group) (given, same 
 	}
 	return true, same
 }
+
+// Unshifted is the same job on the graph with periods checked member by member (WithoutShifts).
+func (m *Model) Unshifted() *Model {
+	u, err := NewModel(WithoutShifts(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// Shifted is how many endpoints from 0 the element with digits tau (along the non-trivial
+// factors) moves delta on (Symmetry.shifted); −1 without flow types.
+func (g *Graph) Shifted(delta int32, tau []uint16) int32 {
+	if g.sym == nil || g.sym.linkAt == nil {
+		return -1
+	}
+	var t [maxFactors]uint16
+	copy(t[:], tau)
+	return g.sym.shifted(delta, &t)
+}

@@ -705,3 +705,59 @@ func TestShapePlans(t *testing.T) {
 		t.Errorf("pairs at stride 70: plans read from the members %v, the same as the flows' %v", given, same)
 	}
 }
+
+// A period read from the fabric's numbering (periodOf, Symmetry.shifted) is the one moving every
+// member finds (WithoutShifts): GPT-3's rings of 4 at stride 96 over the large torus and Hx4Mesh
+// (periods of whole blocks: read), its 384-rank job on the Hx4Mesh (16 groups, not a whole block
+// of 96: moved), the large Hx2Mesh (none) and pairs at stride 70 on a small torus. And the
+// numbering by hand on the 8×8 torus of 2×2 boards (4 boards a row, 4 ranks a board): one board
+// on is one column on for the first three boards of each row (12 endpoints from 0, then board 3's
+// neighbour is board 4, the next row), a board row on (16 endpoints) is one row on for every
+// endpoint with one (48), and nothing else moves endpoint 0 a board on.
+func TestShiftedPeriod(t *testing.T) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 2, K: 1})
+	tp := network.Group{Size: 4, Stride: 96}
+	for _, c := range []struct {
+		a, x   int
+		global string
+		gpus   int
+		pt     collective.Pattern
+		g      network.Group
+		q      int
+	}{
+		{2, 64, "torus", 16320, ring, tp, 2 * 96 * 4},
+		{4, 32, "trees", 16320, ring, tp, 4 * 96 * 4},
+		{4, 32, "trees", 384, ring, tp, 16 * 4},
+		{2, 64, "trees", 16320, ring, tp, 0},
+		{2, 8, "torus", 192, pairs, network.Group{Size: 2, Stride: 70}, 32 * 2},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		q1, tau1 := fm.Period(c.pt, c.g)
+		q2, tau2 := fm.Unshifted().Period(c.pt, c.g)
+		if q1 != c.q || q2 != q1 || !slices.Equal(tau1, tau2) {
+			t.Errorf("%s %d %+v: period %d by %v, moving every member %d by %v, want %d", c.global, c.gpus, c.g, q1, tau1, q2, tau2, c.q)
+		}
+	}
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 4, 4, "torus"
+	g, err := cfg.Fabric()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		delta int32
+		tau   []uint16
+		want  int32
+	}{{4, []uint16{1, 0}, 12}, {16, []uint16{0, 1}, 48}, {4, []uint16{0, 1}, 0}, {16, []uint16{1, 0}, 0}} {
+		if got := g.Shifted(c.delta, c.tau); got != c.want {
+			t.Errorf("%d on by %v: %d endpoints, want %d", c.delta, c.tau, got, c.want)
+		}
+	}
+}

@@ -623,7 +623,11 @@ func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
 			}
 		}
 	}
-	p, ok := r.periodOf(pts, g.Size)
+	stride := 0 // (pts in group order, rank r on endpoint r: periodOf may read the numbering)
+	if m.opt.Placement == nil && g.Every <= 1 {
+		stride = g.Stride
+	}
+	p, ok := r.periodOf(pts, g.Size, stride)
 	r.pts = pts[:0]
 	p.q /= g.Size
 	if m.periods == nil {

@@ -29,7 +29,10 @@ import "slices"
 // of any pattern over them. Candidates Q are tried in order; a candidate is first checked at the
 // members where earlier candidates failed (witnesses) and at a few spread over the job, and at
 // most maxPeriodChecks candidates are checked over all members, so a job without a period costs
-// a few passes over its ranks.
+// a few passes over its ranks. Where the groups are ranks on endpoints in rank order and a
+// candidate is whole blocks of groups, every member is the one Q groups before a fixed number of
+// ranks on, and the check over all members reads how far the fabric's numbering repeats that
+// translation by τ (Symmetry.shifted: once per graph, not per model).
 
 // maxPeriodChecks bounds the candidates checked over every member of the groups, after
 // periodSamples members spread over them.
@@ -182,8 +185,17 @@ type period struct {
 }
 
 // periodOf finds the shortest period of the endpoints pts among the multiples of unit that
-// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none.
-func (r *router) periodOf(pts []int32, unit int) (period, bool) {
+// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none. With stride > 0, pts are the
+// members of every group of size unit at that stride in group order, rank r on endpoint r
+// (network.Group.Base): where a candidate is a whole number Q·stride of groups, group j + Q's
+// base is group j's plus (Q/stride)·unit·stride (its block, stride groups of unit·stride ranks,
+// is Q/stride blocks on, at the same place in it), so every pts[i+q] is pts[i] + Δ, Δ =
+// pts[q] − pts[0]; the bases rise with j, so the members checked (pts[1] … pts[n−q−1], those of
+// the first n/unit − Q groups) are at most the last group's last, pts[n−q−1]; and the check
+// holds for all of them where the fabric's numbering moves every endpoint up to that one Δ on
+// by τ (Symmetry.shifted, read once per graph): the same answer as moving each member
+// (TestShiftedPeriod), else each is moved.
+func (r *router) periodOf(pts []int32, unit, stride int) (period, bool) {
 	var p period
 	sym, n := r.g.sym, len(pts)
 	if unit < 1 || n == 0 {
@@ -218,10 +230,12 @@ func (r *router) periodOf(pts []int32, unit int) (period, bool) {
 		}
 		checks++
 		bad := -1
-		for i := 1; i+q < n; i++ {
-			if sym.move(pts[i], &p.tau) != pts[i+q] {
-				bad = i
-				break
+		if stride <= 0 || (q/unit)%stride != 0 || r.g.unshifted || sym.shifted(pts[q]-pts[0], &p.tau) <= pts[n-q-1] {
+			for i := 1; i+q < n; i++ {
+				if sym.move(pts[i], &p.tau) != pts[i+q] {
+					bad = i
+					break
+				}
 			}
 		}
 		if bad < 0 {
@@ -232,3 +246,7 @@ func (r *router) periodOf(pts []int32, unit int) (period, bool) {
 	}
 	return p, false
 }
+
+// WithoutShifts is g with every member of a period's candidate moved (no numbering read,
+// Symmetry.shifted): the reference periodOf's reading is tested against.
+func WithoutShifts(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unshifted = true }) }
