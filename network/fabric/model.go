@@ -615,20 +615,22 @@ func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
 	if e, ok := m.periods[g]; ok {
 		return e.p, e.ok
 	}
-	pts := r.pts[:0]
-	for gi := 0; gi < n; gi++ {
-		if g.Runs(gi) {
-			for k, base := 0, g.Base(gi); k < g.Size; k++ {
-				pts = append(pts, m.endpoint(base+k*g.Stride))
+	var p period
+	var ok bool
+	if m.opt.Placement == nil && g.Every <= 1 { // rank r on endpoint r, every group: not listed
+		p, ok = r.periodOf(memberList{n: n * g.Size, unit: g.Size, stride: g.Stride})
+	} else {
+		pts := r.pts[:0]
+		for gi := 0; gi < n; gi++ {
+			if g.Runs(gi) {
+				for k, base := 0, g.Base(gi); k < g.Size; k++ {
+					pts = append(pts, m.endpoint(base+k*g.Stride))
+				}
 			}
 		}
+		p, ok = r.periodOf(memberList{pts: pts, n: len(pts), unit: g.Size})
+		r.pts = pts[:0]
 	}
-	stride := 0 // (pts in group order, rank r on endpoint r: periodOf may read the numbering)
-	if m.opt.Placement == nil && g.Every <= 1 {
-		stride = g.Stride
-	}
-	p, ok := r.periodOf(pts, g.Size, stride)
-	r.pts = pts[:0]
 	p.q /= g.Size
 	if m.periods == nil {
 		m.periods = map[network.Group]periodEntry{}

@@ -184,20 +184,37 @@ type period struct {
 	tau [maxFactors]uint16
 }
 
-// periodOf finds the shortest period of the endpoints pts among the multiples of unit that
-// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none. With stride > 0, pts are the
-// members of every group of size unit at that stride in group order, rank r on endpoint r
-// (network.Group.Base): where a candidate is a whole number Q·stride of groups, group j + Q's
-// base is group j's plus (Q/stride)·unit·stride (its block, stride groups of unit·stride ranks,
-// is Q/stride blocks on, at the same place in it), so every pts[i+q] is pts[i] + Δ, Δ =
-// pts[q] − pts[0]; the bases rise with j, so the members checked (pts[1] … pts[n−q−1], those of
-// the first n/unit − Q groups) are at most the last group's last, pts[n−q−1]; and the check
-// holds for all of them where the fabric's numbering moves every endpoint up to that one Δ on
-// by τ (Symmetry.shifted, read once per graph): the same answer as moving each member
-// (TestShiftedPeriod), else each is moved.
-func (r *router) periodOf(pts []int32, unit, stride int) (period, bool) {
+// memberList is the members of groups in group order, by index: pts, or where pts is nil (stride
+// > 0) those of every group of size unit at that stride with rank r on endpoint r
+// (network.Group.Base: member k of group j is (j/stride)·unit·stride + j mod stride +
+// k·stride), read from the formula; n members.
+type memberList struct {
+	pts             []int32
+	n, unit, stride int
+}
+
+// at is member i.
+func (l *memberList) at(i int) int32 {
+	if l.pts != nil {
+		return l.pts[i]
+	}
+	j, k := i/l.unit, i%l.unit
+	return int32((j/l.stride)*l.unit*l.stride + j%l.stride + k*l.stride)
+}
+
+// periodOf finds the shortest period of the members among the multiples of their groups' size
+// that repeats at least twice (every member i + q is τ·member i); false: none. Members listed by
+// the formula (rank r on endpoint r, stride > 0): where a candidate is a whole number Q·stride
+// of groups, group j + Q's base is group j's plus (Q/stride)·unit·stride (its block, stride
+// groups of unit·stride ranks, is Q/stride blocks on, at the same place in it), so every member
+// i + q is member i plus Δ, Δ = member q − member 0; the bases rise with j, so the members
+// checked (1 … n−q−1, those of the first n/unit − Q groups) are at most the last group's last,
+// member n−q−1; and the check holds for all of them where the fabric's numbering moves every
+// endpoint up to that one Δ on by τ (Symmetry.shifted, read once per graph): the same answer as
+// moving each member (TestShiftedPeriod), else each is moved (the members then listed).
+func (r *router) periodOf(ml memberList) (period, bool) {
 	var p period
-	sym, n := r.g.sym, len(pts)
+	sym, n, unit := r.g.sym, ml.n, ml.unit
 	if unit < 1 || n == 0 {
 		return p, false
 	}
@@ -205,22 +222,23 @@ func (r *router) periodOf(pts []int32, unit, stride int) (period, bool) {
 	defer func() { r.witness = wit[:0] }()
 	checks := 0
 	for q := unit; 2*q <= n; q += unit {
-		if sym.EndRep[pts[0]] != sym.EndRep[pts[q]] {
+		a, b := ml.at(0), ml.at(q)
+		if sym.EndRep[a] != sym.EndRep[b] {
 			continue
 		}
 		for f := 0; f < sym.nf; f++ {
-			p.tau[f] = uint16((int32(sym.endDig[pts[q]][f]) - int32(sym.endDig[pts[0]][f]) + sym.fm[f]) % sym.fm[f])
+			p.tau[f] = uint16((int32(sym.endDig[b][f]) - int32(sym.endDig[a][f]) + sym.fm[f]) % sym.fm[f])
 		}
 		ok := true
 		for _, i := range wit {
-			if i+q < n && sym.move(pts[i], &p.tau) != pts[i+q] {
+			if i+q < n && sym.move(ml.at(i), &p.tau) != ml.at(i+q) {
 				ok = false
 				break
 			}
 		}
 		for k := 1; k < periodSamples && ok; k++ { // a few members spread over the job
 			i := k * (n - q) / periodSamples
-			ok = sym.move(pts[i], &p.tau) == pts[i+q]
+			ok = sym.move(ml.at(i), &p.tau) == ml.at(i+q)
 		}
 		if !ok {
 			continue
@@ -230,7 +248,15 @@ func (r *router) periodOf(pts []int32, unit, stride int) (period, bool) {
 		}
 		checks++
 		bad := -1
-		if stride <= 0 || (q/unit)%stride != 0 || r.g.unshifted || sym.shifted(pts[q]-pts[0], &p.tau) <= pts[n-q-1] {
+		if ml.pts != nil || (q/unit)%ml.stride != 0 || r.g.unshifted || sym.shifted(b-a, &p.tau) <= ml.at(n-q-1) {
+			if ml.pts == nil { // listed once, for every candidate after
+				pts := r.pts[:0]
+				for i := 0; i < n; i++ {
+					pts = append(pts, ml.at(i))
+				}
+				ml.pts, r.pts = pts, pts
+			}
+			pts := ml.pts
 			for i := 1; i+q < n; i++ {
 				if sym.move(pts[i], &p.tau) != pts[i+q] {
 					bad = i
