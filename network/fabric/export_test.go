@@ -171,11 +171,7 @@ func (m *Model) PriceWith(a collective.Algorithm, c network.Collective) (network
 
 // Unbounded is the same job on the graph without best's bounds (WithoutBounds).
 func (m *Model) Unbounded() *Model {
-	u, err := NewModel(WithoutBounds(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err) // the job fits: it was placed on the same graph
-	}
-	return u
+	return m.on(WithoutBounds(m.g))
 }
 
 // Fresh is the same job on a copy of the graph with empty caches (so best's bounds are computed,
@@ -302,11 +298,7 @@ func (m *Model) PeriodLoads(pt collective.Pattern, g network.Group) ([]int32, []
 
 // Along is the same job on the graph with runs' copies added copy by copy (WithoutRunCycles).
 func (m *Model) Along() *Model {
-	u, err := NewModel(WithoutRunCycles(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err)
-	}
-	return u
+	return m.on(WithoutRunCycles(m.g))
 }
 
 // MovedLink is the link replay loads for link l moved by element x (types.go: linkAt read at
@@ -361,11 +353,7 @@ func (g *Graph) Order() int {
 
 // Unimaged is the same job on the graph with every run routed and copied (WithoutRunImages).
 func (m *Model) Unimaged() *Model {
-	u, err := NewModel(WithoutRunImages(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err)
-	}
-	return u
+	return m.on(WithoutRunImages(m.g))
 }
 
 // RunImages are the runs of the first period of one round of pt over the concurrent groups of
@@ -427,11 +415,7 @@ func (m *Model) ShapePlans(pt collective.Pattern, g network.Group) (given, same 
 
 // Unshifted is the same job on the graph with periods checked member by member (WithoutShifts).
 func (m *Model) Unshifted() *Model {
-	u, err := NewModel(WithoutShifts(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err)
-	}
-	return u
+	return m.on(WithoutShifts(m.g))
 }
 
 // Shifted is how many endpoints from 0 the element with digits tau (along the non-trivial
@@ -443,4 +427,47 @@ func (g *Graph) Shifted(delta int32, tau []uint16) int32 {
 	var t [maxFactors]uint16
 	copy(t[:], tau)
 	return g.sym.shifted(delta, &t)
+}
+
+// ScaledType records the canonical flow of s → t as a type at weight w1, then at w2 copied
+// scaled from it (scaledType) and routed itself (record), and reports whether it was copied and
+// whether the copy's shares, links and latency equal the routed ones bit for bit.
+func (g *Graph) ScaledType(s, t int32, w1, w2 float64) (copied, same bool) {
+	r := g.router(Split, 0)
+	defer g.release(r)
+	ft, sym := &r.ft, g.sym
+	ft.reset()
+	defer ft.reset()
+	ct := sym.back(t, s)
+	rc := uint64(sym.EndRep[s])*uint64(g.Endpoints) + uint64(ct)
+	ft.weights = append(ft.weights[:0], w1, w2)
+	i := r.record(sym.Reps[sym.EndRep[s]], ct, w1)
+	ft.index.put(1<<48|rc, i+1)
+	c := r.scaledType(rc, 1, w2)
+	if c < 0 {
+		return false, false
+	}
+	d := r.record(sym.Reps[sym.EndRep[s]], ct, w2)
+	a, b := ft.start[c], ft.start[d]
+	n := ft.start[c+1] - a
+	same = n == ft.start[d+1]-b && ft.lat[c] == ft.lat[d]
+	for k := int32(0); same && k < n; k++ {
+		same = ft.base[a+k] == ft.base[b+k] && ft.dig[a+k] == ft.dig[b+k] && ft.share[a+k] == ft.share[b+k]
+	}
+	return true, same
+}
+
+// Unscaled is the same job on the graph with each weight's flow types routed
+// (WithoutScaledTypes).
+func (m *Model) Unscaled() *Model {
+	return m.on(WithoutScaledTypes(m.g))
+}
+
+// on is the same job on graph h (g with a shortcut switched off).
+func (m *Model) on(h *Graph) *Model {
+	u, err := NewModel(h, m.env, m.opt)
+	if err != nil {
+		panic(err) // the job fits: it was placed on the same graph
+	}
+	return u
 }

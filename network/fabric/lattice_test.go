@@ -761,3 +761,48 @@ func TestShiftedPeriod(t *testing.T) {
 		}
 	}
 }
+
+// A flow type copied from another weight's, scaled by a power of two (scaledType), is the type
+// routing the flow at its own weight records, bit for bit: flows from endpoint 0 to a board
+// neighbour, across the machine and to the farthest corner on the large torus and Hx4Mesh, at
+// ½, ¼ and 2 of weight 1 (and at 3 not copied: not a power of two). The bidirectional ring's
+// halves, priced after the ring (whose types they copy), price the same as with every weight
+// routed, bit for bit, link loads and order alike.
+func TestScaledTypes(t *testing.T) {
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
+		g, err := cfg.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dst := range []int32{5, 8000, int32(g.Endpoints - 1)} {
+			for _, c := range []struct {
+				w      float64
+				copied bool
+			}{{0.5, true}, {0.25, true}, {2, true}, {3, false}} {
+				if copied, same := g.ScaledType(0, dst, 1, c.w); copied != c.copied || (copied && !same) {
+					t.Errorf("%s 0 → %d at %g: copied %v (want %v), the same as routed %v", cfg.Global, dst, c.w, copied, c.copied, same)
+				}
+			}
+		}
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		ref := fm.Unscaled()
+		for _, pt := range patterns { // ring, partners, then the bidirectional ring
+			x, err1 := fm.PricePattern("p", pt, 1e8, tp)
+			y, err2 := ref.PricePattern("p", pt, 1e8, tp)
+			if err1 != nil || err2 != nil || x != y {
+				t.Errorf("%s %+v: price %+v (%v), every weight routed %+v (%v)", cfg.Global, pt.Parts[0], x, err1, y, err2)
+			}
+			l1, v1 := fm.PeriodLoads(pt, tp)
+			l2, v2 := ref.PeriodLoads(pt, tp)
+			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
+				t.Errorf("%s %+v: %d links loaded, %d with every weight routed (same order and loads: %v, %v)",
+					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+			}
+		}
+	}
+}
