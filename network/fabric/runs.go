@@ -24,7 +24,7 @@ package fabric
 // flows, flow by flow, the earlier run's moved by σ, with as many copies by the same τ'
 // (GPT-3's rings on the large Hx4Mesh: block 3's run of 6 copies is block 0's two board rows
 // down and 8 columns on, block 2's second run of 2 block 1's first; on the large torus the runs
-// of 8 copies, TestRunImages). Γ is abelian, so its copies are the earlier run's copies moved by
+// of 8 copies, TestRuns). Γ is abelian, so its copies are the earlier run's copies moved by
 // σ (τ'^k·σ·F = σ·τ'^k·F), and with split routing equivariant each of its flows takes the
 // earlier one's type, whose shares replay moved by σ: every link σ·l receives the shares l
 // received, in the same order, and the copies reach the links in the same order moved. So the
