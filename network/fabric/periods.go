@@ -198,8 +198,21 @@ func (l *memberList) at(i int) int32 {
 	if l.pts != nil {
 		return l.pts[i]
 	}
-	j, k := i/l.unit, i%l.unit
-	return int32((j/l.stride)*l.unit*l.stride + j%l.stride + k*l.stride)
+	// (32-bit: a job's ranks fit, and a 32-bit division is a fraction of a 64-bit one's time)
+	x, u, s := uint32(i), uint32(l.unit), uint32(l.stride)
+	j, k := x/u, x%u
+	return int32((j/s)*u*s + j%s + k*s)
+}
+
+// list appends the members to dst, a group at a time (each group's base once).
+func (l *memberList) list(dst []int32) []int32 {
+	for j := 0; j*l.unit < l.n; j++ {
+		base := int32((j/l.stride)*l.unit*l.stride + j%l.stride)
+		for k := 0; k < l.unit; k++ {
+			dst = append(dst, base+int32(k*l.stride))
+		}
+	}
+	return dst
 }
 
 // periodOf finds the shortest period of the members among the multiples of their groups' size
@@ -250,11 +263,8 @@ func (r *router) periodOf(ml memberList) (period, bool) {
 		bad := -1
 		if ml.pts != nil || (q/unit)%ml.stride != 0 || r.g.unshifted || sym.shifted(b-a, &p.tau) <= ml.at(n-q-1) {
 			if ml.pts == nil { // listed once, for every candidate after
-				pts := r.pts[:0]
-				for i := 0; i < n; i++ {
-					pts = append(pts, ml.at(i))
-				}
-				ml.pts, r.pts = pts, pts
+				ml.pts = ml.list(r.pts[:0])
+				r.pts = ml.pts
 			}
 			pts := ml.pts
 			for i := 1; i+q < n; i++ {

@@ -127,17 +127,21 @@ func TestWindowsWithin(t *testing.T) {
 	}
 }
 
-// The members periodOf reads by formula (memberList, rank r on endpoint r) are those of every
-// group in group order as network.Group.Base places them: member k of group j at Base(j) +
+// The members periodOf reads by formula (memberList, rank r on endpoint r), one by one and
+// listed, are those of every group in group order as network.Group.Base places them: member k of group j at Base(j) +
 // k·stride, for GPT-3's rings of 4 at stride 96 (4,080 groups), pairs at stride 70 (70) and
 // groups of 3 in rank order (5).
 func TestMemberList(t *testing.T) {
 	for _, c := range []struct{ size, stride, groups int }{{4, 96, 4080}, {2, 70, 70}, {3, 1, 5}} {
 		g := network.Group{Size: c.size, Stride: c.stride}
 		ml := memberList{n: c.groups * c.size, unit: c.size, stride: c.stride}
+		listed := ml.list(nil)
+		if len(listed) != ml.n {
+			t.Fatalf("%+v: %d members listed, want %d", c, len(listed), ml.n)
+		}
 		for i := 0; i < ml.n; i++ {
-			if got, want := ml.at(i), int32(g.Base(i/c.size)+i%c.size*c.stride); got != want {
-				t.Fatalf("%+v: member %d is %d, want %d", c, i, got, want)
+			if want := int32(g.Base(i/c.size) + i%c.size*c.stride); ml.at(i) != want || listed[i] != want {
+				t.Fatalf("%+v: member %d is %d (listed %d), want %d", c, i, ml.at(i), listed[i], want)
 			}
 		}
 	}
