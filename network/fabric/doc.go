@@ -59,7 +59,9 @@
 // τ^k for each further period (periods.go: the same shares grouped per period; within the first
 // period, runs of groups that repeat moved by one τ' — 16 boards of rings one column apart — route
 // their first groups and add the rest as moved copies, along the copies' cycles of links where
-// their move is along one factor, runs.go; where a few flows moved by every
+// their move is along one factor, and a run that is an earlier one moved, flow by flow, takes
+// that run's sums moved, runs.go, the runs read from the groups' members once per group shape
+// where every member is in a flow; where a few flows moved by every
 // step of the sub-lattice search already leave the round, only those flows and the ones after
 // the last whole period are collected); where τ moves
 // one factor of Γ and only the round's price reads its loads, those copies are not added link

@@ -171,11 +171,7 @@ func (m *Model) PriceWith(a collective.Algorithm, c network.Collective) (network
 
 // Unbounded is the same job on the graph without best's bounds (WithoutBounds).
 func (m *Model) Unbounded() *Model {
-	u, err := NewModel(WithoutBounds(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err) // the job fits: it was placed on the same graph
-	}
-	return u
+	return m.on(WithoutBounds(m.g))
 }
 
 // Fresh is the same job on a copy of the graph with empty caches (so best's bounds are computed,
@@ -302,11 +298,7 @@ func (m *Model) PeriodLoads(pt collective.Pattern, g network.Group) ([]int32, []
 
 // Along is the same job on the graph with runs' copies added copy by copy (WithoutRunCycles).
 func (m *Model) Along() *Model {
-	u, err := NewModel(WithoutRunCycles(m.g), m.env, m.opt)
-	if err != nil {
-		panic(err)
-	}
-	return u
+	return m.on(WithoutRunCycles(m.g))
 }
 
 // MovedLink is the link replay loads for link l moved by element x (types.go: linkAt read at
@@ -335,4 +327,147 @@ func (g *Graph) Back(t, s int32) (int32, int32) {
 	}
 	inv := g.sym.inverse(&g.sym.endDig[s])
 	return g.sym.back(t, s), g.sym.move(t, &inv)
+}
+
+// MovesTo reports, for endpoints a and b and element x, whether movesTo says a moved by x is b,
+// and whether move finds b; false, false without flow types.
+func (g *Graph) MovesTo(a, b, x int32) (bool, bool) {
+	s := g.sym
+	if s == nil || s.linkAt == nil {
+		return false, false
+	}
+	xd := s.endDig[0]
+	for f := 0; f < s.nf; f++ {
+		xd[f] = uint16(x / s.fs[f] % s.fm[f])
+	}
+	return s.movesTo(a, b, &xd), s.move(a, &xd) == b
+}
+
+// Order is |Γ| (0: no symmetry).
+func (g *Graph) Order() int {
+	if g.sym == nil {
+		return 0
+	}
+	return g.sym.Order
+}
+
+// Unimaged is the same job on the graph with every run routed and copied (WithoutRunImages).
+func (m *Model) Unimaged() *Model {
+	return m.on(WithoutRunImages(m.g))
+}
+
+// RunImages are the runs of the first period of one round of pt over the concurrent groups of
+// shape g that are read from an earlier run moved (runs.go, Images): each run's start group, the
+// earlier run's, and σ's digits along the non-trivial factors written as Runs writes τ.
+func (m *Model) RunImages(pt collective.Pattern, g network.Group) [][3]int {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	r.lastRuns = r.lastRuns[:0]
+	sym, _ := m.load(r, canonical(pt), g)
+	r.finish(sym)
+	var out [][3]int
+	for i, x := range r.plan {
+		if im := r.images[i]; im.src >= 0 {
+			out = append(out, [3]int{x.at, r.plan[im.src].at, int(im.sigma[0])<<16 | int(im.sigma[1])})
+		}
+	}
+	return out
+}
+
+// ShapePlans collects one round of pt over the concurrent groups of shape g as pricing does
+// (where it collects the periodic flows alone) and reports whether its plans are read from the
+// groups' members (shapePlans), and whether they (the first period's and the tail's, with their
+// runs' images) equal those read from the flows (planRuns, runImages).
+func (m *Model) ShapePlans(pt collective.Pattern, g network.Group) (given, same bool) {
+	r := m.g.router(m.opt.Routing, m.opt.Seed)
+	defer m.g.release(r)
+	n := g.Groups(m.env.GPUs)
+	gp, ok := m.groupPeriod(r, g, n)
+	if !m.skipsPeriods(g, n) || !ok || n/gp.q < 2 || !m.noSublattice(r, pt, g, n) {
+		return false, false
+	}
+	m.collectPeriodic(r, pt, g, n, gp.q)
+	defer func() { r.fl, r.starts, r.gap = r.fl[:0], r.starts[:0], 0 }()
+	sp := m.shapePlans(r, g, n, gp)
+	if sp == nil {
+		return false, false
+	}
+	c := int(r.starts[1])
+	q := gp.q * c
+	k := (len(r.fl) + r.gap) / q
+	same = true
+	for _, part := range []struct {
+		fl     []flowRec
+		plan   []run
+		images []runImage
+	}{{r.fl[:q], sp.first, sp.images}, {r.fl[k*q-r.gap:], sp.tail, sp.tails}} {
+		groups := len(part.fl) / c
+		if !r.runsPlanned(part.fl, groups) {
+			same = same && part.plan == nil
+			continue
+		}
+		plan := r.planRuns(part.fl, groups, nil)
+		r.runImages(part.fl, c, plan)
+		same = same && slices.Equal(plan, part.plan) && slices.Equal(r.images, part.images)
+	}
+	return true, same
+}
+
+// Unshifted is the same job on the graph with periods checked member by member (WithoutShifts).
+func (m *Model) Unshifted() *Model {
+	return m.on(WithoutShifts(m.g))
+}
+
+// Shifted is how many endpoints from 0 the element with digits tau (along the non-trivial
+// factors) moves delta on (Symmetry.shifted); −1 without flow types.
+func (g *Graph) Shifted(delta int32, tau []uint16) int32 {
+	if g.sym == nil || g.sym.linkAt == nil {
+		return -1
+	}
+	var t [maxFactors]uint16
+	copy(t[:], tau)
+	return g.sym.shifted(delta, &t)
+}
+
+// ScaledType records the canonical flow of s → t as a type at weight w1, then at w2 copied
+// scaled from it (scaledType) and routed itself (record), and reports whether it was copied and
+// whether the copy's shares, links and latency equal the routed ones bit for bit.
+func (g *Graph) ScaledType(s, t int32, w1, w2 float64) (copied, same bool) {
+	r := g.router(Split, 0)
+	defer g.release(r)
+	ft, sym := &r.ft, g.sym
+	ft.reset()
+	defer ft.reset()
+	ct := sym.back(t, s)
+	rc := uint64(sym.EndRep[s])*uint64(g.Endpoints) + uint64(ct)
+	ft.weights = append(ft.weights[:0], w1, w2)
+	i := r.record(sym.Reps[sym.EndRep[s]], ct, w1)
+	ft.index.put(1<<48|rc, i+1)
+	c := r.scaledType(rc, 1, w2)
+	if c < 0 {
+		return false, false
+	}
+	d := r.record(sym.Reps[sym.EndRep[s]], ct, w2)
+	a, b := ft.start[c], ft.start[d]
+	n := ft.start[c+1] - a
+	same = n == ft.start[d+1]-b && ft.lat[c] == ft.lat[d]
+	for k := int32(0); same && k < n; k++ {
+		same = ft.base[a+k] == ft.base[b+k] && ft.dig[a+k] == ft.dig[b+k] && ft.share[a+k] == ft.share[b+k]
+	}
+	return true, same
+}
+
+// Unscaled is the same job on the graph with each weight's flow types routed
+// (WithoutScaledTypes).
+func (m *Model) Unscaled() *Model {
+	return m.on(WithoutScaledTypes(m.g))
+}
+
+// on is the same job on graph h (g with a shortcut switched off).
+func (m *Model) on(h *Graph) *Model {
+	u, err := NewModel(h, m.env, m.opt)
+	if err != nil {
+		panic(err) // the job fits: it was placed on the same graph
+	}
+	return u
 }

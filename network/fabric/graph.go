@@ -66,6 +66,9 @@ type Graph struct {
 	gen                             *atomic.Uint64
 	untyped, unperiodic, unwindowed bool
 	unalong                         bool // runs' copies replayed copy by copy (WithoutRunCycles)
+	unimaged                        bool // every run routed, none read from an earlier one (WithoutRunImages)
+	unshifted                       bool // periods check every member moved (WithoutShifts)
+	unscaled                        bool // every weight's types routed (WithoutScaledTypes)
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates

@@ -177,6 +177,42 @@ type moveTables struct {
 	mu   sync.Mutex
 	at   map[int64][]int32
 	reps map[[maxFactors]int32][]bool // per sub-lattice's steps: its representatives (repsOf)
+	// shifts: per translation of the endpoint numbers and element, the endpoints it moves alike
+	// (Symmetry.shifted).
+	shifts map[shiftKey]int32
+}
+
+// shiftKey is a translation of the endpoint numbers by delta and an element of Γ (its digits).
+type shiftKey struct {
+	delta int32
+	tau   [maxFactors]uint16
+}
+
+// maxShifts bounds the translations a symmetry keeps (a job's period names one per group
+// shape); beyond it they start over.
+const maxShifts = 256
+
+// shifted is how many endpoints from 0 on the element with digits tau moves delta on, as their
+// numbers go: every endpoint e below it has e + delta an endpoint and move(e, tau) = e + delta.
+// It is a property of the fabric's numbering alone, built on first use per (delta, tau): a
+// period of groups of ranks on endpoints in rank order reads it instead of moving every member
+// (Model.groupPeriod).
+func (s *Symmetry) shifted(delta int32, tau *[maxFactors]uint16) int32 {
+	key := shiftKey{delta, *tau}
+	s.moves.mu.Lock()
+	defer s.moves.mu.Unlock()
+	if n, ok := s.moves.shifts[key]; ok {
+		return n
+	}
+	n, ends := int32(0), int32(len(s.EndElem))
+	for delta >= 0 && n+delta < ends && s.move(n, tau) == n+delta {
+		n++
+	}
+	if s.moves.shifts == nil || len(s.moves.shifts) >= maxShifts {
+		s.moves.shifts = map[shiftKey]int32{}
+	}
+	s.moves.shifts[key] = n
+	return n
 }
 
 // mover is the table of act(e, f, stride, d) for every endpoint e.

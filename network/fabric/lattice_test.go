@@ -223,7 +223,16 @@ func TestWindowsRemainder(t *testing.T) {
 // The runs a period is routed by (runs.go), counted by hand on GPT-3's rings of 4 at stride 96
 // (pp-first), rank r on endpoint r: group j of a block starts at rank 384·block + j and its
 // members are 96 ranks apart. τ's digits are written (column, row) of boards as 65,536·column
-// + row.
+// + row. And the runs read from an earlier run moved by σ (Images; its start, the earlier run's,
+// σ written as τ): on the torus, the run of 8 at 96 (row 1 columns 32 + i, 56 + i, row 2
+// columns 16 + i, 40 + i, i < 8) is the one at 64 (row 0 columns 16 + i, 40 + i, row 1 columns
+// i, 24 + i) moved 16 columns and 1 row, while the run of 16 at 128 (rows 1, 2, 2, 2) is not
+// the one at 0 (rows 0, 0, 0, 1) moved; on the Hx4Mesh, block 3's run (row 2, columns
+// 8 + j/16 + 6k) is block 0's (row 0, columns j/16 + 6k) moved 8 columns and 2 rows, block 2's
+// run of 2 at 256 (j/16 = 4, 5: boards 52 + 6k, 53 + 6k = row 1 columns 20, 26, row 2 columns
+// 0, 6) is block 1's at 96 (boards 24 + 6k, 25 + 6k = row 0 columns 24, 30, row 1 columns 4,
+// 10) moved −4 (28) columns and 1 row, and the runs of 4 at 128 (rows 0, 1, 1, 1) and 192
+// (rows 1, 1, 1, 2) are not each other moved.
 func TestRuns(t *testing.T) {
 	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
 	tp := network.Group{Size: 4, Stride: 96}
@@ -232,6 +241,7 @@ func TestRuns(t *testing.T) {
 		a, x   int
 		global string
 		want   [][4]int
+		images [][3]int
 	}{
 		// 2×2 boards (4 ranks), 64 per row: block 0's member k of group j is on board
 		// j/4 + 24k. For j/4 < 16 all four stay in their rows (boards 0–15, 24–39, 48–63,
@@ -240,14 +250,16 @@ func TestRuns(t *testing.T) {
 		// crosses into row 2 at j/4 = 8 (row 1 56–63 | row 2 0–15): 8 copies, then 16. (Groups
 		// 64–95 and block 1's first 32 are also each other moved 16 columns and a row: 2 copies
 		// of 32, fewer than 8.) 192 groups, the period.
-		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 4, 8, 1 << 16}, {96, 4, 8, 1 << 16}, {128, 4, 16, 1 << 16}}},
+		{"torus-large", 2, 64, "torus", [][4]int{{0, 4, 16, 1 << 16}, {64, 4, 8, 1 << 16}, {96, 4, 8, 1 << 16}, {128, 4, 16, 1 << 16}},
+			[][3]int{{96, 64, 16<<16 | 1}}},
 		// 4×4 boards (16 ranks), 32 per row: member k of block b's group j is on board
 		// 24b + j/16 + 6k. Block 0 (boards 0–23) crosses no row: 6 copies of 16 groups one
 		// column apart; block 1 (24–47) crosses at board 32 when j/16 = 2 (30, 31 | 32–35): 2
 		// and 4 copies; block 2 (48–71) at j/16 = 4 (28–31 | 32, 33 of row 1): 4 and 2; block 3
 		// (72–95, row 2 8–31) none: 6. 384 groups, the period.
 		{"hx4-large", 4, 32, "trees", [][4]int{{0, 16, 6, 1 << 16}, {96, 16, 2, 1 << 16}, {128, 16, 4, 1 << 16},
-			{192, 16, 4, 1 << 16}, {256, 16, 2, 1 << 16}, {288, 16, 6, 1 << 16}}},
+			{192, 16, 4, 1 << 16}, {256, 16, 2, 1 << 16}, {288, 16, 6, 1 << 16}},
+			[][3]int{{256, 96, 28<<16 | 1}, {288, 0, 8<<16 | 2}}},
 	} {
 		cfg := hxmesh.DefaultConfig()
 		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
@@ -257,6 +269,9 @@ func TestRuns(t *testing.T) {
 		}
 		if got := m.(*fabric.Model).Runs(ring, tp); !slices.Equal(got, c.want) {
 			t.Errorf("%s: runs %v, want %v", c.name, got, c.want)
+		}
+		if got := m.(*fabric.Model).RunImages(ring, tp); !slices.Equal(got, c.images) {
+			t.Errorf("%s: images %v, want %v", c.name, got, c.images)
 		}
 	}
 }
@@ -287,10 +302,13 @@ func largeMeshes() []*hxmesh.Config {
 
 // Runs' copies read along their move's cycles (copiesAlong) leave every link the same load,
 // bit for bit, and load the links in the same order as adding the copies copy by copy
-// (WithoutRunCycles): GPT-3's rings, halving/doubling partners and bidirectional rings of 4 at
-// stride 96 on the large torus and Hx4Mesh, whose periods are the runs TestRuns counts (the
-// torus's of 8 and 16 copies read along their cycles, the Hx4Mesh's of 2–6 replayed), with the
-// period's copies added link by link (windows off).
+// (WithoutRunCycles), and so do runs read from an earlier run moved (Images) as routing and
+// copying every run (WithoutRunImages), either way: GPT-3's rings, halving/doubling partners and
+// bidirectional rings of 4 at stride 96 on the large torus and Hx4Mesh, whose periods are the
+// runs TestRuns counts (the torus's of 8 and 16 copies read along their cycles, the Hx4Mesh's
+// of 2–6 replayed; each with runs read from earlier ones), with the period's copies added link
+// by link (windows off). Each pattern's price, read by windows, is the same bit for bit, with
+// the same bottleneck.
 func TestRunCyclesLoads(t *testing.T) {
 	tp, patterns := largeTP4()
 	for _, cfg := range largeMeshes() {
@@ -299,13 +317,25 @@ func TestRunCyclesLoads(t *testing.T) {
 			t.Fatal(err)
 		}
 		along := m.(*fabric.Model)
-		copies := along.Along()
 		for _, pt := range patterns {
+			if len(along.RunImages(pt, tp)) == 0 {
+				t.Errorf("%s %+v: no run read from an earlier one", cfg.Global, pt.Parts[0])
+			}
 			l1, v1 := along.PeriodLoads(pt, tp)
-			l2, v2 := copies.PeriodLoads(pt, tp)
-			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
-				t.Errorf("%s %+v: %d links loaded along the cycles, %d copy by copy (same order and loads: %v, %v)",
-					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+			p1, err1 := along.PricePattern("p", pt, 1e8, tp)
+			for _, ref := range []struct {
+				name string
+				m    *fabric.Model
+			}{{"copy by copy", along.Along()}, {"every run routed", along.Unimaged()}, {"both", along.Along().Unimaged()}} {
+				l2, v2 := ref.m.PeriodLoads(pt, tp)
+				if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
+					t.Errorf("%s %+v: %d links loaded, %d %s (same order and loads: %v, %v)",
+						cfg.Global, pt.Parts[0], len(l1), len(l2), ref.name, slices.Equal(l1, l2), slices.Equal(v1, v2))
+				}
+				p2, err2 := ref.m.PricePattern("p", pt, 1e8, tp)
+				if err1 != nil || err2 != nil || p1 != p2 {
+					t.Errorf("%s %+v: price %+v (%v), %s %+v (%v)", cfg.Global, pt.Parts[0], p1, err1, ref.name, p2, err2)
+				}
 			}
 		}
 	}
@@ -593,6 +623,186 @@ func TestSublatticeFixedLinks(t *testing.T) {
 		y, err2 := plain.PricePattern("p", pairs, 1e8, all)
 		if err1 != nil || err2 != nil || math.Abs(float64(x.Total-y.Total)) > 1e-12*float64(y.Total) || x.Total <= 0 {
 			t.Errorf("uplink named %d: %+v (%v), every flow routed %+v (%v)", c.uplink, x, err1, y, err2)
+		}
+	}
+}
+
+// movesTo (how run images compare flows, runs.go) says a moved by x is b exactly where move
+// finds b: every pair of endpoints and every element of Γ on a small torus of 2×2 boards and a
+// small Hx2Mesh (row and column switches), each b the image of a for exactly one x where a and
+// b share an orbit (Γ acts freely: |Γ| images per endpoint in all, counted by hand as one per
+// endpoint of its orbit).
+func TestMovesTo(t *testing.T) {
+	for _, c := range []struct {
+		a, x   int
+		global string
+		images int // pairs (a, b, x) with b = x·a: one per (a, x)
+	}{
+		{2, 4, "torus", 64 * 16},
+		{2, 4, "trees", 64 * 16},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		g, err := cfg.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		images := 0
+		for a := int32(0); int(a) < g.Endpoints; a++ {
+			for b := int32(0); int(b) < g.Endpoints; b++ {
+				for x := int32(0); int(x) < g.Order(); x++ {
+					got, want := g.MovesTo(a, b, x)
+					if got != want {
+						t.Fatalf("%s: %d moved by %d to %d: movesTo %v, move %v", c.global, a, x, b, got, want)
+					}
+					if got {
+						images++
+					}
+				}
+			}
+		}
+		if images != c.images {
+			t.Errorf("%s: %d images, want %d", c.global, images, c.images)
+		}
+	}
+}
+
+// The plans read from a round's groups' members (runs.go, Plans per shape) are those read from
+// its flows, first period and tail, with their runs' images: GPT-3's rings, halving/doubling
+// partners (both steps) and bidirectional rings of 4 at stride 96, and the binary tree's
+// broadcast (0 → 1, 2 and 1 → 3: every member), over 16,320 ranks of the large torus and
+// Hx4Mesh; and pairs at stride 70 on 192 ranks of the 16×16 torus of 2×2 boards (a tail routed
+// by its own plan, TestWindowsRemainder). A shift over digits of 3 (0 → 1 → 2 → 0) leaves
+// member 3 of each group in no flow: its plans are read from its flows.
+func TestShapePlans(t *testing.T) {
+	tp, patterns := largeTP4()
+	patterns = append(patterns,
+		collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 4, K: 1, Limit: 4}),
+		collective.One(collective.Part{Kind: collective.TreeDown}))
+	shift3 := collective.One(collective.Part{Kind: collective.Shift, Stride: 1, Size: 3, K: 1})
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 2, K: 1})
+	for _, cfg := range largeMeshes() {
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pt := range patterns {
+			if given, same := m.(*fabric.Model).ShapePlans(pt, tp); !given || !same {
+				t.Errorf("%s %+v: plans read from the members %v, the same as the flows' %v", cfg.Global, pt.Parts[0], given, same)
+			}
+		}
+		if given, _ := m.(*fabric.Model).ShapePlans(shift3, tp); given {
+			t.Errorf("%s: a shift over 3 of 4 members read its plans from the members", cfg.Global)
+		}
+	}
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 8, 8, "torus"
+	m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if given, same := m.(*fabric.Model).ShapePlans(pairs, network.Group{Size: 2, Stride: 70}); !given || !same {
+		t.Errorf("pairs at stride 70: plans read from the members %v, the same as the flows' %v", given, same)
+	}
+}
+
+// A period read from the fabric's numbering (periodOf, Symmetry.shifted) is the one moving every
+// member finds (WithoutShifts): GPT-3's rings of 4 at stride 96 over the large torus and Hx4Mesh
+// (periods of whole blocks: read), its 384-rank job on the Hx4Mesh (16 groups, not a whole block
+// of 96: moved), the large Hx2Mesh (none) and pairs at stride 70 on a small torus. And the
+// numbering by hand on the 8×8 torus of 2×2 boards (4 boards a row, 4 ranks a board): one board
+// on is one column on for the first three boards of each row (12 endpoints from 0, then board 3's
+// neighbour is board 4, the next row), a board row on (16 endpoints) is one row on for every
+// endpoint with one (48), and nothing else moves endpoint 0 a board on.
+func TestShiftedPeriod(t *testing.T) {
+	ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: 4, K: 1})
+	pairs := collective.One(collective.Part{Kind: collective.XOR, Stride: 1, Size: 2, K: 1})
+	tp := network.Group{Size: 4, Stride: 96}
+	for _, c := range []struct {
+		a, x   int
+		global string
+		gpus   int
+		pt     collective.Pattern
+		g      network.Group
+		q      int
+	}{
+		{2, 64, "torus", 16320, ring, tp, 2 * 96 * 4},
+		{4, 32, "trees", 16320, ring, tp, 4 * 96 * 4},
+		{4, 32, "trees", 384, ring, tp, 16 * 4},
+		{2, 64, "trees", 16320, ring, tp, 0},
+		{2, 8, "torus", 192, pairs, network.Group{Size: 2, Stride: 70}, 32 * 2},
+	} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		q1, tau1 := fm.Period(c.pt, c.g)
+		q2, tau2 := fm.Unshifted().Period(c.pt, c.g)
+		if q1 != c.q || q2 != q1 || !slices.Equal(tau1, tau2) {
+			t.Errorf("%s %d %+v: period %d by %v, moving every member %d by %v, want %d", c.global, c.gpus, c.g, q1, tau1, q2, tau2, c.q)
+		}
+	}
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = 2, 2, 4, 4, "torus"
+	g, err := cfg.Fabric()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		delta int32
+		tau   []uint16
+		want  int32
+	}{{4, []uint16{1, 0}, 12}, {16, []uint16{0, 1}, 48}, {4, []uint16{0, 1}, 0}, {16, []uint16{1, 0}, 0}} {
+		if got := g.Shifted(c.delta, c.tau); got != c.want {
+			t.Errorf("%d on by %v: %d endpoints, want %d", c.delta, c.tau, got, c.want)
+		}
+	}
+}
+
+// A flow type copied from another weight's, scaled by a power of two (scaledType), is the type
+// routing the flow at its own weight records, bit for bit: flows from endpoint 0 to a board
+// neighbour, across the machine and to the farthest corner on the large torus and Hx4Mesh, at
+// ½, ¼ and 2 of weight 1 (and at 3 not copied: not a power of two). The bidirectional ring's
+// halves, priced after the ring (whose types they copy), price the same as with every weight
+// routed, bit for bit, link loads and order alike.
+func TestScaledTypes(t *testing.T) {
+	tp, patterns := largeTP4()
+	for _, cfg := range largeMeshes() {
+		g, err := cfg.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dst := range []int32{5, 8000, int32(g.Endpoints - 1)} {
+			for _, c := range []struct {
+				w      float64
+				copied bool
+			}{{0.5, true}, {0.25, true}, {2, true}, {3, false}} {
+				if copied, same := g.ScaledType(0, dst, 1, c.w); copied != c.copied || (copied && !same) {
+					t.Errorf("%s 0 → %d at %g: copied %v (want %v), the same as routed %v", cfg.Global, dst, c.w, copied, c.copied, same)
+				}
+			}
+		}
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		ref := fm.Unscaled()
+		for _, pt := range patterns { // ring, partners, then the bidirectional ring
+			x, err1 := fm.PricePattern("p", pt, 1e8, tp)
+			y, err2 := ref.PricePattern("p", pt, 1e8, tp)
+			if err1 != nil || err2 != nil || x != y {
+				t.Errorf("%s %+v: price %+v (%v), every weight routed %+v (%v)", cfg.Global, pt.Parts[0], x, err1, y, err2)
+			}
+			l1, v1 := fm.PeriodLoads(pt, tp)
+			l2, v2 := ref.PeriodLoads(pt, tp)
+			if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
+				t.Errorf("%s %+v: %d links loaded, %d with every weight routed (same order and loads: %v, %v)",
+					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
+			}
 		}
 	}
 }

@@ -91,8 +91,9 @@ type routeKey struct {
 }
 
 type periodEntry struct {
-	p  period
-	ok bool
+	p     period
+	ok    bool
+	plans *shapePlans // read once the first pattern over the shape is routed by them (nil: not yet)
 }
 
 type gridEntry struct {
@@ -368,7 +369,9 @@ func (m *Model) load(r *router, pt collective.Pattern, g network.Group) (*Symmet
 		if m.skipsPeriods(g, n) {
 			if gp, periodic = m.groupPeriod(r, g, n); periodic && n/gp.q >= 2 && m.noSublattice(r, pt, g, n) {
 				m.collectPeriodic(r, pt, g, n, gp.q)
+				r.given = m.shapePlans(r, g, n, gp)
 				lost = !r.routeCollected(nil, gp, periodic)
+				r.given = nil
 				n = 0
 			}
 		}
@@ -612,22 +615,87 @@ func (m *Model) groupPeriod(r *router, g network.Group, n int) (period, bool) {
 	if e, ok := m.periods[g]; ok {
 		return e.p, e.ok
 	}
-	pts := r.pts[:0]
-	for gi := 0; gi < n; gi++ {
-		if g.Runs(gi) {
-			for k, base := 0, g.Base(gi); k < g.Size; k++ {
-				pts = append(pts, m.endpoint(base+k*g.Stride))
+	var p period
+	var ok bool
+	if m.opt.Placement == nil && g.Every <= 1 { // rank r on endpoint r, every group: not listed
+		p, ok = r.periodOf(memberList{n: n * g.Size, unit: g.Size, stride: g.Stride})
+	} else {
+		pts := r.pts[:0]
+		for gi := 0; gi < n; gi++ {
+			if g.Runs(gi) {
+				for k, base := 0, g.Base(gi); k < g.Size; k++ {
+					pts = append(pts, m.endpoint(base+k*g.Stride))
+				}
 			}
 		}
+		p, ok = r.periodOf(memberList{pts: pts, n: len(pts), unit: g.Size})
+		r.pts = pts[:0]
 	}
-	p, ok := r.periodOf(pts, g.Size)
-	r.pts = pts[:0]
 	p.q /= g.Size
 	if m.periods == nil {
 		m.periods = map[network.Group]periodEntry{}
 	}
-	m.periods[g] = periodEntry{p, ok}
+	m.periods[g] = periodEntry{p: p, ok: ok}
 	return p, ok
+}
+
+// shapePlans are the plans (runs.go, Plans per shape) of a periodic round over the n groups of
+// shape g of period gp (in groups) whose pattern's one group's flows (r.proto, collectPeriodic's)
+// join every member, read from the members once per model and shape; nil where some member is
+// in no flow. Rank r on endpoint r, every group running (skipsPeriods).
+func (m *Model) shapePlans(r *router, g network.Group, n int, gp period) *shapePlans {
+	if !m.covered(r, g) {
+		return nil
+	}
+	e := m.periods[g]
+	if e.plans != nil {
+		return e.plans
+	}
+	sp := &shapePlans{}
+	k := n / gp.q
+	for _, part := range [2]struct {
+		from, to int
+		plan     *[]run
+		images   *[]runImage
+	}{{0, gp.q, &sp.first, &sp.images}, {k * gp.q, n, &sp.tail, &sp.tails}} {
+		groups := part.to - part.from
+		mf := r.members[:0]
+		for gi := part.from; gi < part.to; gi++ {
+			for j, base := 0, g.Base(gi); j < g.Size; j++ {
+				e := int32(base + j*g.Stride)
+				mf = append(mf, flowRec{s: e, t: e})
+			}
+		}
+		r.members = mf[:0]
+		if !r.runsPlanned(mf, groups) {
+			continue
+		}
+		*part.plan = r.planRuns(mf, groups, nil)
+		r.runImages(mf, g.Size, *part.plan)
+		*part.images = append([]runImage(nil), r.images...)
+	}
+	e.plans = sp
+	m.periods[g] = e
+	return sp
+}
+
+// covered reports whether one group's flows (r.proto: offsets of members, stride apart) join
+// every member of the group.
+func (m *Model) covered(r *router, g network.Group) bool {
+	if cap(r.cover) < g.Size {
+		r.cover = make([]bool, g.Size)
+	}
+	cover, left := r.cover[:g.Size], g.Size
+	for _, f := range r.proto {
+		for _, x := range [2]int32{f.s, f.t} {
+			if i := x / int32(g.Stride); !cover[i] {
+				cover[i] = true
+				left--
+			}
+		}
+	}
+	clear(cover)
+	return left == 0
 }
 
 // hasUniform reports whether pt has a uniform part.

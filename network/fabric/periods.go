@@ -29,7 +29,10 @@ import "slices"
 // of any pattern over them. Candidates Q are tried in order; a candidate is first checked at the
 // members where earlier candidates failed (witnesses) and at a few spread over the job, and at
 // most maxPeriodChecks candidates are checked over all members, so a job without a period costs
-// a few passes over its ranks.
+// a few passes over its ranks. Where the groups are ranks on endpoints in rank order and a
+// candidate is whole blocks of groups, every member is the one Q groups before a fixed number of
+// ranks on, and the check over all members reads how far the fabric's numbering repeats that
+// translation by τ (Symmetry.shifted: once per graph, not per model).
 
 // maxPeriodChecks bounds the candidates checked over every member of the groups, after
 // periodSamples members spread over them.
@@ -115,14 +118,14 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 		if win && r.tailAsPrefix(first, gp.q, tail, tg, k) {
 			snap = tg
 		} else {
-			ok = r.routeRuns(tail, tg)
+			ok = r.routeRuns(tail, tg, true)
 			r.rem = r.takeLoads(r.rem)
 		}
 	}
 	if snap > 0 {
-		ok = r.routePlan(first, gp.q, r.plan, snap) && ok
+		ok = r.routePlan(first, gp.q, r.plan, snap, false) && ok
 	} else {
-		ok = r.routeRuns(first, gp.q) && ok
+		ok = r.routeRuns(first, gp.q, false) && ok
 	}
 	// Read by windows where finish alone reads the loads (windows.go: C per τ-cycle, plus R on
 	// R's links), else the first period's loads become a type of their own, replayed moved by
@@ -152,8 +155,8 @@ func (r *router) tailAsPrefix(first []flowRec, groups int, tail []flowRec, tg, k
 	if int32(k) >= r.win.n || !r.runsPlanned(first, groups) || !r.runsPlanned(tail, tg) {
 		return false
 	}
-	r.plan = r.planRuns(first, groups, r.plan[:0])
-	r.tailPlan = r.planRuns(tail, tg, r.tailPlan[:0])
+	r.plan = r.planOf(first, groups, false, r.plan[:0])
+	r.tailPlan = r.planOf(tail, tg, true, r.tailPlan[:0])
 	return len(r.tailPlan) <= len(r.plan) && slices.Equal(r.tailPlan, r.plan[:len(r.tailPlan)])
 }
 
@@ -181,11 +184,50 @@ type period struct {
 	tau [maxFactors]uint16
 }
 
-// periodOf finds the shortest period of the endpoints pts among the multiples of unit that
-// repeats at least twice (every pts[i+q] = τ·pts[i]); false: none.
-func (r *router) periodOf(pts []int32, unit int) (period, bool) {
+// memberList is the members of groups in group order, by index: pts, or where pts is nil (stride
+// > 0) those of every group of size unit at that stride with rank r on endpoint r
+// (network.Group.Base: member k of group j is (j/stride)·unit·stride + j mod stride +
+// k·stride), read from the formula; n members.
+type memberList struct {
+	pts             []int32
+	n, unit, stride int
+}
+
+// at is member i.
+func (l *memberList) at(i int) int32 {
+	if l.pts != nil {
+		return l.pts[i]
+	}
+	// (32-bit: a job's ranks fit, and a 32-bit division is a fraction of a 64-bit one's time)
+	x, u, s := uint32(i), uint32(l.unit), uint32(l.stride)
+	j, k := x/u, x%u
+	return int32((j/s)*u*s + j%s + k*s)
+}
+
+// list appends the members to dst, a group at a time (each group's base once).
+func (l *memberList) list(dst []int32) []int32 {
+	for j := 0; j*l.unit < l.n; j++ {
+		base := int32((j/l.stride)*l.unit*l.stride + j%l.stride)
+		for k := 0; k < l.unit; k++ {
+			dst = append(dst, base+int32(k*l.stride))
+		}
+	}
+	return dst
+}
+
+// periodOf finds the shortest period of the members among the multiples of their groups' size
+// that repeats at least twice (every member i + q is τ·member i); false: none. Members listed by
+// the formula (rank r on endpoint r, stride > 0): where a candidate is a whole number Q·stride
+// of groups, group j + Q's base is group j's plus (Q/stride)·unit·stride (its block, stride
+// groups of unit·stride ranks, is Q/stride blocks on, at the same place in it), so every member
+// i + q is member i plus Δ, Δ = member q − member 0; the bases rise with j, so the members
+// checked (1 … n−q−1, those of the first n/unit − Q groups) are at most the last group's last,
+// member n−q−1; and the check holds for all of them where the fabric's numbering moves every
+// endpoint up to that one Δ on by τ (Symmetry.shifted, read once per graph): the same answer as
+// moving each member (TestShiftedPeriod), else each is moved (the members then listed).
+func (r *router) periodOf(ml memberList) (period, bool) {
 	var p period
-	sym, n := r.g.sym, len(pts)
+	sym, n, unit := r.g.sym, ml.n, ml.unit
 	if unit < 1 || n == 0 {
 		return p, false
 	}
@@ -193,22 +235,23 @@ func (r *router) periodOf(pts []int32, unit int) (period, bool) {
 	defer func() { r.witness = wit[:0] }()
 	checks := 0
 	for q := unit; 2*q <= n; q += unit {
-		if sym.EndRep[pts[0]] != sym.EndRep[pts[q]] {
+		a, b := ml.at(0), ml.at(q)
+		if sym.EndRep[a] != sym.EndRep[b] {
 			continue
 		}
 		for f := 0; f < sym.nf; f++ {
-			p.tau[f] = uint16((int32(sym.endDig[pts[q]][f]) - int32(sym.endDig[pts[0]][f]) + sym.fm[f]) % sym.fm[f])
+			p.tau[f] = uint16((int32(sym.endDig[b][f]) - int32(sym.endDig[a][f]) + sym.fm[f]) % sym.fm[f])
 		}
 		ok := true
 		for _, i := range wit {
-			if i+q < n && sym.move(pts[i], &p.tau) != pts[i+q] {
+			if i+q < n && sym.move(ml.at(i), &p.tau) != ml.at(i+q) {
 				ok = false
 				break
 			}
 		}
 		for k := 1; k < periodSamples && ok; k++ { // a few members spread over the job
 			i := k * (n - q) / periodSamples
-			ok = sym.move(pts[i], &p.tau) == pts[i+q]
+			ok = sym.move(ml.at(i), &p.tau) == ml.at(i+q)
 		}
 		if !ok {
 			continue
@@ -218,10 +261,17 @@ func (r *router) periodOf(pts []int32, unit int) (period, bool) {
 		}
 		checks++
 		bad := -1
-		for i := 1; i+q < n; i++ {
-			if sym.move(pts[i], &p.tau) != pts[i+q] {
-				bad = i
-				break
+		if ml.pts != nil || (q/unit)%ml.stride != 0 || r.g.unshifted || sym.shifted(b-a, &p.tau) <= ml.at(n-q-1) {
+			if ml.pts == nil { // listed once, for every candidate after
+				ml.pts = ml.list(r.pts[:0])
+				r.pts = ml.pts
+			}
+			pts := ml.pts
+			for i := 1; i+q < n; i++ {
+				if sym.move(pts[i], &p.tau) != pts[i+q] {
+					bad = i
+					break
+				}
 			}
 		}
 		if bad < 0 {
@@ -232,3 +282,7 @@ func (r *router) periodOf(pts []int32, unit int) (period, bool) {
 	}
 	return p, false
 }
+
+// WithoutShifts is g with every member of a period's candidate moved (no numbering read,
+// Symmetry.shifted): the reference periodOf's reading is tested against.
+func WithoutShifts(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unshifted = true }) }

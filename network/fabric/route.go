@@ -117,6 +117,17 @@ type router struct {
 	plan     []run // the stretches routeRuns routes a round's first period by (planRuns)
 	runs     runCycles
 	tailPlan []run // those of the flows after its last whole period
+	// images: per run of the plan being routed, the earlier run it is moved from, if any; kept:
+	// the sums of the runs whose images follow, in the order they loaded their links
+	// (routePlan).
+	images []runImage
+	kept   []linkLoad
+	// given: the plans of the round's shape, read from its groups' members (Model.shapePlans;
+	// nil: each plan is read from the flows); members: their groups' members as flows (e → e),
+	// and cover a mark per member of a group (Model.covered).
+	given   *shapePlans
+	members []flowRec
+	cover   []bool
 	// pre: the first period's sums up to the stretch ending where the flows after the last
 	// whole period end, on acc's first len(pre) links (routePlan), when windows read those
 	// flows' loads from them.

@@ -20,9 +20,34 @@ package fabric
 // first reach them: the same shares in the same order on every link (TestRunCyclesLoads
 // against WithoutRunCycles, link by link and in order).
 //
+// Images. A run may be an earlier run of the same plan moved by one σ ∈ Γ: its first q groups'
+// flows, flow by flow, the earlier run's moved by σ, with as many copies by the same τ'
+// (GPT-3's rings on the large Hx4Mesh: block 3's run of 6 copies is block 0's two board rows
+// down and 8 columns on, block 2's second run of 2 block 1's first; on the large torus the runs
+// of 8 copies, TestRuns). Γ is abelian, so its copies are the earlier run's copies moved by
+// σ (τ'^k·σ·F = σ·τ'^k·F), and with split routing equivariant each of its flows takes the
+// earlier one's type, whose shares replay moved by σ: every link σ·l receives the shares l
+// received, in the same order, and the copies reach the links in the same order moved. So the
+// run's sums are the earlier run's, link for link moved by σ, in the order the earlier run
+// loaded its links: the run is not routed, its sums are the kept ones moved (routePlan; every
+// link the same sum, added to the stretches' sums in the same order: TestRunCyclesLoads against
+// WithoutRunImages, link by link and in order). Its flows' types are the earlier run's, all
+// recorded then, so the flows routed after it find the same types.
+//
 // A run is looked for at each group where none goes on, with q up to maxRunPeriod groups; where
 // none starts, the search rests for twice as many groups as the last time (at most
 // maxRunRest), so a round without runs costs a few probes per group.
+//
+// Plans per shape. Where every member of a group sends or receives in the round's pattern, the
+// flows of group j + p are group j's moved by τ' exactly when its members are (each flow joins
+// two members, the same ones in every group; and each member is in some flow), so runAt finds
+// the same runs, copies and τ' on the members as on the flows: a mismatch of flows stops the
+// search in the group where the members first mismatch, and the copies counted, whole groups
+// of p, are the same. Likewise a run's first groups' flows are an earlier run's moved by σ
+// exactly when their members are. The plans of a periodic round's first period and of the
+// groups after its last whole period, and their images, are then read from the members once per
+// group shape (Model.shapePlans) and serve every pattern over them (best's candidates): the
+// same plans (TestShapePlans against planning each pattern's flows).
 
 // maxRunPeriod bounds the groups a run repeats (a board's 16 ranks of a 4×4 HammingMesh board
 // in rank order are 16 groups at a stride); maxRunRest the groups routed without looking for a
@@ -34,7 +59,9 @@ const maxRunPeriod, maxRunRest = 32, 64
 // it summed runs apart it leaves every sum stashed (acc, in the order unstash would put them on
 // the links), else on the links: the caller takes them from where they are (sums: takeLoads,
 // takeWindows) or puts them on the links (unstash), so no link's sum is moved twice.
-func (r *router) routeRuns(fl []flowRec, groups int) bool {
+// Tail says whether fl are the flows after a period's last whole one (else its first period's,
+// or a round's own), for the plans given per shape.
+func (r *router) routeRuns(fl []flowRec, groups int, tail bool) bool {
 	if groups < 4 || len(fl)%groups != 0 || r.g.unperiodic {
 		ok := true
 		for _, f := range fl {
@@ -42,8 +69,27 @@ func (r *router) routeRuns(fl []flowRec, groups int) bool {
 		}
 		return ok
 	}
-	r.plan = r.planRuns(fl, groups, r.plan[:0])
-	return r.routePlan(fl, groups, r.plan, 0)
+	r.plan = r.planOf(fl, groups, tail, r.plan[:0])
+	return r.routePlan(fl, groups, r.plan, 0, tail)
+}
+
+// shapePlans are the plans of a periodic round's first period and of the groups after its last
+// whole period, and their runs' images, read from the groups' members (Plans per shape).
+type shapePlans struct {
+	first, tail   []run
+	images, tails []runImage
+}
+
+// planOf appends to plan the stretches fl (groups groups, runsPlanned) is routed by: the plan
+// given for the round's shape (r.given: the first period's, or the tail's), else planRuns'.
+func (r *router) planOf(fl []flowRec, groups int, tail bool, plan []run) []run {
+	switch {
+	case r.given == nil:
+		return r.planRuns(fl, groups, plan)
+	case tail:
+		return append(plan, r.given.tail...)
+	}
+	return append(plan, r.given.first...)
 }
 
 // runsPlanned reports whether routeRuns routes fl of groups groups by a plan (planRuns).
@@ -86,17 +132,35 @@ func (r *router) planRuns(fl []flowRec, groups int, plan []run) []run {
 // stretch of the plan ending at group snap, it also notes the sums of the stretches up to there
 // (pre: acc's first len(pre) links' sums then, which the flows of the same stretches moved by
 // τ^K sum to; windows.go).
-func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool {
+func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int, tail bool) bool {
 	c, ok := len(fl)/groups, true
 	r.lastRuns = r.lastRuns[:0]
 	r.pre = r.pre[:0]
-	for _, x := range plan {
+	switch {
+	case r.given == nil:
+		r.runImages(fl, c, plan)
+	case tail:
+		r.images = append(r.images[:0], r.given.tails...)
+	default:
+		r.images = append(r.images[:0], r.given.images...)
+	}
+	r.kept = r.kept[:0]
+	for xi, x := range plan {
 		end := x.at + max(x.n, 1)*x.q
-		if x.n == 0 {
+		im := &r.images[xi]
+		switch {
+		case x.n == 0:
 			for _, f := range fl[x.at*c : end*c] {
 				ok = r.route(f) && ok
 			}
-		} else {
+		case im.src >= 0: // an earlier run moved by σ: its kept sums, moved (Images)
+			r.lastRuns = append(r.lastRuns, x)
+			if len(r.usedIdx) > 0 {
+				r.stash()
+			}
+			src := &r.images[im.src]
+			r.movedSums(r.kept[src.from:src.to], &im.sigma, end < groups)
+		default:
 			r.lastRuns = append(r.lastRuns, x)
 			if len(r.usedIdx) > 0 {
 				r.stash()
@@ -107,10 +171,17 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool 
 			}
 			r.eager = false
 			// Stashed after the run where more groups follow: copiesAlong adds its sums to the
-			// stash directly, as stash would.
-			if r.g.unalong || !r.copiesAlong(&x.tau, x.n, end < groups) {
+			// stash directly, as stash would (and keeps them where a later run is its image).
+			im.from = int32(len(r.kept))
+			if r.g.unalong || !r.copiesAlong(&x.tau, x.n, end < groups, im.keep) {
 				r.copies(r.asType(), x.tau, x.n)
+				if im.keep {
+					for _, l := range r.usedIdx {
+						r.kept = append(r.kept, linkLoad{l, r.load[l]})
+					}
+				}
 			}
+			im.to = int32(len(r.kept))
 			if end < groups {
 				r.stash()
 			}
@@ -122,11 +193,95 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int) bool 
 			}
 		}
 	}
+	r.kept = r.kept[:0]
 	if len(r.accIdx) > 0 {
 		r.stash()
 	}
 	return ok
 }
+
+// runImage is what routePlan knows of a run of its plan: src ≥ 0, the earlier run (its index in
+// the plan) it is moved by sigma (Images); keep, that a later run is its image, whose sums are
+// then kept[from:to].
+type runImage struct {
+	src      int
+	sigma    [maxFactors]uint16
+	keep     bool
+	from, to int32
+}
+
+// runImages notes, for each run of plan over fl (c flows a group), the earlier run it is the
+// image of, if any: the same groups, copies and τ', and its first groups' flows, flow by flow,
+// the earlier run's moved by σ (σ read from the first flows' sources: Γ acts freely).
+func (r *router) runImages(fl []flowRec, c int, plan []run) {
+	im := r.images[:0]
+	sym := r.g.sym
+	for xi, x := range plan {
+		e := runImage{src: -1}
+		if x.n > 0 && !r.g.unimaged && c > 0 {
+			b := fl[x.at*c : (x.at+x.q)*c]
+			for yi, y := range plan[:xi] {
+				if y.n != x.n || y.q != x.q || y.tau != x.tau || im[yi].src >= 0 {
+					continue
+				}
+				a := fl[y.at*c : (y.at+y.q)*c]
+				if sym.EndRep[a[0].s] != sym.EndRep[b[0].s] {
+					continue
+				}
+				var sg [maxFactors]uint16
+				for f := 0; f < sym.nf; f++ {
+					sg[f] = uint16((int32(sym.endDig[b[0].s][f]) - int32(sym.endDig[a[0].s][f]) + sym.fm[f]) % sym.fm[f])
+				}
+				same := true
+				for i := range a {
+					if a[i].part != b[i].part || a[i].w != b[i].w || !sym.movesTo(a[i].s, b[i].s, &sg) || !sym.movesTo(a[i].t, b[i].t, &sg) {
+						same = false
+						break
+					}
+				}
+				if same {
+					e.src, e.sigma = yi, sg
+					im[yi].keep = true
+					break
+				}
+			}
+		}
+		im = append(im, e)
+	}
+	r.images = im
+}
+
+// movedSums loads the sums src (a run's kept sums, in the order it loaded its links) moved by
+// the element with digits sigma, in that order: added to the stretches' sums where stash (as
+// putting them on the links and stashing them would), else put on the links (none loaded).
+func (r *router) movedSums(src []linkLoad, sigma *[maxFactors]uint16, stash bool) {
+	sym := r.g.sym
+	if stash && len(r.acc) < len(r.load) {
+		r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
+	}
+	for _, x := range src {
+		y := sym.orbitIx[x.l] * int32(sym.Order)
+		d := &sym.linkDig[x.l]
+		for f := 0; f < sym.nf; f++ {
+			y += sym.shift[f][d[f]+sigma[f]]
+		}
+		l := sym.linkAt[y]
+		if stash {
+			if !r.accUsed[l] {
+				r.accUsed[l] = true
+				r.accIdx = append(r.accIdx, l)
+			}
+			r.acc[l] += x.v
+		} else {
+			r.load[l], r.used[l] = x.v, true
+			r.usedIdx = append(r.usedIdx, l)
+		}
+	}
+}
+
+// WithoutRunImages is g with every run routed and copied (no run's sums read from an earlier
+// run's moved): the reference images are tested against.
+func WithoutRunImages(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unimaged = true }) }
 
 // sums are routeRuns' sums where they are (stashed, or on the links): the links in the order
 // unstash would put them on the links, their loads and marks, to be read and cleared by the
@@ -245,7 +400,7 @@ const maxRunSlots, minAlongCopies = 1 << 18, 8
 // shares in the same order, and the links are then loaded in the order the copies first reach
 // them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact); with stash,
 // added to the stretches' sums in that order instead, as stash would add them.
-func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash bool) bool {
+func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) bool {
 	sym, c := r.g.sym, &r.runs
 	f := sym.oneFactor(tau)
 	if f < 0 || sym.linkIx == nil || n < minAlongCopies {
@@ -321,6 +476,9 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash bool) bool {
 				r.accIdx = append(r.accIdx, l)
 			}
 			r.acc[l] += sum[x]
+			if keep {
+				r.kept = append(r.kept, linkLoad{l, sum[x]})
+			}
 			sum[x], seen[x] = 0, false
 		}
 	} else {
@@ -329,6 +487,9 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash bool) bool {
 			l := sym.linkAt[cycles[ci]+off[a]]
 			r.load[l], r.used[l] = sum[x], true
 			r.usedIdx = append(r.usedIdx, l)
+			if keep {
+				r.kept = append(r.kept, linkLoad{l, sum[x]})
+			}
 			sum[x], seen[x] = 0, false
 		}
 	}

@@ -1,5 +1,7 @@
 package fabric
 
+import "math"
+
 // Flow types. Where the fabric's symmetry names its elements and acts freely on the links (and,
 // for the flows into a sub-lattice's representatives alone, where it fixes some links: typing)
 // (Symmetry.Factors; lattice.go), a flow's routed shares depend on its source only through Γ:
@@ -13,7 +15,8 @@ package fabric
 // and every other flow of the type adds the list moved by its g_s: GPT-3's 4,080 rings of 4 at
 // stride 96 on the large torus route 24 canonical flows instead of 16,320. The list persists in
 // the router across rounds and algorithms (best's candidates share their types), bounded, and
-// is dropped by Graph.Forget.
+// is dropped by Graph.Forget; a type at a weight a power of two from one routed is that one's
+// shares scaled, bit for bit (scaledType: the bidirectional ring's halves take the ring's).
 //
 // Every link still receives one share per flow, in flow order, so a link's sum is the same
 // floats added in the same order as routing each flow; a share equals the one the flow would
@@ -141,7 +144,10 @@ func (r *router) typed(s, t int32, w float64) bool {
 			ft.reset()
 			return false
 		}
-		i := r.record(sym.Reps[sym.EndRep[s]], ct, w)
+		i := r.scaledType(key&(1<<48-1), wi, w)
+		if i < 0 {
+			i = r.record(sym.Reps[sym.EndRep[s]], ct, w)
+		}
 		if i < 0 {
 			return false // unreachable (as its every flow: Γ keeps distances)
 		}
@@ -155,6 +161,62 @@ func (r *router) typed(s, t int32, w float64) bool {
 	}
 	return true
 }
+
+// scaledType is a new type of weight w for the canonical flow rc (its key without the weight)
+// copied from its type at another weight w' with w = 2^e·w', its shares times 2^e, and returns
+// its number (−1: none such, or a share off the normal range). Routing carries the source's
+// weight through products and quotients with the links' widths and sums of shares, in an
+// order that no weight changes (toward branches on no mass), and scaling an operand by a power
+// of two scales an exact result and its rounding alike where every value stays normal: every
+// intermediate lies between the least share and the weight times the widest bundle, so where
+// both types' shares are normal the shares are 2^e times the other's, bit for bit, in the same
+// order, with the same latency (TestScaledTypes against recording each weight). The
+// bidirectional ring's halves (weight ½) take the ring's and the halving/doubling partners'
+// types (weight 1).
+func (r *router) scaledType(rc uint64, wi int, w float64) int32 {
+	ft := &r.ft
+	if r.g.unscaled {
+		return -1
+	}
+	for j, x := range ft.weights {
+		if j == wi || x == 0 {
+			continue
+		}
+		f, e := math.Frexp(w / x)
+		if f != 0.5 || math.Ldexp(x, e-1) != w {
+			continue
+		}
+		tj := ft.index.get(uint64(j+1)<<48 | rc)
+		if tj <= 0 {
+			continue
+		}
+		lo, hi := ft.start[tj-1], ft.start[tj]
+		scale := math.Ldexp(1, e-1)
+		normal := true
+		for _, v := range ft.share[lo:hi] {
+			if y := v * scale; !(v >= minNormal && y >= minNormal && y <= math.MaxFloat64) {
+				normal = false
+				break
+			}
+		}
+		if !normal {
+			continue
+		}
+		i := int32(len(ft.lat))
+		for k := lo; k < hi; k++ {
+			ft.base = append(ft.base, ft.base[k])
+			ft.dig = append(ft.dig, ft.dig[k])
+			ft.share = append(ft.share, ft.share[k]*scale)
+		}
+		ft.lat = append(ft.lat, ft.lat[tj-1])
+		ft.start = append(ft.start, int32(len(ft.share)))
+		return i
+	}
+	return -1
+}
+
+// minNormal is the least positive normal float64.
+const minNormal = 0x1p-1022
 
 // record routes the canonical flow src → t of weight w as a new type and returns its number
 // (−1: t is unreachable from src; no type).
@@ -336,6 +398,29 @@ func (s *Symmetry) move(e int32, g *[maxFactors]uint16) int32 {
 	return s.endAt[s.EndRep[e]*int32(s.Order)+y]
 }
 
+// movesTo reports whether endpoint a moved by the element with digits g (each below its
+// factor's modulus) is endpoint b (move(a, g) == b) without looking the moved endpoint up: Γ
+// acts freely on the endpoints, so an endpoint is named by its orbit and its element, and
+// g·(x·R) = (g + x)·R has a's orbit and a's digits plus g's (each mod its factor's modulus). b
+// is that endpoint exactly when it has the same orbit and those digits (TestMovesTo against
+// move, every pair and element). Run images (runs.go) compare flows with it.
+func (s *Symmetry) movesTo(a, b int32, g *[maxFactors]uint16) bool {
+	if s.EndRep[a] != s.EndRep[b] {
+		return false
+	}
+	x, y := &s.endDig[a], &s.endDig[b]
+	for f := 0; f < s.nf; f++ {
+		d := int32(x[f]) + int32(g[f])
+		if d >= s.fm[f] {
+			d -= s.fm[f]
+		}
+		if d != int32(y[f]) {
+			return false
+		}
+	}
+	return true
+}
+
 // back is endpoint t moved by the inverse of endpoint s's element (move(t, inverse(g_s)) in one
 // pass, without a branch per digit: t's digit plus m − s's is below 2m, within shift's rows).
 func (s *Symmetry) back(t, src int32) int32 {
@@ -364,3 +449,7 @@ func WithoutFlowTypes(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { 
 // WithoutPeriods is g with periods off (periods.go): flow types alone, every flow's shares added
 // in flow order.
 func WithoutPeriods(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unperiodic = true }) }
+
+// WithoutScaledTypes is g with each weight's flow types routed (none copied scaled from
+// another weight's: scaledType): the reference scaled types are tested against.
+func WithoutScaledTypes(g *Graph) *Graph { return switchedOff(g, func(h *Graph) { h.unscaled = true }) }

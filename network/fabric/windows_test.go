@@ -3,6 +3,8 @@ package fabric
 import (
 	"slices"
 	"testing"
+
+	"github.com/ddlest/ddlest/network"
 )
 
 // The busiest window of a τ-cycle, counted by hand: load(y) = Σ_{k<K} L_P(y − k mod n), of equal
@@ -121,6 +123,26 @@ func TestWindowsWithin(t *testing.T) {
 		w := periodWindows{n: c.n, k: c.k}
 		if got := w.within(c.mask); got != c.want {
 			t.Errorf("n %d, k %d, mask %b: within %v, want %v", c.n, c.k, c.mask, got, c.want)
+		}
+	}
+}
+
+// The members periodOf reads by formula (memberList, rank r on endpoint r), one by one and
+// listed, are those of every group in group order as network.Group.Base places them: member k of group j at Base(j) +
+// k·stride, for GPT-3's rings of 4 at stride 96 (4,080 groups), pairs at stride 70 (70) and
+// groups of 3 in rank order (5).
+func TestMemberList(t *testing.T) {
+	for _, c := range []struct{ size, stride, groups int }{{4, 96, 4080}, {2, 70, 70}, {3, 1, 5}} {
+		g := network.Group{Size: c.size, Stride: c.stride}
+		ml := memberList{n: c.groups * c.size, unit: c.size, stride: c.stride}
+		listed := ml.list(nil)
+		if len(listed) != ml.n {
+			t.Fatalf("%+v: %d members listed, want %d", c, len(listed), ml.n)
+		}
+		for i := 0; i < ml.n; i++ {
+			if want := int32(g.Base(i/c.size) + i%c.size*c.stride); ml.at(i) != want || listed[i] != want {
+				t.Fatalf("%+v: member %d is %d (listed %d), want %d", c, i, ml.at(i), listed[i], want)
+			}
 		}
 	}
 }
