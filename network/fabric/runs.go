@@ -15,10 +15,11 @@ package fabric
 //
 // Where τ' moves one factor, copy k puts what the run's first groups load at position p of a
 // τ'-cycle of links on position p + k of the same cycle: a run of at least minAlongCopies
-// copies is added copy by copy into the few cycles' positions it loads (copiesAlong: a small
-// array instead of link after link), and the sums are put on the links in the order the copies
-// first reach them: the same shares in the same order on every link (TestRunCyclesLoads
-// against WithoutRunCycles, link by link and in order).
+// copies is summed on the few cycles' positions it loads (copiesAlong: a small array instead of
+// link after link; each position's sum the window of the n positions at and behind it, folded
+// in copy order), and the sums are put on the links in the order the copies first reach them:
+// the same shares in the same order on every link (TestAlongSlots against replaying the copies;
+// TestRunCyclesLoads against WithoutRunCycles, link by link and in order).
 //
 // Images. A run may be an earlier run of the same plan moved by one σ ∈ Γ: its first q groups'
 // flows, flow by flow, the earlier run's moved by σ, with as many copies by the same τ'
@@ -376,8 +377,11 @@ type runCycles struct {
 	off    []int32    // per position: its digit's offset from the cycle's first link's (times the factor's stride)
 	cycles []int32    // the cycles the run's first groups load: their first links' numbers
 	ents   []runEntry // those loads, in the order they loaded links
-	sum    []float64  // per cycle and position: the copies' sum
-	seen   []bool
+	ext    []float64  // per cycle, N + n − 1 positions: the loads, position i holding position i − (n − 1) (mod N)'s
+	sum    []float64  // per slot of order: the copies' sum
+	seen   []bool     // per cycle and position: an entry is there (cleared after use)
+	reach  []int32    // per entry: the slots it reaches first (alongSlots)
+	active []int32
 	order  []int32 // the (cycle, position) slots in the order the copies first load them
 }
 
@@ -394,12 +398,14 @@ const maxRunSlots, minAlongCopies = 1 << 18, 8
 
 // copiesAlong adds the loads on the links (a run's first groups', none stashed) moved by τ^k for
 // k < n, as copies(asType(), τ, n) does, where τ moves one factor (false: it did nothing). Copy
-// k moves the load at position p of a τ-cycle of N links to position p + k (mod N) of the same
-// cycle, so the copies are added, copy by copy and in the loads' order within a copy, to the
-// few cycles' positions (a small array) instead of link by link: each link receives the same
-// shares in the same order, and the links are then loaded in the order the copies first reach
-// them, as replaying the copies loads them (TestRunCyclesLoads, TestRunCyclesExact); with stash,
-// added to the stretches' sums in that order instead, as stash would add them.
+// k moves the load at position p of a τ-cycle of N links to position p + k (mod N), so a
+// position's sum is a window of the n positions at and behind it on its cycle's few loaded
+// positions (a small array) instead of copies added link by link: alongSlots lists the
+// positions in the order the copies first reach them, alongSums folds each one's window in the
+// order the copies add it, so each link receives the same shares in the same order, and the
+// links are loaded in the order replaying the copies loads them (TestAlongSlots,
+// TestRunCyclesLoads, TestRunCyclesExact); with stash, added to the stretches' sums in that
+// order instead, as stash would add them.
 func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) bool {
 	sym, c := r.g.sym, &r.runs
 	f := sym.oneFactor(tau)
@@ -434,27 +440,8 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) b
 		r.load[l], r.used[l] = 0, false
 	}
 	r.usedIdx = r.usedIdx[:0]
-	if len(c.sum) < slots {
-		c.sum, c.seen = make([]float64, slots), make([]bool, slots)
-	}
-	sum, seen, order := c.sum, c.seen, c.order[:0]
-	for k, step := 0, int32(0); k < n; k++ {
-		for _, e := range ents {
-			p := e.pos + step
-			if p >= N {
-				p -= N
-			}
-			x := e.at + p
-			if !seen[x] {
-				seen[x] = true
-				order = append(order, x)
-			}
-			sum[x] += e.v
-		}
-		if step++; step == N {
-			step = 0
-		}
-	}
+	order := c.alongSlots(N, n, slots)
+	sum := c.alongSums(len(cycles), N, n, order)
 	// Position a of a cycle is the digit c + a·t (mod m) along f, c the first link's digit.
 	off := c.off[:0]
 	for a, d := int32(0), int32(0); a < N; a++ {
@@ -468,29 +455,27 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) b
 		if len(r.acc) < len(r.load) {
 			r.acc, r.accUsed = make([]float64, len(r.load)), make([]bool, len(r.load))
 		}
-		for _, x := range order {
+		for i, x := range order {
 			ci, a := x/N, x%N
 			l := sym.linkAt[cycles[ci]+off[a]]
 			if !r.accUsed[l] {
 				r.accUsed[l] = true
 				r.accIdx = append(r.accIdx, l)
 			}
-			r.acc[l] += sum[x]
+			r.acc[l] += sum[i]
 			if keep {
-				r.kept = append(r.kept, linkLoad{l, sum[x]})
+				r.kept = append(r.kept, linkLoad{l, sum[i]})
 			}
-			sum[x], seen[x] = 0, false
 		}
 	} else {
-		for _, x := range order {
+		for i, x := range order {
 			ci, a := x/N, x%N
 			l := sym.linkAt[cycles[ci]+off[a]]
-			r.load[l], r.used[l] = sum[x], true
+			r.load[l], r.used[l] = sum[i], true
 			r.usedIdx = append(r.usedIdx, l)
 			if keep {
-				r.kept = append(r.kept, linkLoad{l, sum[x]})
+				r.kept = append(r.kept, linkLoad{l, sum[i]})
 			}
-			sum[x], seen[x] = 0, false
 		}
 	}
 	for _, b := range cycles {
@@ -498,6 +483,116 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) b
 	}
 	c.order = order[:0]
 	return true
+}
+
+// alongSlots lists the slots (cycle·N + position) that n copies of the entries c.ents reach, in
+// the order the copies first reach them: copy k, then the entries' order. Copy k moves an
+// entry at position p to p + k (mod N), so a slot is first reached by the nearest entry at or
+// before it on its cycle, at copy k its distance from it, where k < n: an entry e reaches first
+// the slots at e.pos + k for k < L_e = min(g_e, n), g_e the distance to the next entry on its
+// cycle (N where it is alone), and no other slot is reached (its nearest entry at or before it
+// is more than n − 1 positions back). So copy k lists, in the entries' order, the entries with
+// k < L_e: the slots replaying the copies one by one first reaches, in that order, each once
+// (TestAlongSlots against that replay). Slots is the cycles' positions (cycles × N).
+func (c *runCycles) alongSlots(N int32, n, slots int) []int32 {
+	if len(c.seen) < slots {
+		c.seen = make([]bool, slots)
+	}
+	ents, seen := c.ents, c.seen
+	for _, e := range ents {
+		seen[e.at+e.pos] = true
+	}
+	reach, active := c.reach[:0], c.active[:0]
+	for i, e := range ents {
+		l, p := int32(1), e.pos+1
+		for ; l < int32(n) && l < N; l++ {
+			if p == N {
+				p = 0
+			}
+			if seen[e.at+p] {
+				break
+			}
+			p++
+		}
+		reach = append(reach, l)
+		active = append(active, int32(i))
+	}
+	for _, e := range ents {
+		seen[e.at+e.pos] = false
+	}
+	order := c.order[:0]
+	for k := int32(0); len(active) > 0; k++ {
+		j := 0
+		for _, i := range active {
+			e := &ents[i]
+			p := e.pos + k
+			if p >= N {
+				p -= N
+			}
+			order = append(order, e.at+p)
+			if reach[i] > k+1 {
+				active[j] = i
+				j++
+			}
+		}
+		active = active[:j]
+	}
+	c.reach, c.active, c.order = reach, active, order
+	return order
+}
+
+// alongSums is the copies' sum at each slot of order (alongSlots; cycles cycles of N positions,
+// n copies): the slot at position P receives at copy k the load at P − k (mod N), k = 0 … n − 1,
+// each entry's once where it has one. The loads are laid out per cycle over N + n − 1 positions
+// (ext, position i holding the load at i − (n − 1) mod N, zero where none), so the slot's terms
+// are ext[P + n − 1 − k], k increasing: a fold over n consecutive floats from 0, the zeros where
+// no entry is left in (0 + x and x + 0 are x: loads are positive), so each sum is the same
+// shares added in the same order as adding the copies one by one, bit for bit (TestAlongSums
+// against that replay). Eight slots are folded at a time: independent sums, no stores between.
+func (c *runCycles) alongSums(cycles int, N int32, n int, order []int32) []float64 {
+	W := int(N) + n - 1
+	if len(c.ext) < cycles*W {
+		c.ext = make([]float64, cycles*W)
+	}
+	ext := c.ext[:cycles*W]
+	clear(ext)
+	for _, e := range c.ents {
+		b := int(e.at/N) * W
+		for i := int(e.pos+int32(n)-1) % int(N); i < W; i += int(N) {
+			ext[b+i] = e.v
+		}
+	}
+	sum := c.sum[:0]
+	// The slot at position P of cycle ci folds ext[ci·W + P + n − 1] down to ext[ci·W + P].
+	base := func(x int32) int { return int(x/N)*W + int(x%N) }
+	i := 0
+	for ; i+8 <= len(order); i += 8 {
+		x := order[i : i+8]
+		a0, a1, a2, a3 := ext[base(x[0]):][:n], ext[base(x[1]):][:n], ext[base(x[2]):][:n], ext[base(x[3]):][:n]
+		a4, a5, a6, a7 := ext[base(x[4]):][:n], ext[base(x[5]):][:n], ext[base(x[6]):][:n], ext[base(x[7]):][:n]
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for j := n - 1; j >= 0; j-- {
+			s0 += a0[j]
+			s1 += a1[j]
+			s2 += a2[j]
+			s3 += a3[j]
+			s4 += a4[j]
+			s5 += a5[j]
+			s6 += a6[j]
+			s7 += a7[j]
+		}
+		sum = append(sum, s0, s1, s2, s3, s4, s5, s6, s7)
+	}
+	for ; i < len(order); i++ {
+		a := ext[base(order[i]):][:n]
+		var s float64
+		for j := n - 1; j >= 0; j-- {
+			s += a[j]
+		}
+		sum = append(sum, s)
+	}
+	c.sum = sum
+	return sum
 }
 
 // WithoutRunCycles is g with runs' copies replayed copy by copy (copies), not added along their
