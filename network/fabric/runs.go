@@ -415,25 +415,18 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) b
 	t, m := int32(tau[f]), sym.fm[f]
 	var N int32
 	c.digit, N = sym.cycleDigits(c.digit[:0], f, t)
-	slot := r.cycleSlots() // windows' table, unused until takeWindows: left as found
+	slot := r.cycleSlots() // windows' table, unused until takeWindows (its entries name this list's cycles meanwhile)
 	cycles, ents := c.cycles[:0], c.ents[:0]
 	for _, l := range r.usedIdx {
 		d := c.digit[sym.linkDig[l][f]]
 		base := sym.linkIx[l] + d.shift
-		ci := slot[base]
-		if ci < 0 {
-			ci = int32(len(cycles))
-			slot[base] = ci
-			cycles = append(cycles, base)
-		}
+		var ci int32
+		ci, cycles = claim(slot, cycles, base)
 		ents = append(ents, runEntry{at: ci * N, pos: d.pos, v: r.load[l]})
 	}
 	c.cycles, c.ents = cycles, ents
 	slots := len(cycles) * int(N)
 	if slots > maxRunSlots {
-		for _, b := range cycles {
-			slot[b] = -1
-		}
 		return false
 	}
 	for _, l := range r.usedIdx {
@@ -477,9 +470,6 @@ func (r *router) copiesAlong(tau *[maxFactors]uint16, n int, stash, keep bool) b
 				r.kept = append(r.kept, linkLoad{l, sum[i]})
 			}
 		}
-	}
-	for _, b := range cycles {
-		slot[b] = -1
 	}
 	c.order = order[:0]
 	return true

@@ -221,7 +221,8 @@ type periodWindows struct {
 	cycles     []winCycle
 	ents, sort []winEntry // the entries in rank order; a cycle's sorted (cycleEntries)
 	next       []int32    // per entry: the next of its cycle in rank order (−1: none)
-	slot       []int32    // per link number (Symmetry.linkIx): the cycle it is the first link of (−1: none)
+	slot       []int32    // per link number (Symmetry.linkIx): the cycle it is the first link of, where bases says so (slotOf)
+	bases      []int32    // per cycle: its first link's number
 }
 
 // winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
@@ -304,7 +305,7 @@ func gcd32(a, b int32) int32 {
 func (r *router) takeWindows() {
 	w := &r.win
 	r.cycleSlots()
-	cycles, ents, next := w.cycles[:0], w.ents[:0], w.next[:0]
+	cycles, ents, next, bases := w.cycles[:0], w.ents[:0], w.next[:0], w.bases[:0]
 	idx, v, used := r.sums()
 	pre := r.pre
 	for i, l := range idx {
@@ -313,10 +314,8 @@ func (r *router) takeWindows() {
 		if i < len(pre) {
 			x.pre = pre[i]
 		}
-		ci := w.slot[base]
-		if ci < 0 {
-			ci = int32(len(cycles))
-			w.slot[base] = ci
+		var ci int32
+		if ci, bases = claim(w.slot, bases, base); ci == int32(len(cycles)) {
 			// Appended empty and set in place: a literal is built on the stack and copied in 16
 			// bytes at a time, whose loads wait on the literal's narrower stores (a fifth of this
 			// loop on the large Hx4Mesh's rounds).
@@ -340,7 +339,7 @@ func (r *router) takeWindows() {
 		c.link = sym.linkAt[c.base]
 		c.perByte = c.total / rate[c.link]
 	}
-	w.cycles, w.ents, w.next = cycles, ents, next
+	w.cycles, w.ents, w.next, w.bases = cycles, ents, next, bases
 	r.pre = r.pre[:0]
 }
 
@@ -363,17 +362,41 @@ func (r *router) cycleEntries(ci int32) []winEntry {
 	return e
 }
 
-// cycleSlots is the windows' table from link numbers to cycles (−1: none), allocated on first
-// use; whoever marks cycles in it sets them back to −1.
+// cycleSlots is the windows' table from link numbers to cycles, allocated on first use: an
+// entry names a cycle of the list its user keeps (the windows' cycles, copiesAlong's) only
+// where that cycle's first link is the number's (slotOf), so an entry is never cleared: a stale
+// one names a cycle past the list's end or one of another first link (the first links in a
+// list are distinct), and the table is shared without passing over it (TestCycleSlots).
 func (r *router) cycleSlots() []int32 {
 	w := &r.win
 	if len(w.slot) < len(r.g.sym.linkAt) {
 		w.slot = make([]int32, len(r.g.sym.linkAt))
-		for i := range w.slot {
-			w.slot[i] = -1
-		}
 	}
 	return w.slot
+}
+
+// slotOf is the cycle of first link b in the list whose cycles' first links are bases, read
+// from the table slot (cycleSlots): −1 where the entry is stale.
+func slotOf(slot, bases []int32, b int32) int32 {
+	if x := slot[b]; x >= 0 && x < int32(len(bases)) && bases[x] == b {
+		return x
+	}
+	return -1
+}
+
+// claim is slotOf(slot, bases, b), where none appending b to bases and naming it in slot.
+func claim(slot, bases []int32, b int32) (int32, []int32) {
+	if x := slotOf(slot, bases, b); x >= 0 {
+		return x, bases
+	}
+	x := int32(len(bases))
+	slot[b] = x
+	return x, append(bases, b)
+}
+
+// cycleAt is the windows' cycle whose first link's number is base (−1: none).
+func (w *periodWindows) cycleAt(base int32) int32 {
+	return slotOf(w.slot, w.bases, base)
 }
 
 // cycleOf is link l's τ-cycle (its first link's number: l's digit along f brought below g) and
@@ -388,7 +411,7 @@ func (r *router) cycleOf(l int32) (base, pos int32) {
 func (r *router) windowOf(l int32) (winPick, bool) {
 	w := &r.win
 	base, pos := r.cycleOf(l)
-	ci := w.slot[base]
+	ci := w.cycleAt(base)
 	if ci < 0 {
 		return winPick{}, false
 	}
@@ -446,7 +469,7 @@ func (r *router) finishWindows(out Load) Load {
 	for i, x := range r.rem {
 		base, pos := r.cycleOf(x.l)
 		p, ok := winPick{}, false
-		if ci := w.slot[base]; ci >= 0 {
+		if ci := w.cycleAt(base); ci >= 0 {
 			c := &w.cycles[ci]
 			if (c.total+x.v)/r.g.rate[x.l]*(1+1e-9) < hi {
 				continue
@@ -460,14 +483,11 @@ func (r *router) finishWindows(out Load) Load {
 		pick(p, x.l)
 	}
 	r.rem = r.rem[:0]
-	for _, c := range w.cycles {
-		w.slot[c.base] = -1
-	}
 	clear(w.cycles)
 	if won {
 		out.PerByte, out.Class = hi, class
 	}
-	w.cycles, w.sort, w.ents, w.next = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0]
+	w.cycles, w.sort, w.ents, w.next, w.bases = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0], w.bases[:0]
 	w.on = false
 	r.maxLat, r.flows = 0, false
 	return out

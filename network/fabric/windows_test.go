@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -142,6 +143,44 @@ func TestMemberList(t *testing.T) {
 		for i := 0; i < ml.n; i++ {
 			if want := int32(g.Base(i/c.size) + i%c.size*c.stride); ml.at(i) != want || listed[i] != want {
 				t.Fatalf("%+v: member %d is %d (listed %d), want %d", c, i, ml.at(i), listed[i], want)
+			}
+		}
+	}
+}
+
+// The cycles' table is shared and never cleared (cycleSlots): whatever its entries hold, a list
+// claims its first links (claim) as a map from first link to index would, and slotOf finds
+// only the list's own, in a list built after another on the same table as on a fresh one.
+func TestCycleSlots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	slot := make([]int32, 64)
+	for i := range slot {
+		slot[i] = int32(rng.IntN(80)) - 8 // stale entries of every kind: −1, past any list, within one
+	}
+	for round := 0; round < 200; round++ {
+		var bases []int32
+		want := map[int32]int32{}
+		for j := 0; j < 1+rng.IntN(40); j++ {
+			b := int32(rng.IntN(len(slot)))
+			x, w := int32(0), int32(0)
+			x, bases = claim(slot, bases, b)
+			if i, ok := want[b]; ok {
+				w = i
+			} else {
+				w = int32(len(want))
+				want[b] = w
+			}
+			if x != w {
+				t.Fatalf("round %d: first link %d claimed as %d, want %d", round, b, x, w)
+			}
+		}
+		for b := range slot {
+			i, ok := want[int32(b)]
+			if !ok {
+				i = -1
+			}
+			if x := slotOf(slot, bases, int32(b)); x != i {
+				t.Fatalf("round %d: first link %d found at %d, want %d", round, b, x, i)
 			}
 		}
 	}
