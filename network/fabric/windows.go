@@ -3,6 +3,7 @@ package fabric
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Windows. A periodic round (periods.go) loads each link l with K copies of the first period's
@@ -221,6 +222,7 @@ type periodWindows struct {
 	cycles     []winCycle
 	ents, sort []winEntry // the entries in rank order; a cycle's sorted (cycleEntries)
 	next       []int32    // per entry: the next of its cycle in rank order (−1: none)
+	at         []int32    // per entry: its cycle's table entry, read before the cycles are made (takeWindows)
 	slot       []int32    // per link number (Symmetry.linkIx): the cycle it is the first link of, where bases says so (slotOf)
 	bases      []int32    // per cycle: its first link's number
 }
@@ -302,20 +304,35 @@ func gcd32(a, b int32) int32 {
 // entries, ranked in the order unstash would put them on the links, and sums each cycle's.
 // A cycle's entries are chained in rank order and sorted by position only where they are read
 // (cycleEntries): finishWindows passes over most cycles on their totals alone.
+//
+// In two passes: the first reads each link's cycle, position, load and table entry, with no
+// branch on what it reads, so the reads of many links (scattered over the graph's tables)
+// overlap; the second chains the entries into their cycles from what the first read (a table
+// entry read stale there, where this pass made the cycle, is read again: slotOf).
 func (r *router) takeWindows() {
 	w := &r.win
 	r.cycleSlots()
-	cycles, ents, next, bases := w.cycles[:0], w.ents[:0], w.next[:0], w.bases[:0]
 	idx, v, used := r.sums()
 	pre := r.pre
+	n := len(idx)
+	ents, next, at := slices.Grow(w.ents[:0], n)[:n], slices.Grow(w.next[:0], n)[:n], slices.Grow(w.at[:0], n)[:n]
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
-		x := winEntry{pos: pos, rank: int32(i), v: v[l]}
-		if i < len(pre) {
-			x.pre = pre[i]
+		ents[i] = winEntry{pos: pos, rank: int32(i), v: v[l]}
+		at[i], next[i] = w.slot[base], base
+		v[l], used[l] = 0, false
+	}
+	r.dropSums()
+	for i, x := range pre[:min(len(pre), n)] {
+		ents[i].pre = x
+	}
+	cycles, bases := w.cycles[:0], w.bases[:0]
+	for i := range ents {
+		base, ci := next[i], at[i]
+		if ci < 0 || ci >= int32(len(bases)) || bases[ci] != base {
+			ci, bases = claim(w.slot, bases, base)
 		}
-		var ci int32
-		if ci, bases = claim(w.slot, bases, base); ci == int32(len(cycles)) {
+		if ci == int32(len(cycles)) {
 			// Appended empty and set in place: a literal is built on the stack and copied in 16
 			// bytes at a time, whose loads wait on the literal's narrower stores (a fifth of this
 			// loop on the large Hx4Mesh's rounds).
@@ -324,22 +341,19 @@ func (r *router) takeWindows() {
 		} else {
 			next[cycles[ci].tail] = int32(i)
 		}
+		next[i] = -1
 		c := &cycles[ci]
 		c.tail = int32(i)
 		c.n++
-		c.total += x.v + x.pre // in rank order: a bound on the windows, read with a margin
-		ents = append(ents, x)
-		next = append(next, -1)
-		v[l], used[l] = 0, false
+		c.total += ents[i].v + ents[i].pre // in rank order: a bound on the windows, read with a margin
 	}
-	r.dropSums()
 	sym, rate := r.g.sym, r.g.rate
 	for i := range cycles {
 		c := &cycles[i]
 		c.link = sym.linkAt[c.base]
 		c.perByte = c.total / rate[c.link]
 	}
-	w.cycles, w.ents, w.next, w.bases = cycles, ents, next, bases
+	w.cycles, w.ents, w.next, w.at, w.bases = cycles, ents, next, at, bases
 	r.pre = r.pre[:0]
 }
 
@@ -487,7 +501,7 @@ func (r *router) finishWindows(out Load) Load {
 	if won {
 		out.PerByte, out.Class = hi, class
 	}
-	w.cycles, w.sort, w.ents, w.next, w.bases = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0], w.bases[:0]
+	w.cycles, w.sort, w.ents, w.next, w.at, w.bases = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0], w.at[:0], w.bases[:0]
 	w.on = false
 	r.maxLat, r.flows = 0, false
 	return out
