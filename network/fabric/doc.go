@@ -68,8 +68,9 @@
 // by link: each τ-cycle of links carries a sliding window of K copies of the first period's
 // few loads on it, and the busiest link is among the windows ending at those loads (windows.go:
 // the same sums in the same order, prices equal bit for bit; a cycle whose loads lie beyond any
-// one window's reach is bounded by their sum less the least, and its windows are not read
-// where that bound falls short of the busiest found); the flows after the last whole
+// one window's reach is bounded by their sum less the least, one whose loads lie K or more
+// apart has its busiest window read from one or two of them, and its windows are not read
+// where that falls short of the busiest found); the flows after the last whole
 // period, where runs route them as they route the first period's first groups, are read from
 // those groups' sums at distance K instead of routed. Routed rounds are
 // cached per graph by (pattern, group shape, job size, placement, routing), so the next model

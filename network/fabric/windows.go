@@ -57,6 +57,16 @@ import (
 // class are those reading them gives (TestWindowsExact, TestWindowsRemainder). Whether the
 // entries lie within K + 1 positions is read from the positions they occupy (a bit each where
 // N ≤ 64, cycleMost): rotated to start at one of them, they lie below bit K + 1.
+//
+// Where no two entries lie less than K positions apart (GPT-3's rings on the large Hx4Mesh:
+// positions 0, 11 and 22 of 32), a window holds at most one load (two entries less than K back
+// would lie less than K apart) and one S (of the entry exactly K back), both only where that
+// entry lies exactly K before the window's end: the busiest window's load is the largest load
+// or S, or an entry's load plus the S of the entry K before it, read exactly (the same one or
+// two floats windowFrom adds; cycleApart). A cycle whose busiest window falls short of the
+// busiest found, or equals it while no window of the cycle is loaded before it (the found one
+// loaded by copy 0, the cycle's first entry ranked after it), is passed over: its windows
+// would not change the pick (TestWindowsApart against windowMax; TestWindowsExact).
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load, and pre: where
@@ -149,6 +159,55 @@ func (r *router) cycleMost(ci int32) (float64, uint64) {
 		mask |= 1 << uint32(x.pos)
 	}
 	return most - least, mask
+}
+
+// cycleApart is the busiest window's load of cycle ci, where no two of its entries lie less
+// than K positions apart (N ≤ 64, mask its positions, a bit each; false where some do), equal
+// bit for bit to windowMax's: a window holds the load of each entry less than K back, one at
+// most (two such would lie less than K apart), and the pre of the entry exactly K back, if
+// any; both only where that entry lies exactly K before the one at the window's end (the
+// other at distance 0: the two lie at least K apart), summed as windowFrom sums them (0 + load
+// + pre). Every load and pre is some window's (the window ending at its entry, K positions on),
+// alone or with a term more, all positive: the busiest holds the largest load or pre, or an
+// entry's load and the pre of the entry K before it (TestWindowsApart against windowMax on
+// small cycles).
+func (r *router) cycleApart(ci int32, mask uint64) (float64, bool) {
+	w := &r.win
+	if w.k >= w.n || !w.apart(mask) { // (K = N: no window holds a pre)
+		return 0, false
+	}
+	most := 0.0
+	head := w.cycles[ci].head
+	for i := head; i >= 0; i = w.next[i] {
+		x := &w.ents[i]
+		most = max(most, x.v, x.pre)
+		if y := (x.pos + w.k) % w.n; x.pre > 0 && mask>>uint32(y)&1 != 0 {
+			for j := head; j >= 0; j = w.next[j] {
+				if e := &w.ents[j]; e.pos == y {
+					most = max(most, e.v+x.pre)
+				}
+			}
+		}
+	}
+	return most, true
+}
+
+// apart reports whether no two positions with a bit in mask (a cycle's entries, N ≤ 64) lie
+// less than K positions apart (cyclically): rotated to start at one of them, bits 1 … K − 1
+// are clear.
+func (w *periodWindows) apart(mask uint64) bool {
+	n, k := uint(w.n), uint(w.k)
+	if k >= n {
+		return bits.OnesCount64(mask) <= 1
+	}
+	full, near := uint64(1)<<n-1, uint64(1)<<k-2 // bits 1 … K − 1 (none where K = 1)
+	for m := mask; m != 0; m &= m - 1 {
+		j := uint(bits.TrailingZeros64(m))
+		if rot := (mask>>j | mask<<(n-j)) & full; rot&near != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // within reports whether the positions with a bit in mask (a cycle's entries, N ≤ 64) lie
@@ -470,8 +529,18 @@ func (r *router) finishWindows(out Load) Load {
 		// A cycle whose entries no window holds all of: no window holds more than their sum less
 		// the least (of max(load, pre) each).
 		if w.n <= 64 {
-			if most, mask := r.cycleMost(int32(i)); most/r.g.rate[c.link]*(1+1e-9) < hi && !w.within(mask) {
+			most, mask := r.cycleMost(int32(i))
+			if most/r.g.rate[c.link]*(1+1e-9) < hi && !w.within(mask) {
 				continue
+			}
+			// Entries K or more apart: the busiest window's load read exactly (cycleApart), passed
+			// over where short of the busiest found, or equal to it where no window of the cycle
+			// is loaded before it: of a window's (k, rank), k ≥ 0 and, where k = 0, the rank is
+			// an entry's, no less than the head's (the least: ranks follow the entries' order).
+			if most, ok := r.cycleApart(int32(i), mask); ok {
+				if pb := most / r.g.rate[c.link]; pb < hi || (pb == hi && (!won || (top.k == 0 && c.head > top.rank))) {
+					continue
+				}
 			}
 		}
 		if p, ok := windowMax(r.cycleEntries(int32(i)), w.n, w.k); ok {

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -182,6 +183,76 @@ func TestCycleSlots(t *testing.T) {
 			if x := slotOf(slot, bases, int32(b)); x != i {
 				t.Fatalf("round %d: first link %d found at %d, want %d", round, b, x, i)
 			}
+		}
+	}
+}
+
+// Where a cycle's entries lie K or more positions apart (periodWindows.apart, against every
+// pair), cycleApart reads its busiest window's load equal bit for bit to windowMax's, on random
+// cycles of up to 20 positions with loads and pres (pre 0 on some entries, none where K = N);
+// by hand: n = 8, K = 3, loads 2, 5 at positions 0, 3 with pres 4, 1: position 3 holds 5 and
+// the pre 4 of position 0 (9); positions 2 and 4 lie closer than K, so not apart.
+func TestWindowsApart(t *testing.T) {
+	build := func(n, k int32, ents []winEntry) (*router, uint64) {
+		r := &router{}
+		w := &r.win
+		w.n, w.k, w.ents = n, k, ents
+		w.next = make([]int32, len(ents))
+		mask := uint64(0)
+		for i, e := range ents {
+			w.next[i] = int32(i + 1)
+			mask |= 1 << e.pos
+		}
+		w.next[len(ents)-1] = -1
+		w.cycles = []winCycle{{head: 0, tail: int32(len(ents) - 1), n: int32(len(ents))}}
+		return r, mask
+	}
+	r, mask := build(8, 3, []winEntry{{0, 0, 2, 4}, {3, 1, 5, 1}})
+	if got, ok := r.cycleApart(0, mask); !ok || got != 9 {
+		t.Errorf("by hand: %v (%v), want 9", got, ok)
+	}
+	if w := (periodWindows{n: 8, k: 3}); w.apart(1<<2|1<<4) || !w.apart(1<<0|1<<3) || !w.apart(1<<1|1<<6) || w.apart(1<<1|1<<7) {
+		t.Errorf("apart by hand")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 3000; i++ {
+		n := int32(2 + rng.IntN(19))
+		k := int32(1 + rng.IntN(int(n)))
+		var ents []winEntry
+		for p := int32(0); p < n; p++ {
+			if rng.IntN(4) == 0 {
+				e := winEntry{pos: p, v: float64(1+rng.IntN(8)) / 8 * (1 + rng.Float64()/3)}
+				if k < n && rng.IntN(2) == 0 {
+					e.pre = float64(1+rng.IntN(8)) / 8 * (1 + rng.Float64()/3)
+				}
+				ents = append(ents, e)
+			}
+		}
+		if len(ents) == 0 {
+			continue
+		}
+		rng.Shuffle(len(ents), func(a, b int) { ents[a], ents[b] = ents[b], ents[a] })
+		for j := range ents {
+			ents[j].rank = int32(j)
+		}
+		apart := true
+		for a := range ents {
+			for b := range ents {
+				if d := (ents[a].pos - ents[b].pos + n) % n; a != b && d < k {
+					apart = false
+				}
+			}
+		}
+		r, mask := build(n, k, slices.Clone(ents))
+		if got := r.win.apart(mask); got != apart {
+			t.Fatalf("n %d, k %d, %v: apart %v, want %v", n, k, ents, got, apart)
+		}
+		sorted := slices.Clone(ents)
+		slices.SortFunc(sorted, func(a, b winEntry) int { return cmp.Compare(a.pos, b.pos) })
+		want, _ := windowMax(sorted, n, k)
+		got, ok := r.cycleApart(0, mask)
+		if ok != (apart && k < n) || (ok && got != want.v) {
+			t.Fatalf("n %d, k %d, %v: %v (%v), windowMax %v (apart %v)", n, k, ents, got, ok, want.v, apart)
 		}
 	}
 }
