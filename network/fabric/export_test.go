@@ -471,3 +471,47 @@ func (m *Model) on(h *Graph) *Model {
 	}
 	return u
 }
+
+// CopiesKept routes flow s → t (weight 1), takes its loads as a type and adds its n copies moved
+// by the element with digits tau (copies: copy 0 the loads left on the links), and the same
+// with the loads cleared and every copy replayed one by one, copy 0 included; it reports the
+// links in the order loaded and their loads, both ways.
+func (g *Graph) CopiesKept(s, t int32, tau []uint16, n int) (l1, l2 []int32, v1, v2 []float64) {
+	var tu [maxFactors]uint16
+	copy(tu[:], tau)
+	for _, kept := range []bool{true, false} {
+		r := g.router(Split, 0)
+		r.ft.reset()
+		r.route(flowRec{s: s, t: t, w: 1})
+		i := r.asType()
+		if kept {
+			r.copies(i, tu, n)
+		} else { // the loads cleared, every copy replayed: τ^k for k < n, k = 0 included
+			for _, k := range r.usedIdx {
+				r.load[k], r.used[k] = 0, false
+			}
+			r.usedIdx = r.usedIdx[:0]
+			var x [maxFactors]uint16
+			for k := 0; k < n; k++ {
+				r.replay(i, &x)
+				for f := 0; f < g.sym.nf; f++ {
+					x[f] = uint16((int32(x[f]) + int32(tu[f])) % g.sym.fm[f])
+				}
+			}
+		}
+		var ls []int32
+		var vs []float64
+		for _, k := range r.usedIdx {
+			ls, vs = append(ls, k), append(vs, r.load[k])
+		}
+		r.finish(nil)
+		r.ft.reset()
+		g.release(r)
+		if kept {
+			l1, v1 = ls, vs
+		} else {
+			l2, v2 = ls, vs
+		}
+	}
+	return l1, l2, v1, v2
+}
