@@ -771,7 +771,11 @@ func TestShiftedPeriod(t *testing.T) {
 func TestScaledTypes(t *testing.T) {
 	tp, patterns := largeTP4()
 	for _, cfg := range largeMeshes() {
-		farFlows(t, cfg, func(g *fabric.Graph, dst int32) {
+		g, err := cfg.Fabric()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dst := range []int32{5, 8000, int32(g.Endpoints - 1)} {
 			for _, c := range []struct {
 				w      float64
 				copied bool
@@ -780,7 +784,7 @@ func TestScaledTypes(t *testing.T) {
 					t.Errorf("%s 0 → %d at %g: copied %v (want %v), the same as routed %v", cfg.Global, dst, c.w, copied, c.copied, same)
 				}
 			}
-		})
+		}
 		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16320})
 		if err != nil {
 			t.Fatal(err)
@@ -800,39 +804,5 @@ func TestScaledTypes(t *testing.T) {
 					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
 			}
 		}
-	}
-}
-
-// A run's copies (copies) leave its first groups' loads on the links as copy 0 and add the
-// others: the links in the same order with the same loads, bit for bit, as clearing the loads
-// and replaying every copy, copy 0 included (0 + share is the share), on the large torus and
-// Hx4Mesh: flows from endpoint 0 to near and far endpoints, 2, 3 and 6 copies one column or
-// three board rows apart.
-func TestCopiesKept(t *testing.T) {
-	for _, cfg := range largeMeshes() {
-		farFlows(t, cfg, func(g *fabric.Graph, dst int32) {
-			for _, c := range []struct {
-				tau []uint16
-				n   int
-			}{{[]uint16{1}, 2}, {[]uint16{0, 3}, 3}, {[]uint16{1, 1}, 6}} {
-				l1, l2, v1, v2 := g.CopiesKept(0, dst, c.tau, c.n)
-				if len(l1) == 0 || !slices.Equal(l1, l2) || !slices.Equal(v1, v2) {
-					t.Errorf("%s 0 → %d, %v × %d: %d links loaded, %d replayed (same order %v, loads %v)",
-						cfg.Global, dst, c.tau, c.n, len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
-				}
-			}
-		})
-	}
-}
-
-// farFlows calls each with cfg's fabric and the destinations of the flows from endpoint 0 the
-// type tests route: a board neighbour, one across the machine, the farthest corner.
-func farFlows(t *testing.T, cfg *hxmesh.Config, each func(g *fabric.Graph, dst int32)) {
-	g, err := cfg.Fabric()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dst := range []int32{5, 8000, int32(g.Endpoints - 1)} {
-		each(g, dst)
 	}
 }

@@ -339,8 +339,7 @@ func (r *router) runAt(fl []flowRec, c, a, groups int) (q, n int, tau [maxFactor
 }
 
 // asType takes the loads on the links as a type of their own (their latency the round's slowest
-// so far) and leaves them there: they are its copy by the identity, each link's share on it
-// (0 + share), the links in the type's order, as replaying it unmoved would put them.
+// so far) and clears them.
 func (r *router) asType() int32 {
 	ft, sym := &r.ft, r.g.sym
 	if len(ft.start) == 0 {
@@ -349,22 +348,23 @@ func (r *router) asType() int32 {
 	i := int32(len(ft.lat))
 	for _, k := range r.usedIdx {
 		ft.keep(sym, k, r.load[k])
+		r.load[k], r.used[k] = 0, false
 	}
+	r.usedIdx = r.usedIdx[:0]
 	ft.lat = append(ft.lat, r.maxLat)
 	ft.start = append(ft.start, int32(len(ft.share)))
 	return i
 }
 
-// copies adds type i (asType's, the last, whose copy k = 0 is on the links) moved by τ^k for
-// 0 < k < n (n ≥ 1), and drops it (TestCopiesKept against replaying every copy).
+// copies adds type i (asType's, the last) moved by τ^k for k < n, and drops it.
 func (r *router) copies(i int32, tau [maxFactors]uint16, n int) {
 	ft, sym := &r.ft, r.g.sym
 	var g [maxFactors]uint16
-	for k := 1; k < n; k++ {
+	for k := 0; k < n; k++ {
+		r.replay(i, &g)
 		for f := 0; f < sym.nf; f++ {
 			g[f] = uint16((int32(g[f]) + int32(tau[f])) % sym.fm[f])
 		}
-		r.replay(i, &g)
 	}
 	mark := ft.start[i]
 	ft.lat, ft.start = ft.lat[:i], ft.start[:i+1]
