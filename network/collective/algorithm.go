@@ -280,6 +280,13 @@ func (a *Above) Error() string { return fmt.Sprintf("price above %g s", float64(
 // such rounding and far below any difference a pick depends on.
 const boundSlack = 1e-9
 
+// AboveBest reports whether a candidate's bound exceeds the cheapest price found by more than
+// boundSlack: the best-of loop never prices such a candidate again (the cheapest price only
+// falls), so a price that finds its bound above the best may stop there.
+func AboveBest(bound, best units.Seconds) bool {
+	return float64(bound) > float64(best)*(1+boundSlack)
+}
+
 // candidate is one offered algorithm in the best-of loop: its offered position and bound, and
 // whether it is settled (priced, declined or failed).
 type candidate struct {
@@ -333,7 +340,7 @@ func chooseBest(netName string, offered []Algorithm, op network.Op, bound func(A
 		}
 		c := &cands[j]
 		a := offered[c.i]
-		if c.has && at >= 0 && float64(c.bound) > float64(best.Total)*(1+boundSlack) {
+		if c.has && at >= 0 && AboveBest(c.bound, best.Total) {
 			break // the least bound left: every candidate left is dearer than best
 		}
 		limit := math.Inf(1)

@@ -41,6 +41,8 @@ import (
 // bound its price, unless the rounds themselves depend on a routed link (a pipeline sized on
 // Members.Link): those algorithms bound themselves (collective.Bounder, the tree), or have none.
 // WithoutBounds turns the skipping off (the reference the tests compare picks and prices with).
+// A round progress routes once best has a price may stop on a lower bound of its load that
+// already prices the candidate above it (Cut short, windows.go), kept as the pattern's bound.
 
 // endRates is each endpoint's total out- and in-link rate (bundles counted by width), built once
 // per graph.
@@ -212,7 +214,7 @@ func (m *Model) progress(c network.Collective, limit units.Seconds) error {
 		}
 		return nil
 	})
-	m.prog = prog[:0]
+	m.prog = prog // (read by cuts while a round is routed)
 	if len(prog) > maxProgressRounds {
 		return nil
 	}
@@ -245,10 +247,32 @@ func (m *Model) progress(c network.Collective, limit units.Seconds) error {
 			m.above.Bound = p // the model's: no allocation per stop
 			return &m.above
 		}
-		if _, err := m.route(prog[heavy].pt, c.Group); err != nil {
+		// The round may be cut short where best has a price (Cut short).
+		m.cutting, m.cutHeavy = m.hasBest, int32(heavy)
+		_, err := m.route(prog[heavy].pt, c.Group)
+		m.cutting = false
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// cuts reports whether the algorithm progress is pricing (m.lbCol's; its rounds m.prog)
+// prices above best's cheapest with the rounds of the pattern being routed on ld, a lower
+// bound on the load its routing leaves (Cut short), and the others on their bounds: the steps
+// progress prices next, once ld is that pattern's bound.
+func (m *Model) cuts(ld Load) bool {
+	m.steps = m.steps[:0]
+	pt := m.prog[m.cutHeavy].pt
+	for i := range m.prog {
+		x := &m.prog[i]
+		lo := ld
+		if x.pt != pt {
+			lo = m.lowerOf(x.pt).ld
+		}
+		m.steps = collective.AppendStep(m.steps, roundStep(x.r, m.link(lo), x.n))
+	}
+	return collective.AboveBest(m.schedulePrice(m.lbCol).Total, m.best)
 }
 
 // resetBounds forgets the outcomes of the previous collective.

@@ -471,3 +471,35 @@ func (m *Model) on(h *Graph) *Model {
 	}
 	return u
 }
+
+// CutLoads routes one round of pt over the concurrent groups of shape g as progress does where
+// best has a price, on a fresh copy of the job, an algorithm of that one round priced against
+// a best of 0 (so Model.cuts says yes to every bound: Cut short): the Load it leaves and
+// whether the round was cut (not routed); then the round again in full on the same model (its
+// router's scratch as the cut left it), and on a graph without windows (every copy added link
+// by link).
+func (m *Model) CutLoads(pt collective.Pattern, g network.Group) (bound Load, cut bool, again, unwindowed Load) {
+	a := m.Fresh(false)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.view.g, a.lbCol = g, network.Collective{Op: network.AllReduce, Bytes: 1e6, Group: g}
+	a.best, a.hasBest, a.cutting = 0, true, true
+	a.prog, a.cutHeavy = []progRound{{r: &collective.Round{Bytes: 1e6}, pt: canonical(pt), n: 1}}, 0
+	bound, err := a.route(pt, g)
+	a.cutting = false
+	if err != nil {
+		panic(err)
+	}
+	_, _, _, routed := a.routed(canonical(pt), g)
+	if again, err = a.route(pt, g); err != nil {
+		panic(err)
+	}
+	u, err := NewModel(WithoutWindows(m.g), m.env, m.opt)
+	if err != nil {
+		panic(err)
+	}
+	if unwindowed, err = u.route(pt, g); err != nil {
+		panic(err)
+	}
+	return bound, !routed, again, unwindowed
+}

@@ -189,23 +189,14 @@ func TestPeriod(t *testing.T) {
 // copies that starts the period, so they are routed.
 func TestWindowsRemainder(t *testing.T) {
 	for _, c := range []struct {
-		a, x       int
-		global     string
-		gpus, size int
-		stride     int
-		prefix     bool
+		hxRingCase
+		prefix bool
 	}{
-		{4, 32, "trees", 16320, 4, 96, true},
-		{2, 8, "torus", 192, 2, 70, false},
+		{hxRingCase{4, 32, "trees", 16320, 4, 96}, true},
+		{hxRingCase{2, 8, "torus", 192, 2, 70}, false},
 	} {
-		cfg := hxmesh.DefaultConfig()
-		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
-		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ring := collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
-		rem, prefix, all := m.(*fabric.Model).RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		m, ring := hxRings(t, c.hxRingCase)
+		rem, prefix, all := m.RemainderLoads(ring, network.Group{Size: c.size, Stride: c.stride})
 		if len(rem) == 0 {
 			t.Fatalf("%+v: no links loaded after the last whole period", c)
 		}
@@ -218,6 +209,26 @@ func TestWindowsRemainder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hxRingCase is a HammingMesh of a×a boards on an x×x grid (global: its rows' and columns'
+// cables) for gpus ranks, and groups of size ranks at stride.
+type hxRingCase struct {
+	a, x               int
+	global             string
+	gpus, size, stride int
+}
+
+// hxRings is c's model and a ring over its groups.
+func hxRings(t *testing.T, c hxRingCase) (*fabric.Model, collective.Pattern) {
+	t.Helper()
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = c.a, c.a, c.x, c.x, c.global
+	m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: c.gpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*fabric.Model), collective.One(collective.Part{Kind: collective.RingNext, Stride: 1, Size: int32(c.size), K: 1})
 }
 
 // The runs a period is routed by (runs.go), counted by hand on GPT-3's rings of 4 at stride 96
@@ -803,6 +814,39 @@ func TestScaledTypes(t *testing.T) {
 				t.Errorf("%s %+v: %d links loaded, %d with every weight routed (same order and loads: %v, %v)",
 					cfg.Global, pt.Parts[0], len(l1), len(l2), slices.Equal(l1, l2), slices.Equal(v1, v2))
 			}
+		}
+	}
+}
+
+// A round read by windows cut short (Cut short, windows.go) leaves a lower bound on its load:
+// the same latency, and a busiest link no busier than the round's routed in full, here against
+// every copy added link by link (WithoutWindows). A cut round is not kept as routed, and the
+// same round routed in full after it (the router's scratch as the cut left it) loads as the
+// copies do, bit for bit. On GPT-3's rings of 4 at stride 96 on the large Hx4Mesh and torus
+// (the first period's busiest link is the round's: equal), and pairs at stride 70 on 2×2
+// boards with torus cables (flows after the last whole period routed apart, not in the bound).
+func TestWindowsCut(t *testing.T) {
+	for _, c := range []struct {
+		hxRingCase
+		equal bool
+	}{
+		{hxRingCase{4, 32, "trees", 16320, 4, 96}, true},
+		{hxRingCase{2, 64, "torus", 16320, 4, 96}, true},
+		{hxRingCase{2, 8, "torus", 192, 2, 70}, false},
+	} {
+		m, ring := hxRings(t, c.hxRingCase)
+		bound, cut, again, full := m.CutLoads(ring, network.Group{Size: c.size, Stride: c.stride})
+		if !cut {
+			t.Fatalf("%+v: not cut short", c)
+		}
+		if bound.PerByte <= 0 || bound.PerByte > full.PerByte || bound.Latency != full.Latency || bound.Flows != full.Flows {
+			t.Errorf("%+v: bound %+v, routed in full %+v", c, bound, full)
+		}
+		if c.equal && bound.PerByte != full.PerByte {
+			t.Errorf("%+v: bound %v, routed in full %v: want equal", c, bound.PerByte, full.PerByte)
+		}
+		if again != full {
+			t.Errorf("%+v: routed in full after the cut %+v, copies link by link %+v", c, again, full)
 		}
 	}
 }

@@ -81,8 +81,15 @@ type Model struct {
 	known       []outcome          // what the bounds found of the candidates: a decline, a price
 	prog        []progRound        // the rounds of the algorithm being priced a pattern at a time
 	above       collective.Above   // what progress returns when it stops
-	injOnce     sync.Once
-	inj         bool // the placement puts distinct ranks on distinct endpoints (injective)
+	// The cheapest price best's candidates have returned so far (hasBest), and the round
+	// progress routes, which may stop on a bound (cutting; bound.go, Cut short): the heaviest
+	// not routed of the rounds being priced.
+	best     units.Seconds
+	cutHeavy int32 // in m.prog
+	hasBest  bool
+	cutting  bool
+	injOnce  sync.Once
+	inj      bool // the placement puts distinct ranks on distinct endpoints (injective)
 }
 
 type routeKey struct {
@@ -145,10 +152,16 @@ func (m *Model) choose(c network.Collective, won *collective.Algorithm) (network
 		}
 		bound, m.lbCol = m.lbBound, c
 	}
+	m.hasBest = false
 	cost, a, err := collective.ChooseBounded(m.opt.Name, m.opt.Choice.For(c.Op), m.opt.Offer(c.Op), c.Op, bound,
 		func(a collective.Algorithm, limit units.Seconds) (network.Cost, error) {
-			return m.priceChosen(a, c, limit)
+			cost, err := m.priceChosen(a, c, limit)
+			if err == nil && (!m.hasBest || cost.Total < m.best) { // best's cheapest (chooseBest)
+				m.best, m.hasBest = cost.Total, true
+			}
+			return cost, err
 		})
+	m.hasBest = false
 	if err == nil && won != nil {
 		*won = a
 	}
@@ -296,10 +309,19 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
 	r.lone = true // finish alone reads this round
+	if m.cutting {
+		r.cut = m
+	}
 	sym, err := m.load(r, pt, g)
+	cut := r.win.cut
 	ld := r.finish(sym)
+	r.cut = nil
 	if err != nil {
 		return Load{}, err
+	}
+	if cut { // a bound, not the round's load (Cut short)
+		m.g.bounds.put(shared, ld)
+		return ld, nil
 	}
 	m.routes[key] = ld
 	m.g.loads.put(shared, ld)

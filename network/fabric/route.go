@@ -108,6 +108,7 @@ type router struct {
 	// a periodic round may leave its first period's loads for finish to read by windows (win).
 	lone bool
 	win  periodWindows
+	cut  cutter     // where set, a round read by windows may stop on a lower bound (windows.go: Cut short)
 	rem  []linkLoad // a periodic round's loads after its last whole period (R), held apart
 	// Runs (runs.go): the sums of the stretches routed so far, the links they load.
 	acc      []float64
@@ -469,10 +470,7 @@ func (r *router) busiest(out *Load, k int32, x float64) {
 // finish reads the round's load and clears the link loads. With a symmetry, the loads are
 // those of the representative destinations, and a link's load is |Γ|/|O| times its orbit's.
 func (r *router) finish(sym *Symmetry) Load {
-	out := Load{Flows: r.flows}
-	if r.flows {
-		out.Latency = r.g.Overhead + units.Seconds(r.extra+r.maxLat)
-	}
+	out := r.headLoad()
 	r.extra = 0
 	if r.g.NIC > 0 {
 		busiest := r.nicMax
@@ -522,6 +520,19 @@ func (r *router) finish(sym *Symmetry) Load {
 	}
 	r.usedIdx = r.usedIdx[:0]
 	r.maxLat, r.flows = 0, false
+	return out
+}
+
+// cutter says whether a round may stop on a lower bound ld of its load (Model.cuts).
+type cutter interface{ cuts(ld Load) bool }
+
+// headLoad is the round's Load as finish starts it: whether it has flows and their latency,
+// nothing on a link yet.
+func (r *router) headLoad() Load {
+	out := Load{Flows: r.flows}
+	if r.flows {
+		out.Latency = r.g.Overhead + units.Seconds(r.extra+r.maxLat)
+	}
 	return out
 }
 

@@ -68,6 +68,19 @@ import (
 // loaded by copy 0, the cycle's first entry ranked after it), is passed over: its windows
 // would not change the pick (TestWindowsApart against windowMax; TestWindowsExact).
 
+// Cut short. Where best already has a price and progress routes a pattern of a candidate
+// (bound.go; the router's cut set), takeWindows, as it takes the first period's loads L_P off
+// the links, reads the busiest of them per byte: the window ending at a link l holds L_P(l) as
+// copy 0's term and positive terms besides (a float sum of positive terms is no less than any
+// of them, in any order), and the flows after the last whole period only add to a link, so no
+// link of the round carries less than L_P(l), and the round's Load is no less than one with
+// that busiest L_P and the round's latency. Where the candidate's rounds priced with it pass the
+// cheapest price found by more than the chooser's slack (collective.AboveBest), the candidate is
+// never priced again: the cycles are not made nor read, and the Load is kept as the pattern's
+// bound, not as its routed load (Model.cuts, routeNew; TestWindowsCut: a bound no larger than the
+// round routed in full, equal on GPT-3's rings of the large fabrics, and the same round routed
+// in full after the cut loads as the copies do).
+
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load, and pre: where
 // the flows after the last whole period are the first stretches moved by τ^K (tailAsPrefix),
@@ -284,6 +297,8 @@ type periodWindows struct {
 	at         []int32    // per entry: its cycle's table entry, read before the cycles are made (takeWindows)
 	slot       []int32    // per link number (Symmetry.linkIx): the cycle it is the first link of, where bases says so (slotOf)
 	bases      []int32    // per cycle: its first link's number
+	cut        bool       // the round was cut short (r.cut): finish reads cutLoad
+	cutLoad    Load
 }
 
 // winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
@@ -375,13 +390,32 @@ func (r *router) takeWindows() {
 	pre := r.pre
 	n := len(idx)
 	ents, next, at := slices.Grow(w.ents[:0], n)[:n], slices.Grow(w.next[:0], n)[:n], slices.Grow(w.at[:0], n)[:n]
+	cut, lb, top := r.cut != nil, 0.0, int32(-1)
 	for i, l := range idx {
 		base, pos := r.cycleOf(l)
 		ents[i] = winEntry{pos: pos, rank: int32(i), v: v[l]}
 		at[i], next[i] = w.slot[base], base
+		if cut {
+			if pb := v[l] / r.g.rate[l]; pb > lb {
+				lb, top = pb, l
+			}
+		}
 		v[l], used[l] = 0, false
 	}
 	r.dropSums()
+	if cut && top >= 0 {
+		// Cut short: copy 0 puts the first period's load on each of its links, and every other
+		// term a link receives is positive, so no link of the round carries less (a float sum of
+		// positive terms is no less than any of them).
+		ld := r.headLoad()
+		ld.PerByte, ld.Class = lb, r.g.links[top].Class
+		if r.cut.cuts(ld) {
+			w.cut, w.cutLoad = true, ld
+			w.ents, w.next, w.at = ents[:0], next[:0], at[:0]
+			r.pre = r.pre[:0]
+			return
+		}
+	}
 	for i, x := range pre[:min(len(pre), n)] {
 		ents[i].pre = x
 	}
@@ -497,6 +531,14 @@ func (r *router) windowOf(l int32) (winPick, bool) {
 // whose link those flows also load holds less than the link, which is read with them.
 func (r *router) finishWindows(out Load) Load {
 	w := &r.win
+	if w.cut { // (Cut short) the NIC's share in, where more
+		if w.cutLoad.PerByte > out.PerByte {
+			out.PerByte, out.Class = w.cutLoad.PerByte, w.cutLoad.Class
+		}
+		w.cut = false
+		clear(w.cycles)
+		return r.windowsDone(out)
+	}
 	hi, class := out.PerByte, uint16(0)
 	var top winPick
 	won := false
@@ -565,11 +607,17 @@ func (r *router) finishWindows(out Load) Load {
 		p.v += x.v
 		pick(p, x.l)
 	}
-	r.rem = r.rem[:0]
 	clear(w.cycles)
 	if won {
 		out.PerByte, out.Class = hi, class
 	}
+	return r.windowsDone(out)
+}
+
+// windowsDone empties the windows (their cycles already cleared) and ends the round.
+func (r *router) windowsDone(out Load) Load {
+	w := &r.win
+	r.rem = r.rem[:0]
 	w.cycles, w.sort, w.ents, w.next, w.at, w.bases = w.cycles[:0], w.sort[:0], w.ents[:0], w.next[:0], w.at[:0], w.bases[:0]
 	w.on = false
 	r.maxLat, r.flows = 0, false
