@@ -93,13 +93,14 @@
 // kept, until its raised bound is the least left or exceeds the cheapest price
 // (TestChooseBoundedPartial counts the rounds routed by hand). On GPT-3's stride-96 rings on the
 // large torus, the hierarchical ring and the tree stop after one pattern each. Where best has a
-// price, a round read by windows may stop before its windows are read: the first period's
-// loads are taken off the links and each is a lower bound on its link's load (copy 0 puts it
-// there; every other term is positive), so where the candidate's rounds priced with the
-// busiest of them already pass the cheapest price found by more than the chooser's slack, the
-// candidate is never priced again, and that bound is kept as the pattern's (not its load:
-// Cut short, windows.go; TestWindowsCut). On GPT-3's rings on the large Hx4Mesh the halving
-// and doubling's second pattern stops there. A round
+// price, a round read by windows may stop before its windows are read, or before its first
+// period is all routed: a link's first-period sum, or its sum after some stretches, is a lower
+// bound on its load (copy 0 puts it there; every other term is positive), so where the
+// candidate's rounds priced with the busiest of them already pass the cheapest price found by
+// more than the chooser's slack, the candidate is never priced again, and that bound is kept
+// as the pattern's (not its load: Cut short, windows.go; TestWindowsCut). On GPT-3's rings on
+// the large Hx4Mesh the halving and doubling's second pattern stops after two of its first
+// period's six stretches. A round
 // routed before bounds itself by its routed load, so for the next model of a job the bounds are
 // the prices and nothing is priced twice. An algorithm whose rounds name successor tables it has
 // yet to build (the rings' Hamiltonian cycles) is bounded from its outline (collective.Outliner:

@@ -472,20 +472,30 @@ func (m *Model) on(h *Graph) *Model {
 	return u
 }
 
-// CutLoads routes one round of pt over the concurrent groups of shape g as progress does where
-// best has a price, on a fresh copy of the job, an algorithm of that one round priced against
-// a best of 0 (so Model.cuts says yes to every bound: Cut short): the Load it leaves and
-// whether the round was cut (not routed); then the round again in full on the same model (its
-// router's scratch as the cut left it), and on a graph without windows (every copy added link
-// by link).
-func (m *Model) CutLoads(pt collective.Pattern, g network.Group) (bound Load, cut bool, again, unwindowed Load) {
+// askCutter records the bounds a round routed with it asks about (Cut short) and cuts at the
+// yes-th ask (0: never).
+type askCutter struct {
+	asked []Load
+	yes   int
+}
+
+func (c *askCutter) cuts(ld Load) bool {
+	c.asked = append(c.asked, ld)
+	return len(c.asked) == c.yes
+}
+
+// CutRoute routes one round of pt over the concurrent groups of shape g as progress does where
+// best has a price, on a fresh copy of the job, cut at the yes-th bound it asks about (0:
+// never): the Load it leaves, whether it was cut (not kept as routed), the bounds asked about,
+// and the round routed again in full on the same model (its router's scratch as the cut left
+// it).
+func (m *Model) CutRoute(pt collective.Pattern, g network.Group, yes int) (ld Load, cut bool, asked []Load, again Load) {
 	a := m.Fresh(false)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.view.g, a.lbCol = g, network.Collective{Op: network.AllReduce, Bytes: 1e6, Group: g}
-	a.best, a.hasBest, a.cutting = 0, true, true
-	a.prog, a.cutHeavy = []progRound{{r: &collective.Round{Bytes: 1e6}, pt: canonical(pt), n: 1}}, 0
-	bound, err := a.route(pt, g)
+	c := &askCutter{yes: yes}
+	a.view.g, a.cutting, a.g.cutBy = g, true, c
+	ld, err := a.route(pt, g)
 	a.cutting = false
 	if err != nil {
 		panic(err)
@@ -494,12 +504,19 @@ func (m *Model) CutLoads(pt collective.Pattern, g network.Group) (bound Load, cu
 	if again, err = a.route(pt, g); err != nil {
 		panic(err)
 	}
+	return ld, !routed, c.asked, again
+}
+
+// Unwindowed routes one round of pt over the concurrent groups of shape g on the graph without
+// windows (every copy added link by link).
+func (m *Model) Unwindowed(pt collective.Pattern, g network.Group) Load {
 	u, err := NewModel(WithoutWindows(m.g), m.env, m.opt)
 	if err != nil {
 		panic(err)
 	}
-	if unwindowed, err = u.route(pt, g); err != nil {
+	ld, err := u.route(pt, g)
+	if err != nil {
 		panic(err)
 	}
-	return bound, !routed, again, unwindowed
+	return ld
 }

@@ -73,6 +73,8 @@ type Graph struct {
 	// (WithoutBounds).
 	ends                  *endRates
 	unbounded, memberwise bool // memberwise: bounds read every member's rates (tests)
+	// cutBy, where set, is what a round cut short asks (a test's; else the model: Cut short).
+	cutBy cutter
 }
 
 // Symmetry is a group Γ of automorphisms of a fabric that acts freely on its endpoints (the

@@ -818,35 +818,56 @@ func TestScaledTypes(t *testing.T) {
 	}
 }
 
-// A round read by windows cut short (Cut short, windows.go) leaves a lower bound on its load:
-// the same latency, and a busiest link no busier than the round's routed in full, here against
-// every copy added link by link (WithoutWindows). A cut round is not kept as routed, and the
-// same round routed in full after it (the router's scratch as the cut left it) loads as the
-// copies do, bit for bit. On GPT-3's rings of 4 at stride 96 on the large Hx4Mesh and torus
-// (the first period's busiest link is the round's: equal), and pairs at stride 70 on 2×2
-// boards with torus cables (flows after the last whole period routed apart, not in the bound).
+// A round read by windows cut short (Cut short, windows.go) leaves a lower bound on its load.
+// Routed in full, it asks about a bound after each stretch of its first period whose sums are
+// on the links (cutEarly) and once those sums are whole (takeWindows): every one no more than
+// the round's load (latency and busiest link), here against every copy added link by link
+// (WithoutWindows), and the last one's busiest link the first period's, equal to the round's
+// on GPT-3's rings of 4 at stride 96 on the large Hx4Mesh and torus (not on pairs at stride 70
+// on 2×2 boards with torus cables, whose flows after the last whole period are routed apart).
+// The asks, counted by hand from the runs (TestRuns): on the Hx4Mesh after block 0's run (its
+// busiest sum 2 of a link's 5e10 B/s: 4e-11) and block 1's (7.125e-11, the round's), not after
+// the next two runs (no higher), nor the images (summed in the stash), nor the last stretch, and
+// once whole: 3; on the torus every run is summed in the stash (copiesAlong, images): 1; the
+// pairs, after the period's first run (4 pairs, 6 copies) and once whole: 2.
+// Cut at the first ask or at the last, the round leaves that bound, is not kept as routed, and
+// routed in full after it (the router's scratch as the cut left it) loads as the copies do.
 func TestWindowsCut(t *testing.T) {
 	for _, c := range []struct {
 		hxRingCase
+		asks  int
 		equal bool
 	}{
-		{hxRingCase{4, 32, "trees", 16320, 4, 96}, true},
-		{hxRingCase{2, 64, "torus", 16320, 4, 96}, true},
-		{hxRingCase{2, 8, "torus", 192, 2, 70}, false},
+		{hxRingCase{4, 32, "trees", 16320, 4, 96}, 3, true},
+		{hxRingCase{2, 64, "torus", 16320, 4, 96}, 1, true},
+		{hxRingCase{2, 8, "torus", 192, 2, 70}, 2, false},
 	} {
 		m, ring := hxRings(t, c.hxRingCase)
-		bound, cut, again, full := m.CutLoads(ring, network.Group{Size: c.size, Stride: c.stride})
-		if !cut {
-			t.Fatalf("%+v: not cut short", c)
+		g := network.Group{Size: c.size, Stride: c.stride}
+		full := m.Unwindowed(ring, g)
+		ld, cut, asked, _ := m.CutRoute(ring, g, 0)
+		if cut || ld != full || len(asked) != c.asks {
+			t.Fatalf("%+v: not cut: %+v (cut %v, %d asks), copies link by link %+v", c, ld, cut, len(asked), full)
 		}
-		if bound.PerByte <= 0 || bound.PerByte > full.PerByte || bound.Latency != full.Latency || bound.Flows != full.Flows {
-			t.Errorf("%+v: bound %+v, routed in full %+v", c, bound, full)
+		for i, b := range asked {
+			if b.PerByte <= 0 || b.PerByte > full.PerByte || b.Latency > full.Latency || b.Flows != full.Flows {
+				t.Errorf("%+v: ask %d: bound %+v, routed in full %+v", c, i, b, full)
+			}
 		}
-		if c.equal && bound.PerByte != full.PerByte {
-			t.Errorf("%+v: bound %v, routed in full %v: want equal", c, bound.PerByte, full.PerByte)
+		if last := asked[len(asked)-1].PerByte; c.equal != (last == full.PerByte) {
+			t.Errorf("%+v: the whole first period's bound %v, routed in full %v: equal %v", c, last, full.PerByte, c.equal)
 		}
-		if again != full {
-			t.Errorf("%+v: routed in full after the cut %+v, copies link by link %+v", c, again, full)
+		if asked[0].PerByte != 4e-11 && c.asks == 3 {
+			t.Errorf("%+v: first ask %v, want 4e-11 (block 0's run)", c, asked[0].PerByte)
+		}
+		for _, yes := range []int{1, len(asked)} {
+			ld, cut, _, again := m.CutRoute(ring, g, yes)
+			if want := asked[yes-1]; !cut || ld.PerByte != want.PerByte || ld.Latency != want.Latency {
+				t.Errorf("%+v: cut at ask %d: %+v (cut %v), want %+v", c, yes, ld, cut, want)
+			}
+			if again != full {
+				t.Errorf("%+v: routed in full after the cut at ask %d: %+v, copies link by link %+v", c, yes, again, full)
+			}
 		}
 	}
 }

@@ -311,6 +311,9 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	r.lone = true // finish alone reads this round
 	if m.cutting {
 		r.cut = m
+		if m.g.cutBy != nil { // (a test's)
+			r.cut = m.g.cutBy
+		}
 	}
 	sym, err := m.load(r, pt, g)
 	cut := r.win.cut

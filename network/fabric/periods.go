@@ -131,7 +131,9 @@ func (r *router) routeCollected(h *lattice, gp period, periodic bool) bool {
 	// R's links), else the first period's loads become a type of their own, replayed moved by
 	// τ^k, and R is added.
 	if win {
-		r.takeWindows()
+		if !r.win.cut { // (else cut short while routed: windows.go)
+			r.takeWindows()
+		}
 		return ok
 	}
 	if len(r.accIdx) > 0 {

@@ -154,6 +154,9 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int, tail 
 			for _, f := range fl[x.at*c : end*c] {
 				ok = r.route(f) && ok
 			}
+			if r.cutsHere(tail, end, groups) {
+				return ok
+			}
 		case im.src >= 0: // an earlier run moved by σ: its kept sums, moved (Images)
 			r.lastRuns = append(r.lastRuns, x)
 			if len(r.usedIdx) > 0 {
@@ -183,6 +186,9 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int, tail 
 				}
 			}
 			im.to = int32(len(r.kept))
+			if r.cutsHere(tail, end, groups) {
+				return ok
+			}
 			if end < groups {
 				r.stash()
 			}
@@ -199,6 +205,13 @@ func (r *router) routePlan(fl []flowRec, groups int, plan []run, snap int, tail 
 		r.stash()
 	}
 	return ok
+}
+
+// cutsHere reports whether routePlan stops after a stretch ending at group end of groups: the
+// first period of a round read by windows cut short there (cutEarly; not after its last
+// stretch, where takeWindows reads the same sums whole).
+func (r *router) cutsHere(tail bool, end, groups int) bool {
+	return r.cut != nil && !tail && r.win.on && end < groups && r.cutEarly()
 }
 
 // runImage is what routePlan knows of a run of its plan: src ≥ 0, the earlier run (its index in

@@ -77,9 +77,15 @@ import (
 // that busiest L_P and the round's latency. Where the candidate's rounds priced with it pass the
 // cheapest price found by more than the chooser's slack (collective.AboveBest), the candidate is
 // never priced again: the cycles are not made nor read, and the Load is kept as the pattern's
-// bound, not as its routed load (Model.cuts, routeNew; TestWindowsCut: a bound no larger than the
-// round routed in full, equal on GPT-3's rings of the large fabrics, and the same round routed
-// in full after the cut loads as the copies do).
+// bound, not as its routed load (Model.cuts, routeNew). The same holds earlier, while the first
+// period is routed: a link's sum after some of its stretches is a prefix of L_P(l)'s terms, and
+// the latency of the flows routed so far no more than the round's, so after a stretch whose sums
+// are on the links routePlan asks again where their busiest rose (cutEarly), and a round cut
+// there routes none of its other stretches (GPT-3's rings on the large Hx4Mesh: the halving and
+// doubling's second pattern reaches its busiest link after two of its six stretches).
+// TestWindowsCut: every bound asked about no larger than the round routed in full, the whole
+// first period's equal to it on GPT-3's rings of the large fabrics, and the same round routed in
+// full after a cut loads as the copies do.
 
 // winEntry is a loaded link of the first period on its τ-cycle: its position, its rank among the
 // first period's loaded links (in the order they were first loaded), its load, and pre: where
@@ -299,6 +305,7 @@ type periodWindows struct {
 	bases      []int32    // per cycle: its first link's number
 	cut        bool       // the round was cut short (r.cut): finish reads cutLoad
 	cutLoad    Load
+	lb         float64 // the busiest per byte of the first period's partial sums so far (cutEarly)
 }
 
 // winDigit is what a link's digit x along τ's factor says of its cycle: the first link's number
@@ -327,7 +334,7 @@ func (r *router) windowsFor(tau *[maxFactors]uint16, k int) bool {
 	}
 	var n int32
 	w.digit, n = sym.cycleDigits(w.digit[:0], f, int32(tau[f]))
-	w.on, w.f, w.n, w.k = true, f, n, int32(k)
+	w.on, w.f, w.n, w.k, w.lb = true, f, n, int32(k), 0
 	return true
 }
 
@@ -448,6 +455,48 @@ func (r *router) takeWindows() {
 	}
 	w.cycles, w.ents, w.next, w.at, w.bases = cycles, ents, next, at, bases
 	r.pre = r.pre[:0]
+}
+
+// cutEarly cuts a round read by windows short while routePlan routes its first period (Cut
+// short), after a stretch: a link's sum so far (its stashed stretches' plus the stretch on the
+// links, acc + load, as stash adds them) is a prefix of its first-period load L_P(l)'s positive
+// terms, so no more than L_P(l) (nor than the round's load there); and the flows routed so far
+// are some of the round's, so their latency no more than its. Where the busiest such sum per
+// byte (kept from stretch to stretch: the links a stretch loads, w.lb) rises and the round's
+// Load with it already prices the candidate above best's cheapest, the round stops there: the
+// sums are cleared, and takeWindows is not called (true). Sums added to the stash directly (an
+// image's, copiesAlong's) are not read here: a bound no higher than it could be.
+func (r *router) cutEarly() bool {
+	w := &r.win
+	lb, top := w.lb, int32(-1)
+	acc := r.acc[:min(len(r.acc), len(r.load))]
+	for _, l := range r.usedIdx {
+		v := r.load[l]
+		if int(l) < len(acc) {
+			v = acc[l] + v
+		}
+		if pb := v / r.g.rate[l]; pb > lb {
+			lb, top = pb, l
+		}
+	}
+	if top < 0 {
+		return false
+	}
+	w.lb = lb
+	ld := r.headLoad()
+	ld.PerByte, ld.Class = lb, r.g.links[top].Class
+	if !r.cut.cuts(ld) {
+		return false
+	}
+	for _, l := range r.usedIdx {
+		r.load[l], r.used[l] = 0, false
+	}
+	for _, l := range r.accIdx {
+		r.acc[l], r.accUsed[l] = 0, false
+	}
+	r.usedIdx, r.accIdx, r.kept, r.pre = r.usedIdx[:0], r.accIdx[:0], r.kept[:0], r.pre[:0]
+	w.cut, w.cutLoad = true, ld
+	return true
 }
 
 // cycleEntries is cycle ci's entries sorted by position (in the windows' scratch, valid until
