@@ -298,7 +298,7 @@ func commKernels(prof profile.Profile, colls []CollectiveTime) units.Seconds {
 	n := sc.SMs()
 	var lost units.Seconds
 	for i := range colls {
-		if k := colls[i].Cost.SMs; k > 0 {
+		if k := int(colls[i].Cost.SMs); k > 0 {
 			lost += (colls[i].Time - colls[i].Exposed) * units.Seconds(min(k, n)) / units.Seconds(n)
 		}
 	}
@@ -518,7 +518,7 @@ func (e *estimate) stage(st *partition.Stage, colls []CollectiveTime) (stageTime
 				return t, err
 			}
 			if c.Driver.Set {
-				cost.SMs = c.Driver.SMs
+				cost.SMs = int32(c.Driver.SMs)
 			}
 			costs = append(costs, cost)
 		}

@@ -136,16 +136,18 @@ type Collective struct {
 // it runs, which compute overlapped with it cannot use (NCCL: one per channel, a channel's CTA
 // never shares its SM with compute kernels); 0 where the library's channel count is not
 // measured, or no kernel moves the bytes.
+//
+// Steps and SMs are 32-bit so that a Cost stays ten words: memos and caches copy it on every hit.
 type Cost struct {
 	Algorithm  string        `json:"algorithm"`
-	Steps      int           `json:"steps"`
+	Steps      int32         `json:"steps"`
+	SMs        int32         `json:"sms,omitempty"`
 	H2H        units.Seconds `json:"h2h_s"`
 	H2T        units.Seconds `json:"h2t_s"`
 	Compute    units.Seconds `json:"compute_s"`
 	Reconfig   units.Seconds `json:"reconfig_s"`
 	Total      units.Seconds `json:"total_s"`
 	Bottleneck string        `json:"bottleneck,omitempty"`
-	SMs        int           `json:"sms,omitempty"`
 }
 
 // Model prices collectives on one network with one job placed on it.

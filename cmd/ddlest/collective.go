@@ -244,7 +244,7 @@ func writeCollectives(w io.Writer, rows []job.CollectiveRow, f format) error {
 			op = r.Pattern
 		}
 		docs[i] = collectiveDocRow{Op: op, GPUs: r.GPUs, Group: r.Group.Size, Stride: r.Group.Stride, Bytes: float64(r.Bytes),
-			Network: r.Network, Algorithm: r.Cost.Algorithm, Steps: r.Cost.Steps, H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
+			Network: r.Network, Algorithm: r.Cost.Algorithm, Steps: int(r.Cost.Steps), H2HS: float64(r.Cost.H2H), H2TS: float64(r.Cost.H2T),
 			ComputeS: float64(r.Cost.Compute), ReconfigS: float64(r.Cost.Reconfig), TotalS: float64(r.Cost.Total), AlgBW: float64(r.AlgBW),
 			BusBW: float64(r.BusBW), Bottleneck: r.Cost.Bottleneck}
 	}

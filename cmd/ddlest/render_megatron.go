@@ -72,7 +72,7 @@ func newResultDoc(res estimator.Result, gpu string, eff roofline.Efficiency, pro
 	for _, col := range res.Collectives {
 		d.Collectives = append(d.Collectives, collectiveDoc{Name: col.Name, Kind: col.Kind.String(), Dim: col.Dim.String(),
 			Phase: col.Phase.String(), Bytes: float64(col.Bytes), Group: col.Group, Stride: col.Stride, Count: col.Count,
-			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed), SMs: col.Cost.SMs})
+			Algorithm: col.Cost.Algorithm, TimeS: float64(col.Time), ExposedS: float64(col.Exposed), SMs: int(col.Cost.SMs)})
 	}
 	return d
 }

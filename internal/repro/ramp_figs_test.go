@@ -14,13 +14,13 @@ func TestFig15Steps(t *testing.T) {
 	a := must(Algo())
 	prev := 0
 	for k, n := range AlgoNodes {
-		if got := a.ReduceScatter["ring"][k].Steps; got != n-1 {
+		if got := a.ReduceScatter["ring"][k].Steps; int(got) != n-1 {
 			t.Errorf("ring on %d: %d steps, want %d", n, got, n-1)
 		}
-		if h := a.ReduceScatter["hierarchical"][k].Steps; n > 8 && h >= n-1 {
+		if h := a.ReduceScatter["hierarchical"][k].Steps; n > 8 && int(h) >= n-1 {
 			t.Errorf("hierarchical on %d: %d steps, not fewer than the ring's", n, h)
 		}
-		r := a.ReduceScatter["ramp"][k].Steps
+		r := int(a.ReduceScatter["ramp"][k].Steps)
 		if r > 4 || r < prev {
 			t.Errorf("ramp on %d: %d steps (previous %d)", n, r, prev)
 		}

@@ -275,7 +275,7 @@ func maxSteps(ops ...network.Op) func() (float64, error) {
 				if err != nil {
 					return 0, err
 				}
-				most = max(most, c.Steps)
+				most = max(most, int(c.Steps))
 			}
 		}
 		return float64(most), nil

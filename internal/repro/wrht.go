@@ -77,7 +77,7 @@ var WRHTSteps = memo(func() (WRHTStepsResult, error) {
 	out := WRHTStepsResult{WRHT: map[string]int{}, Fig2WRHT: map[string]int{}}
 	steps := func(n, w int, st string, params ...string) (int, error) {
 		c, err := wrhtPrice(Optical(st, append([]string{fmt.Sprintf("wavelengths=%d", w)}, params...)...), n, 100e6)
-		return c.Steps, err
+		return int(c.Steps), err
 	}
 	var err error
 	for _, s := range []struct {

@@ -43,12 +43,12 @@ func TestStepCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		sch := mustLevels(c.st, network.ReduceScatter, 1e9, levels)
-		if got := Price(sch, nil, dtype.FP16).Steps; got != c.want {
+		if got := Price(sch, nil, dtype.FP16).Steps; int(got) != c.want {
 			t.Errorf("%s: %d steps, want %d", c.st.Name(), got, c.want)
 		}
 		// All-reduce doubles them (reduce-scatter + all-gather).
 		sch = mustLevels(c.st, network.AllReduce, 1e9, levels)
-		if got := Price(sch, nil, dtype.FP16).Steps; got != 2*c.want {
+		if got := Price(sch, nil, dtype.FP16).Steps; int(got) != 2*c.want {
 			t.Errorf("%s all-reduce: %d steps, want %d", c.st.Name(), got, 2*c.want)
 		}
 	}

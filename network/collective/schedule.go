@@ -67,7 +67,7 @@ func Price(s Schedule, red network.Reducer, dt dtype.DType) network.Cost {
 		if st.FanIn > 1 && red != nil {
 			comp = red.ReduceTime(st.FanIn, st.ReduceBytes, dt)
 		}
-		c.Steps += n
+		c.Steps += int32(n)
 		c.H2H += units.Seconds(n) * h2h
 		c.H2T += units.Seconds(n) * h2t
 		c.Compute += units.Seconds(n) * comp

@@ -49,7 +49,7 @@ func TestRingStepCounts(t *testing.T) {
 	}
 	for op, want := range cases {
 		c := Price(mustLevels(Ring, op, 1e6, flat(n, link)), nil, dtype.FP16)
-		if c.Steps != want {
+		if int(c.Steps) != want {
 			t.Errorf("%s: %d steps, want %d", op, c.Steps, want)
 		}
 		// Latency term = steps · α exactly.

@@ -146,7 +146,7 @@ const p2pName = "nccl p2p/Simple"
 // SM each (network.Cost.SMs): ring and tree collectives within one node and across nodes, NVLS,
 // and point-to-point calls (all of a node's p2p channels within it; across nodes, all of them for
 // an all-to-all and the per-peer ones for one send/receive).
-type channelCounts struct{ collNode, collNet, nvls, p2pNode, p2pNet, p2pPeerNet int }
+type channelCounts struct{ collNode, collNet, nvls, p2pNode, p2pNet, p2pPeerNet int32 }
 
 // channels by GPU generation [P] aws-samples/aws-do-eks Container-Root/eks/deployment/nccl-test/
 // README.md @701c554a, NCCL's INFO lines on p5.48xlarge (8 H100 SXM): one node "24 coll channels,
@@ -158,7 +158,7 @@ type channelCounts struct{ collNode, collNet, nvls, p2pNode, p2pNet, p2pPeerNet 
 var channels = [...]channelCounts{Hopper: {collNode: 24, collNet: 16, nvls: 16, p2pNode: 32, p2pNet: 16, p2pPeerNet: 2}}
 
 // sms is the SMs a call of op holds on comm's GPUs, on nodes nodes (nvls: NVLink SHARP).
-func (c Config) sms(op network.Op, nodes int, nvls bool) int {
+func (c Config) sms(op network.Op, nodes int, nvls bool) int32 {
 	if int(c.Arch) >= len(channels) {
 		return 0
 	}
@@ -221,7 +221,7 @@ func (c Config) Price(op network.Op, s units.Bytes, comm Comm) (cost network.Cos
 			// The time charged keeps the call's base latency and overlaps the per-step
 			// latencies with the pipelined transfer (doc.go).
 			h2h, fill := units.Us(base), units.Us(lat-base)
-			best, bestSel = network.Cost{Algorithm: name, Steps: steps, H2H: h2h + units.Max(0, fill-h2t),
+			best, bestSel = network.Cost{Algorithm: name, Steps: int32(steps), H2H: h2h + units.Max(0, fill-h2t),
 				H2T: h2t, Total: h2h + units.Max(fill, h2t), Bottleneck: bottleneck}, sel
 		}
 	}

@@ -178,7 +178,7 @@ func TestChannels(t *testing.T) {
 		{"A100, not measured", ampere, network.AllReduce, dgxA100(16, 2), 0},
 	} {
 		cost, ok := c.cfg.Price(c.op, 1e9, c.comm)
-		if !ok || cost.SMs != c.want {
+		if !ok || int(cost.SMs) != c.want {
 			t.Errorf("%s: %s holds %d SMs (ok %v), want %d", c.name, cost.Algorithm, cost.SMs, ok, c.want)
 		}
 	}

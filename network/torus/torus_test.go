@@ -21,7 +21,7 @@ func TestSteps(t *testing.T) {
 		alg  collective.Flow
 		want int
 	}{{collective.Torus2D, 128 + 512 - 2}, {collective.Ring, 65535}} {
-		if got := collective.Price(levels(t, c.alg, network.ReduceScatter, 1e9, lay), nil, dtype.FP16).Steps; got != c.want {
+		if got := collective.Price(levels(t, c.alg, network.ReduceScatter, 1e9, lay), nil, dtype.FP16).Steps; int(got) != c.want {
 			t.Errorf("%s: %d steps, want %d", c.alg.Name(), got, c.want)
 		}
 	}

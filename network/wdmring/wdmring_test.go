@@ -90,7 +90,7 @@ func TestStepTables(t *testing.T) {
 					c.StepRule = ruleLemma
 				}
 			})
-			if c.Steps != want {
+			if int(c.Steps) != want {
 				t.Errorf("N=%d w=%d m=%d lemma %v: priced %d steps, want %d", r.n, r.w, r.m, lemma, c.Steps, want)
 			}
 		}
