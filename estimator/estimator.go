@@ -292,10 +292,13 @@ func EstimateInto(r *Result, in Input) error {
 // profile does not know its GPU's SMs.
 func commKernels(prof profile.Profile, colls []CollectiveTime) units.Seconds {
 	sc, ok := prof.(profile.SMCounter)
-	if !ok || sc.SMs() <= 0 {
+	if !ok {
 		return 0
 	}
 	n := sc.SMs()
+	if n <= 0 {
+		return 0
+	}
 	var lost units.Seconds
 	for i := range colls {
 		if k := int(colls[i].Cost.SMs); k > 0 {

@@ -165,7 +165,8 @@ type Collective struct {
 	Count      int
 	Overlap    Overlap
 	HideBehind string // op name, for BehindOp
-	// Driver, when set, moves the bytes instead of the network library's kernels.
+	// Driver, when set, moves the bytes instead of the network library's kernels (a block's
+	// collectives: the estimator reads it there).
 	Driver Driver
 }
 
