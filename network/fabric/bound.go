@@ -153,16 +153,12 @@ type lowerLoadOf struct {
 // job: the bounds are then the prices), else lowerLoad (kept with the graph's routed rounds, and
 // forgotten with them).
 func (m *Model) lowerOf(pt collective.Pattern) lowerLoadOf {
-	var lo lowerLoadOf
-	var shared loadKey
-	if lo.ld, _, shared, lo.exact = m.routed(canonical(pt), m.view.g); !lo.exact {
-		var ok bool
-		if lo.ld, ok = m.g.bounds.get(shared); !ok {
-			lo.ld = m.lowerLoad(pt, m.view.g)
-			m.g.bounds.put(shared, lo.ld)
-		}
+	e, _, shared, ok := m.routed(canonical(pt), m.view.g)
+	if !ok {
+		e.ld = m.lowerLoad(pt, m.view.g)
+		putBound(m.g.loads, shared, e.ld)
 	}
-	return lo
+	return lowerLoadOf{ld: e.ld, exact: ok && !e.bound}
 }
 
 // outcome is what best's bounds found of a candidate: a decline, or its price (every round

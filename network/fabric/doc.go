@@ -98,7 +98,8 @@
 // bound on its load (copy 0 puts it there; every other term is positive), so where the
 // candidate's rounds priced with the busiest of them already pass the cheapest price found by
 // more than the chooser's slack, the candidate is never priced again, and that bound is kept
-// as the pattern's (not its load: Cut short, windows.go; TestWindowsCut). On GPT-3's rings on
+// as the pattern's (not its load: Cut short, windows.go; TestWindowsCut), in the graph's cache
+// of routed rounds, marked as a bound, so that a new model of the job reads it in one lookup. On GPT-3's rings on
 // the large Hx4Mesh the halving and doubling's second pattern stops after two of its first
 // period's six stretches. A round
 // routed before bounds itself by its routed load, so for the next model of a job the bounds are

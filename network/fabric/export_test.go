@@ -490,6 +490,19 @@ func (c *askCutter) cuts(ld Load) bool {
 // and the round routed again in full on the same model (its router's scratch as the cut left
 // it).
 func (m *Model) CutRoute(pt collective.Pattern, g network.Group, yes int) (ld Load, cut bool, asked []Load, again Load) {
+	ld, cut, asked, again, _ = m.cutRoute(pt, g, yes)
+	return
+}
+
+// CutRead is what a new model of the job on the same graph reads of the round as best's bound
+// (lowerOf) after the cut at ask yes and after the round is routed in full; the second read
+// again after an older bound (the first ask's) is offered once more (putBound keeps the load).
+func (m *Model) CutRead(pt collective.Pattern, g network.Group, yes int) (afterCut, afterFull, afterOffer Load, exact [3]bool) {
+	_, _, _, _, reads := m.cutRoute(pt, g, yes)
+	return reads[0].ld, reads[1].ld, reads[2].ld, [3]bool{reads[0].exact, reads[1].exact, reads[2].exact}
+}
+
+func (m *Model) cutRoute(pt collective.Pattern, g network.Group, yes int) (ld Load, cut bool, asked []Load, again Load, reads [3]lowerLoadOf) {
 	a := m.Fresh(false)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -500,11 +513,23 @@ func (m *Model) CutRoute(pt collective.Pattern, g network.Group, yes int) (ld Lo
 	if err != nil {
 		panic(err)
 	}
-	_, _, _, routed := a.routed(canonical(pt), g)
+	e, _, shared, ok := a.routed(canonical(pt), g)
+	routed := ok && !e.bound
+	read := func() lowerLoadOf {
+		b := a.Again()
+		b.view.g = g
+		return b.lowerOf(pt)
+	}
+	reads[0] = read()
 	if again, err = a.route(pt, g); err != nil {
 		panic(err)
 	}
-	return ld, !routed, c.asked, again
+	reads[1] = read()
+	if !routed && len(c.asked) > 0 {
+		putBound(a.g.loads, shared, c.asked[0])
+	}
+	reads[2] = read()
+	return ld, !routed, c.asked, again, reads
 }
 
 // Unwindowed routes one round of pt over the concurrent groups of shape g on the graph without

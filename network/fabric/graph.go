@@ -55,10 +55,11 @@ type Graph struct {
 	routers *sync.Pool // idle routers (scratch sized for this graph), shared by its models
 	// Routed rounds and grid arrangements (with the successor tables built on them), shared by
 	// the models of every job placed on the graph.
-	loads *cache[loadKey, Load]
-	// bounds holds best's bound loads of rounds not routed (bound.go), by the same keys.
-	bounds *cache[loadKey, Load]
-	grids  *cache[gridKey, gridEntry]
+	// A round not routed in full may hold best's bound of its load instead (bound.go): one
+	// lookup then finds the load or the bound (a new model of a job reads a cut round's bound
+	// at the cost of a load).
+	loads *cache[loadKey, routedLoad]
+	grids *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
@@ -290,8 +291,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	}
 	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
-	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
-	g.bounds = newCache[loadKey, Load](1 << 15)
+	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
 	g.windows = newCache[windowKey, []drain](1 << 12)
 	g.gen = new(atomic.Uint64)
 	if dist == nil {
@@ -398,8 +398,7 @@ func (g *Graph) Link(u, v int32) int32 {
 func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
-	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, Load](1<<15), newCache[gridKey, gridEntry](256)
-	h.bounds = newCache[loadKey, Load](1 << 15)
+	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
 	h.windows = newCache[windowKey, []drain](1 << 12)
 	return &h
 }
@@ -503,7 +502,6 @@ func (c *cache[K, V]) forget() {
 // scratch).
 func (g *Graph) Forget() {
 	g.loads.forget()
-	g.bounds.forget()
 	g.grids.forget()
 	g.windows.forget()
 	g.gen.Add(1)

@@ -831,7 +831,9 @@ func TestScaledTypes(t *testing.T) {
 // once whole: 3; on the torus every run is summed in the stash (copiesAlong, images): 1; the
 // pairs, after the period's first run (4 pairs, 6 copies) and once whole: 2.
 // Cut at the first ask or at the last, the round leaves that bound, is not kept as routed, and
-// routed in full after it (the router's scratch as the cut left it) loads as the copies do.
+// routed in full after it (the router's scratch as the cut left it) loads as the copies do; a
+// new model of the job on the graph reads the cut's bound as a bound, then the routed load,
+// which an older bound offered again does not replace.
 func TestWindowsCut(t *testing.T) {
 	for _, c := range []struct {
 		hxRingCase
@@ -867,6 +869,16 @@ func TestWindowsCut(t *testing.T) {
 			}
 			if again != full {
 				t.Errorf("%+v: routed in full after the cut at ask %d: %+v, copies link by link %+v", c, yes, again, full)
+			}
+			// A new model of the job reads the cut's bound (not as the load), then the load
+			// once routed in full, kept when an older bound is offered again.
+			cutRead, fullRead, offered, exact := m.CutRead(ring, g, yes)
+			if want := asked[yes-1]; cutRead.PerByte != want.PerByte || cutRead.Latency != want.Latency || exact[0] {
+				t.Errorf("%+v: a new model after the cut at ask %d reads %+v (exact %v), want the bound %+v", c, yes, cutRead, exact[0], want)
+			}
+			if fullRead != full || offered != full || !exact[1] || !exact[2] {
+				t.Errorf("%+v: a new model after routing in full reads %+v (exact %v), %+v (exact %v) after an older bound, want %+v",
+					c, fullRead, exact[1], offered, exact[2], full)
 			}
 		}
 	}

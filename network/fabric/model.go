@@ -297,9 +297,9 @@ func (m *Model) endpoint(r int) int32 {
 // route loads the links with one round of pattern pt run by every concurrent group of shape g.
 func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 	pt = canonical(pt)
-	ld, key, shared, ok := m.routed(pt, g)
-	if ok {
-		return ld, nil
+	e, key, shared, ok := m.routed(pt, g)
+	if ok && !e.bound {
+		return e.ld, nil
 	}
 	return m.routeNew(pt, g, key, shared)
 }
@@ -323,28 +323,50 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 		return Load{}, err
 	}
 	if cut { // a bound, not the round's load (Cut short)
-		m.g.bounds.put(shared, ld)
+		putBound(m.g.loads, shared, ld)
 		return ld, nil
 	}
 	m.routes[key] = ld
-	m.g.loads.put(shared, ld)
+	m.g.loads.put(shared, routedLoad{ld: ld})
 	return ld, nil
 }
 
-// routed is the cached routing of one round of pt (canonical) over every concurrent group of
-// shape g, if this model or another model of the same job on the graph has routed it, and the
-// keys it is cached under.
-func (m *Model) routed(pt collective.Pattern, g network.Group) (Load, routeKey, loadKey, bool) {
+// routedLoad is a round's entry in the graph's loads: the load its routing left, or (bound)
+// best's lower bound on it where the round has not been routed in full (bound.go).
+type routedLoad struct {
+	ld    Load
+	bound bool
+}
+
+// putBound keeps ld as best's bound on the load of the round shared names, unless the round's
+// routed load is already there (another model of the job on the graph routed it meanwhile). A
+// bound replaces an earlier one: a later cut routed more of the round, its bound no lower.
+func putBound(c *cache[loadKey, routedLoad], shared loadKey, ld Load) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[shared]; ok && !e.bound {
+		return
+	}
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[shared] = routedLoad{ld: ld, bound: true}
+}
+
+// routed is what is known of one round of pt (canonical) over every concurrent group of shape
+// g, if this model or another model of the same job on the graph has routed it or bounded it,
+// and the keys it is cached under.
+func (m *Model) routed(pt collective.Pattern, g network.Group) (routedLoad, routeKey, loadKey, bool) {
 	key := routeKey{pt: pt, g: g}
 	if ld, ok := m.routes[key]; ok {
-		return ld, key, loadKey{}, true
+		return routedLoad{ld: ld}, key, loadKey{}, true
 	}
 	shared := loadKey{route: key, gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place}
-	if ld, ok := m.g.loads.get(shared); ok {
-		m.routes[key] = ld
-		return ld, key, shared, true
+	e, ok := m.g.loads.get(shared)
+	if ok && !e.bound {
+		m.routes[key] = e.ld
 	}
-	return Load{}, key, shared, false
+	return e, key, shared, ok
 }
 
 // canonical is pt written so that patterns with the same flows in the same order are equal
