@@ -46,7 +46,15 @@
 // (its successor table as it is), each part's answer per step kept per model, and routes the flows
 // into the representatives without collecting the others; a table registered with its inverse
 // (the torus steps +x and −x) has its inverse's answers (a move keeps a permutation iff it keeps
-// its inverse), and its flows into the representatives are read from the inverse. Any other flow s → t is routed
+// its inverse), and its flows into the representatives are read from the inverse; such a round
+// whose parts are those of one routed so before in another order, every weight times one power
+// of two (the torus all-reduce's phase 2, [+y, −y, +x, −x] of weight 1, after phases 1 and 3,
+// [+x, −x, +y, −y] of weight R = C, on a square grid), is read from it, not routed, where the
+// parts that load a common link orbit keep their order (permuted.go: each part's flows typed,
+// their types naming the orbits; every H-orbit's sum the same shares in the same order, times
+// the power of two, within the normal range; the busiest, of the H-orbits each part loaded
+// first, taken in the new order, as finishSub does; TestPermutedRoundsExact against
+// WithoutPermutedRounds, TestPermutedRounds' hand counts). Any other flow s → t is routed
 // through its type (types.go): with s = g·R for a representative R, its shares are those of
 // R → g⁻¹·t moved by g, so each (R, g⁻¹·t, weight) is routed once and its link shares are
 // added, moved, for every flow of the type — every link receives the same shares in the same

@@ -463,6 +463,15 @@ func (m *Model) Unscaled() *Model {
 	return m.on(WithoutScaledTypes(m.g))
 }
 
+// Unpermuted is the same job on the graph with permuted rounds off (WithoutPermutedRounds).
+func (m *Model) Unpermuted() *Model {
+	return m.on(WithoutPermutedRounds(m.g))
+}
+
+// PermutedRounds is how many rounds the model has read from a routed round with its parts in
+// another order (permuted.go).
+func (m *Model) PermutedRounds() int { return m.permuted }
+
 // on is the same job on graph h (g with a shortcut switched off).
 func (m *Model) on(h *Graph) *Model {
 	u, err := NewModel(h, m.env, m.opt)

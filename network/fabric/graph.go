@@ -70,6 +70,7 @@ type Graph struct {
 	unimaged                        bool // every run routed, none read from an earlier one (WithoutRunImages)
 	unshifted                       bool // periods check every member moved (WithoutShifts)
 	unscaled                        bool // every weight's types routed (WithoutScaledTypes)
+	unpermuted                      bool // every round routed, none read permuted (WithoutPermutedRounds)
 	// ends is the endpoints' link rates (bound.go); unbounded prices every candidate of best
 	// (WithoutBounds).
 	ends                  *endRates

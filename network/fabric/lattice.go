@@ -493,8 +493,21 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 		r.typing = true
 		defer func() { r.typing = false }()
 	}
+	pm := &r.perm
+	if pm.want && r.typing { // every flow typed, its part marked on its type (permuted.go)
+		pm.on, pm.ok, pm.gen = true, true, r.g.gen.Load()
+		eager := r.eager
+		r.eager = true
+		defer func() {
+			r.eager, pm.on = eager, false
+			pm.n, pm.seg[pt.N] = pt.N, int32(len(r.usedIdx))
+			pm.meet, pm.least = r.meet()
+			pm.ok = pm.ok && r.ft.gen == pm.gen
+		}()
+	}
 	for i := 0; i < pt.N; i++ {
 		q := pt.Parts[i]
+		pm.part, pm.seg[i] = uint8(i), int32(len(r.usedIdx))
 		key := partReps{part: q, g: g, step: h.step}
 		key.part.Weight = 0
 		into, known := m.repFlows[key]
@@ -524,6 +537,7 @@ func (m *Model) routeWhole(r *router, pt collective.Pattern, g network.Group, h 
 			if r.typing && r.typed(s, t, w) {
 				continue
 			}
+			pm.ok = false
 			if d := r.g.dist.Dist(s, t); d < Unreachable {
 				r.direct(s, t, d, w)
 			} else {
@@ -798,6 +812,11 @@ func (r *router) fold() {
 		return
 	}
 	r.folded = true
+	r.foldLinks(r.usedIdx)
+}
+
+// foldLinks adds the loads of links idx (a stretch of usedIdx, in its order) to their H-orbits'.
+func (r *router) foldLinks(idx []int32) {
 	h := r.sub
 	if len(r.ksum) < len(r.g.links) {
 		r.ksum, r.klink = make([]float64, len(r.g.links)), make([]int32, len(r.g.links)) // (all 0: none)
@@ -805,7 +824,7 @@ func (r *router) fold() {
 	if s := h.sym; s.nf == 4 && h.kt[0] != nil { // (keyOf unrolled: a HammingMesh of trees of several leaves)
 		kt0, kt1, kt2, kt3, dig, oix, cosets := h.kt[0], h.kt[1], h.kt[2], h.kt[3], s.linkDig, s.orbitIx, h.cosets
 		klink, ksum, load, keys := r.klink, r.ksum, r.load, r.keys
-		for _, k := range r.usedIdx {
+		for _, k := range idx {
 			d := &dig[k]
 			key := oix[k]*cosets + kt0[d[0]] + kt1[d[1]] + kt2[d[2]] + kt3[d[3]]
 			if klink[key] == 0 {
@@ -817,7 +836,7 @@ func (r *router) fold() {
 		r.keys = keys
 		return
 	}
-	for _, k := range r.usedIdx {
+	for _, k := range idx {
 		key := h.keyOf(k)
 		if r.klink[key] == 0 {
 			r.klink[key] = k + 1
@@ -830,10 +849,15 @@ func (r *router) fold() {
 // finishSub reads a round routed towards H's representatives: every link carries its H-orbit's
 // sum. It clears the loads.
 func (r *router) finishSub(out Load) Load {
-	r.fold()
-	for _, key := range r.keys {
-		r.busiest(&out, r.klink[key]-1, r.ksum[key])
-		r.ksum[key], r.klink[key] = 0, 0
+	if pm := &r.perm; pm.ok && !r.folded && pm.seg[0] == 0 && int(pm.seg[pm.n]) == len(r.usedIdx) {
+		r.finishParts(&out)
+	} else {
+		pm.ok = false
+		r.fold()
+		for _, key := range r.keys {
+			r.busiest(&out, r.klink[key]-1, r.ksum[key])
+			r.ksum[key], r.klink[key] = 0, 0
+		}
 	}
 	r.keys = r.keys[:0]
 	for _, k := range r.usedIdx {

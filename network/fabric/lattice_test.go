@@ -883,3 +883,87 @@ func TestWindowsCut(t *testing.T) {
 		}
 	}
 }
+
+// Permuted rounds (permuted.go), counted by hand. The torus all-reduce over the large Hx2Mesh
+// and Hx4Mesh (128 × 128 accelerators: a square grid) has two patterns, phases 1 and 3's
+// [+x, −x, +y, −y] of weight R = C = 128 and phase 2's [+y, −y, +x, −x] of weight 1; x and y
+// flows load the row and the column networks and the board links of either direction (no link
+// orbit in common) and each axis's two tables keep their order, so the second is read from the
+// first: one round read, and the price equal bit for bit to the one with every round routed
+// (none read). On a small Hx2Mesh (2×2 boards on 8×8, rows and columns trees of four leaves),
+// one round at a time through PricePattern: [+x, +y] then [+y, +x] at 4× the weight is read;
+// so is [+2x, +2y] then [+2y, +2x] at 2×, whose busiest links tie, row ports and column ports
+// alike (two boards apart: no board link), so that the class is the one loaded first, a row
+// port, then a column port; [+x, −x] then [−x, +x] is not (the two directions both go up the
+// leaves' uplinks: a common orbit, their order swapped), [+x, −x] at ½ the weight, in order,
+// is; each price, class included, equal to the one routed.
+func TestPermutedRounds(t *testing.T) {
+	for _, a := range []int{2, 4} {
+		cfg := hxmesh.DefaultConfig()
+		cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Global = a, a, 128/a, 128/a, "trees"
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: 16384})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		fm.Graph().Forget()
+		ref := fm.Unpermuted()
+		col := network.Collective{Op: network.AllReduce, Bytes: 1e9, Group: network.Group{Size: 16384, Stride: 1}}
+		x, err1 := fm.PriceWith(collective.HMTorus, col)
+		y, err2 := ref.PriceWith(collective.HMTorus, col)
+		if err1 != nil || err2 != nil || x != y || fm.PermutedRounds() != 1 || ref.PermutedRounds() != 0 {
+			t.Errorf("board %d: torus all-reduce %+v (%v), %d rounds read permuted (want 1); every round routed %+v (%v), %d read",
+				a, x, err1, fm.PermutedRounds(), y, err2, ref.PermutedRounds())
+		}
+	}
+	cfg := hxmesh.DefaultConfig()
+	cfg.BoardA, cfg.BoardB, cfg.GridX, cfg.GridY, cfg.Radix, cfg.Global = 2, 2, 8, 8, 8, "trees"
+	n := cfg.Endpoints()
+	step := func(dr, dc int) collective.Part { // the table one step of (dr, dc) on the grid, wrapping
+		next := make([]int32, n)
+		for e := range next {
+			r, c := cfg.Coord(int32(e))
+			next[e] = cfg.Endpoint((c+dc+16)%16, (r+dr+16)%16)
+		}
+		return collective.TablePart(collective.Register(&collective.Successors{Next: next}))
+	}
+	px, mx, py, px2, py2 := step(0, 1), step(0, -1), step(1, 0), step(0, 2), step(2, 0)
+	of := func(w float64, parts ...collective.Part) collective.Pattern {
+		pt := collective.Pattern{N: len(parts)}
+		for i, q := range parts {
+			q.Weight = w
+			pt.Parts[i] = q
+		}
+		return pt
+	}
+	all := network.Group{Size: n, Stride: 1}
+	for _, c := range []struct {
+		name  string
+		first collective.Pattern
+		then  collective.Pattern
+		read  int
+	}{
+		{"x y, then y x", of(1, px, py), of(4, py, px), 1},
+		{"x2 y2, then y2 x2", of(1, px2, py2), of(2, py2, px2), 1},
+		{"+x −x, then −x +x", of(1, px, mx), of(1, mx, px), 0},
+		{"+x −x, then at ½", of(1, px, mx), of(0.5, px, mx), 1},
+	} {
+		m, err := hxmesh.Spec().New(cfg, network.Env{GPUs: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm := m.(*fabric.Model)
+		fm.Graph().Forget() // (the rounds an earlier case routed)
+		ref := fm.Unpermuted()
+		for _, pt := range []collective.Pattern{c.first, c.then} {
+			x, err1 := fm.PricePattern("p", pt, 1e6, all)
+			y, err2 := ref.PricePattern("p", pt, 1e6, all)
+			if err1 != nil || err2 != nil || x != y {
+				t.Errorf("%s: %+v (%v), routed %+v (%v)", c.name, x, err1, y, err2)
+			}
+		}
+		if fm.PermutedRounds() != c.read {
+			t.Errorf("%s: %d rounds read permuted, want %d", c.name, fm.PermutedRounds(), c.read)
+		}
+	}
+}

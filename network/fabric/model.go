@@ -65,6 +65,10 @@ type Model struct {
 	// repFlows: a part's flows into a sub-lattice's representatives, source and destination
 	// pairs in Each's order (routeWhole).
 	repFlows map[partReps][]int32
+	// perms: the rounds routeWhole routed, by their parts up to order and a power of two in
+	// their weights (permuted.go).
+	perms    map[permKey]permEntry
+	permuted int // rounds read permuted (tests)
 	memo     network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
@@ -306,6 +310,23 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 
 // routeNew routes a round not routed before and caches it under its keys.
 func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
+	// A round whose parts a round routed before has in another order (Permuted rounds).
+	var pk permKey
+	var exp int
+	var at [collective.MaxParts]int8
+	perm := false
+	if !m.g.unpermuted {
+		pk.pt, exp, at, perm = permKeyOf(pt)
+		pk.g = g
+		if e, ok := m.perms[pk]; perm && ok {
+			if ld, ok := e.permuted(exp, at, pt.N); ok {
+				m.permuted++
+				m.routes[key] = ld
+				m.g.loads.put(shared, routedLoad{ld: ld})
+				return ld, nil
+			}
+		}
+	}
 	r := m.g.router(m.opt.Routing, m.opt.Seed)
 	defer m.g.release(r)
 	r.lone = true // finish alone reads this round
@@ -315,10 +336,13 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 			r.cut = m.g.cutBy
 		}
 	}
+	r.perm.want = perm
 	sym, err := m.load(r, pt, g)
 	cut := r.win.cut
 	ld := r.finish(sym)
 	r.cut = nil
+	pm := r.perm
+	r.perm.want, r.perm.ok = false, false
 	if err != nil {
 		return Load{}, err
 	}
@@ -328,6 +352,12 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	}
 	m.routes[key] = ld
 	m.g.loads.put(shared, routedLoad{ld: ld})
+	if pm.ok && pm.most() == ld.PerByte {
+		if m.perms == nil {
+			m.perms = map[permKey]permEntry{}
+		}
+		m.perms[pk] = pm.entry(ld, exp, at)
+	}
 	return ld, nil
 }
 

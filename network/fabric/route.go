@@ -92,6 +92,8 @@ type router struct {
 	// on a fabric whose symmetry fixes some links (periods, runs and windows need Γ free).
 	subTypes bool
 	ft       flowTypes
+	// perm: what routeWhole records of a round's parts for a later permuted one (permuted.go).
+	perm permTrack
 	// Periods (periods.go): a round's flows collected in group order, where each group's start,
 	// and the flows where candidate periods failed.
 	fl    []flowRec

@@ -154,6 +154,9 @@ func (r *router) typed(s, t int32, w float64) bool {
 		ti = i + 1
 		ft.index.put(key, ti)
 	}
+	if r.perm.on {
+		r.perm.mark(ti - 1)
+	}
 	if sym.nf == 4 {
 		r.replay4(ti-1, gs)
 	} else {

@@ -144,3 +144,19 @@ func TestWindowsExact(t *testing.T) {
 		}
 	})
 }
+
+// Permuted rounds (fabric/permuted.go) are read from a routed round with the same parts in
+// another order, every weight times one power of two, where the parts that load common link
+// orbits keep their order: the same shares summed in the same order, each times the power of
+// two, so every algorithm's price, busiest link class included, is equal bit for bit to the one
+// with every round routed (on the sub-lattice test's cases, the graph's routed rounds forgotten
+// first: the torus all-reduce over every accelerator of a square grid reads its phase 2 from
+// phases 1 and 3).
+func TestPermutedRoundsExact(t *testing.T) {
+	fresh := func(g *fabric.Graph) *fabric.Graph { g.Forget(); return g }
+	reference(t, symmetryCases(), fresh, fabric.WithoutPermutedRounds, func(c symmetryCase, a string, x, y network.Cost, err1, err2 error) {
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && x != y) {
+			t.Errorf("%s %s %+v on %d: %+v (%v), every round routed %+v (%v)", c.cfg.Describe(), a, c.col.Group, c.gpus, x, err1, y, err2)
+		}
+	})
+}
