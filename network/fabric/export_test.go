@@ -470,7 +470,13 @@ func (m *Model) Unpermuted() *Model {
 
 // PermutedRounds is how many rounds the model has read from a routed round with its parts in
 // another order (permuted.go).
-func (m *Model) PermutedRounds() int { return m.permuted }
+func (m *Model) PermutedRounds() int {
+	n := 0
+	for _, e := range m.perms {
+		n += e.read
+	}
+	return n
+}
 
 // on is the same job on graph h (g with a shortcut switched off).
 func (m *Model) on(h *Graph) *Model {

@@ -65,10 +65,6 @@ type Model struct {
 	// repFlows: a part's flows into a sub-lattice's representatives, source and destination
 	// pairs in Each's order (routeWhole).
 	repFlows map[partReps][]int32
-	// perms: the rounds routeWhole routed, by their parts up to order and a power of two in
-	// their weights (permuted.go).
-	perms    map[permKey]permEntry
-	permuted int // rounds read permuted (tests)
 	memo     network.Memo
 	// PriceConcurrent's scratch: bytes per link slot of the window, each collective's, the
 	// window's key.
@@ -94,6 +90,9 @@ type Model struct {
 	cutting  bool
 	injOnce  sync.Once
 	inj      bool // the placement puts distinct ranks on distinct endpoints (injective)
+	// perms: the rounds routeWhole routed, by their parts up to order and a power of two in
+	// their weights (permuted.go).
+	perms map[permKey]permEntry
 }
 
 type routeKey struct {
@@ -320,7 +319,8 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 		pk.g = g
 		if e, ok := m.perms[pk]; perm && ok {
 			if ld, ok := e.permuted(exp, at, pt.N); ok {
-				m.permuted++
+				e.read++
+				m.perms[pk] = e
 				m.routes[key] = ld
 				m.g.loads.put(shared, routedLoad{ld: ld})
 				return ld, nil

@@ -53,6 +53,7 @@ type permEntry struct {
 	cls           [collective.MaxParts]uint16
 	least, lo, hi float64
 	sum           float64
+	read          int // rounds read from it (tests)
 }
 
 // permKeyOf is pt's permKey pattern, its weights' exponent E and each part's place in the sorted
