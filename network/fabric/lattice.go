@@ -849,7 +849,7 @@ func (r *router) foldLinks(idx []int32) {
 // finishSub reads a round routed towards H's representatives: every link carries its H-orbit's
 // sum. It clears the loads.
 func (r *router) finishSub(out Load) Load {
-	if pm := &r.perm; pm.ok && !r.folded && pm.seg[0] == 0 && int(pm.seg[pm.n]) == len(r.usedIdx) {
+	if pm := &r.perm; pm.ok && r.routing == Split && !r.folded && pm.seg[0] == 0 && int(pm.seg[pm.n]) == len(r.usedIdx) {
 		r.finishParts(&out)
 	} else {
 		pm.ok = false

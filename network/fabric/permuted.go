@@ -199,22 +199,25 @@ func (r *router) finishParts(out *Load) {
 		r.foldLinks(r.usedIdx[t.seg[i]:t.seg[i+1]])
 	}
 	kseg[t.n] = len(r.keys)
-	t.lo, t.hi, t.sum = math.Inf(1), 0, 0
+	lo, hi, sum := math.Inf(1), 0.0, 0.0
+	rate, links, ksum, klink := r.g.rate, r.g.links, r.ksum, r.klink // (Split: a load slot per bundle, busiest's rate and class)
 	for i := 0; i < t.n; i++ {
 		top, cls := 0.0, uint16(0)
 		for _, key := range r.keys[kseg[i]:kseg[i+1]] {
-			k, x := r.klink[key]-1, r.ksum[key]
-			pb := x / r.rate(k)
-			if pb > top {
-				top = pb
-				_, cls = r.slot(k)
+			k, x := klink[key]-1, ksum[key]
+			pb := x / rate[k]
+			if pb > top { // (out's time per byte is at least top: a greater one is greater than top)
+				top, cls = pb, links[k].Class
+				if pb > out.PerByte {
+					out.PerByte, out.Class = pb, cls
+				}
 			}
-			r.busiest(out, k, x)
-			t.lo, t.hi, t.sum = min(t.lo, pb), max(t.hi, pb), max(t.sum, x)
-			r.ksum[key], r.klink[key] = 0, 0
+			lo, hi, sum = min(lo, pb), max(hi, pb), max(sum, x)
+			ksum[key], klink[key] = 0, 0
 		}
 		t.top[i], t.cls[i] = top, cls
 	}
+	t.lo, t.hi, t.sum = lo, hi, sum
 }
 
 // mark notes that the current part has a flow of type i.
