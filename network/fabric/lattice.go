@@ -453,11 +453,38 @@ func (rows *partnerRows) list(r *router, pt collective.Pattern, g network.Group)
 		}
 		row := dest[:p:p]
 		dest = dest[p:]
-		for k := range row {
-			row[k] = -1
+		q := pt.Parts[i]
+		if b := int(q.Stride) * int(q.Size); (q.Kind == collective.Shift || q.Kind == collective.RingNext) && q.Limit == 0 && b > 0 && b < p {
+			shiftRow(q, b, row)
+		} else {
+			for k := range row {
+				row[k] = -1
+			}
+			q.Each(p, func(s, d int, _ float64) { row[s] = int32(d) })
 		}
-		pt.Parts[i].Each(p, func(s, d int, _ float64) { row[s] = int32(d) })
 		rows[i] = row
+	}
+}
+
+// shiftRow fills row (one entry per member) with the partners of Shift (or RingNext) part q,
+// whose flows repeat every b = Stride·Size members, moved by b: member m's digit ⌊m/Stride⌋ mod
+// Size is m + b's, so Each sends m + b to its partner + b, where that is a member (the first b
+// members listed by Each, the rest read from the member b before; TestShiftRows against Each).
+func shiftRow(q collective.Part, b int, row []int32) {
+	first := row[:b]
+	for k := range first {
+		first[k] = -1
+	}
+	q.Each(b, func(s, d int, _ float64) { first[s] = int32(d) })
+	p := int32(len(row))
+	for m := b; m < len(row); m++ {
+		d := row[m-b]
+		if d >= 0 {
+			if d += int32(b); d >= p {
+				d = -1
+			}
+		}
+		row[m] = d
 	}
 }
 
