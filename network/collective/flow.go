@@ -330,10 +330,8 @@ func Register(s *Successors) int32 {
 	h := tableHash(s.Next)
 	tables.Lock()
 	defer tables.Unlock()
-	for _, id := range tables.byHash[h] {
-		if slices.Equal(tables.list[id].Next, s.Next) {
-			return id
-		}
+	if id := registered(h, s.Next); id >= 0 {
+		return id
 	}
 	if tables.byHash == nil {
 		tables.byHash = map[uint64][]int32{}
@@ -342,6 +340,17 @@ func Register(s *Successors) int32 {
 	tables.list = append(tables.list, s)
 	tables.byHash[h] = append(tables.byHash[h], id)
 	return id
+}
+
+// registered is the id of the table registered with successors next (of hash h), −1 if none;
+// the caller holds tables' lock.
+func registered(h uint64, next []int32) int32 {
+	for _, id := range tables.byHash[h] {
+		if slices.Equal(tables.list[id].Next, next) {
+			return id
+		}
+	}
+	return -1
 }
 
 // tableHash is FNV-1a over next in four interleaved lanes (entry i in lane i mod 4, the lanes
@@ -457,19 +466,21 @@ func (g *Grid) Member(r, c int) int32 {
 // Shifted is the successors of the walk one step of (dr, dc) ∈ {−1, 0, 1}² around the torus (the
 // member at (r, c) sends to the one at (r + dr, c + dc), both wrapped): Successors' table, read
 // row by row without a call or a wrap test per member.
-func (g *Grid) Shifted(dr, dc int) *Successors { return g.shifted(dr, dc, nil) }
+func (g *Grid) Shifted(dr, dc int) *Successors {
+	return &Successors{Next: g.shifted(dr, dc, make([]int32, len(g.At)), nil)}
+}
 
 // shiftedPair is Shifted(dr, dc) and Shifted(−dr, −dc), built in one pass: the step sends the
 // member at (r, c) to the one at (r + dr, c + dc) and the reverse step sends that one back, so
 // each table undoes the other (every member at one position: permutations of the members).
 func (g *Grid) shiftedPair(dr, dc int) (fwd, back *Successors) {
 	back = &Successors{Next: make([]int32, len(g.At))}
-	return g.shifted(dr, dc, back.Next), back
+	return &Successors{Next: g.shifted(dr, dc, make([]int32, len(g.At)), back.Next)}, back
 }
 
-// shifted is Shifted(dr, dc), with the reverse step written into back where it is not nil.
-func (g *Grid) shifted(dr, dc int, back []int32) *Successors {
-	fwd := &Successors{Next: make([]int32, len(g.At))}
+// shifted writes Shifted(dr, dc)'s successors into next (one per member) and returns it, with
+// the reverse step written into back where it is not nil.
+func (g *Grid) shifted(dr, dc int, next, back []int32) []int32 {
 	R, C := g.Rows, g.Cols
 	for r := 0; r < R; r++ {
 		from := g.At[r*C : (r+1)*C]
@@ -483,31 +494,44 @@ func (g *Grid) shifted(dr, dc int, back []int32) *Successors {
 				nc -= C
 			}
 			x := to[nc]
-			fwd.Next[m] = x
+			next[m] = x
 			if back != nil {
 				back[x] = m
 			}
 		}
 	}
-	return fwd
+	return next
 }
 
 // registerShifted registers Shifted(dr, dc) and Shifted(−dr, −dc) as each other's inverse
 // (registerInverses) and returns their ids. Where the first is registered already with its
 // inverse (by another model of the same job), that inverse is the second: a permutation has one
 // inverse, and the reverse step undoes the step. So the reverse table is then neither built,
-// hashed nor compared.
+// hashed nor compared; and the step, written into scratch to be looked up, is not kept (nor
+// allocated) either. Else both are built and registered as inverses.
 func (g *Grid) registerShifted(dr, dc int) (int32, int32) {
-	fwd := g.Shifted(dr, dc)
-	id := Register(fwd)
+	buf, _ := stepScratch.Get().(*[]int32)
+	if buf == nil || cap(*buf) < len(g.At) {
+		buf = new([]int32)
+		*buf = make([]int32, len(g.At))
+	}
+	next := g.shifted(dr, dc, (*buf)[:len(g.At)], nil)
+	h := tableHash(next)
 	tables.RLock()
-	inv := tables.list[id].inverse
+	id, inv := registered(h, next), int32(0)
+	if id >= 0 {
+		inv = tables.list[id].inverse
+	}
 	tables.RUnlock()
+	stepScratch.Put(buf)
 	if inv != 0 {
 		return id, inv - 1
 	}
 	return registerInverses(g.shiftedPair(dr, dc))
 }
+
+// stepScratch holds the buffers registerShifted looks a step up in.
+var stepScratch sync.Pool
 
 // Successors of a grid walk: member at (r, c) sends to the member at next(r, c).
 func (g *Grid) Successors(next func(r, c int) (int, int)) *Successors {

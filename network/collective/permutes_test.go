@@ -142,7 +142,7 @@ func TestShifted(t *testing.T) {
 // step's recorded inverse. Hand-written for the 2×3 grid of TestShifted (members 5 4 3 / 2 1 0):
 // right sends 5 → 4, 4 → 3, 3 → 5, 2 → 1, 1 → 0, 0 → 2, and left undoes it: 4 → 5, 3 → 4,
 // 5 → 3, 1 → 2, 0 → 1, 2 → 0. A step registered alone first (Register, no inverse known) gets
-// its inverse recorded by the first registerShifted.
+// its inverse recorded by the first registerShifted. A lookup's scratch is not kept.
 func TestRegisterShifted(t *testing.T) {
 	at := []int32{5, 4, 3, 2, 1, 0}
 	right, left := []int32{2, 0, 1, 5, 3, 4}, []int32{1, 2, 0, 4, 5, 3} // Next[m] for m = 0 … 5
@@ -161,5 +161,15 @@ func TestRegisterShifted(t *testing.T) {
 	}
 	if c, d := again.registerShifted(0, -1); c != b || d != a {
 		t.Errorf("left: ids %d, %d, want %d, %d (the step's inverse and the step)", c, d, b, a)
+	}
+	// The step looked up is written into a scratch buffer that is not kept: on a grid in another
+	// order (members 0 2 4 / 1 3 5: right 0 → 2, 1 → 3, 2 → 4, 3 → 5, 4 → 0, 5 → 1, left the
+	// reverse), the step registered after a lookup that found nothing keeps its successors when
+	// the next lookup (a column step: 0 ↔ 1, 2 ↔ 3, 4 ↔ 5) writes the scratch again.
+	other := &Grid{Rows: 2, Cols: 3, At: []int32{0, 2, 4, 1, 3, 5}}
+	x, y := other.registerShifted(0, 1)
+	other.registerShifted(1, 0)
+	if want, back := []int32{2, 3, 4, 5, 0, 1}, []int32{4, 5, 0, 1, 2, 3}; !slices.Equal(tableOf(x).Next, want) || !slices.Equal(tableOf(y).Next, back) {
+		t.Errorf("another grid's step: %v, %v after a column step; want %v, %v", tableOf(x).Next, tableOf(y).Next, want, back)
 	}
 }
