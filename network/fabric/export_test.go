@@ -468,11 +468,14 @@ func (m *Model) Unpermuted() *Model {
 	return m.on(WithoutPermutedRounds(m.g))
 }
 
-// PermutedRounds is how many rounds the model has read from a routed round with its parts in
-// another order (permuted.go).
+// PermutedRounds is how many rounds models of jobs on the model's graph have read from a routed
+// round with its parts in another order (permuted.go).
 func (m *Model) PermutedRounds() int {
+	c := m.g.perms
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	n := 0
-	for _, e := range m.perms {
+	for _, e := range c.m {
 		n += e.read
 	}
 	return n

@@ -62,6 +62,9 @@ type Graph struct {
 	grids *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
+	// Rounds routeWhole routed, by their parts up to order and a power of two in their weights,
+	// for the rounds read from them (permuted.go).
+	perms *cache[permKey, permEntry]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
 	gen                             *atomic.Uint64
@@ -293,7 +296,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
-	g.windows = newCache[windowKey, []drain](1 << 12)
+	g.windows, g.perms = newCache[windowKey, []drain](1<<12), newCache[permKey, permEntry](1<<12)
 	g.gen = new(atomic.Uint64)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
@@ -400,7 +403,7 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
 	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
-	h.windows = newCache[windowKey, []drain](1 << 12)
+	h.windows, h.perms = newCache[windowKey, []drain](1<<12), newCache[permKey, permEntry](1<<12)
 	return &h
 }
 
@@ -505,5 +508,6 @@ func (g *Graph) Forget() {
 	g.loads.forget()
 	g.grids.forget()
 	g.windows.forget()
+	g.perms.forget()
 	g.gen.Add(1)
 }

@@ -90,9 +90,6 @@ type Model struct {
 	cutting  bool
 	injOnce  sync.Once
 	inj      bool // the placement puts distinct ranks on distinct endpoints (injective)
-	// perms: the rounds routeWhole routed, by their parts up to order and a power of two in
-	// their weights (permuted.go).
-	perms map[permKey]permEntry
 }
 
 type routeKey struct {
@@ -315,12 +312,12 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	var at [collective.MaxParts]int8
 	perm := false
 	if !m.g.unpermuted {
+		pk = permKey{gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place, g: g}
 		pk.pt, exp, at, perm = permKeyOf(pt)
-		pk.g = g
-		if e, ok := m.perms[pk]; perm && ok {
+		if e, ok := m.g.perms.get(pk); perm && ok {
 			if ld, ok := e.permuted(exp, at, pt.N); ok {
 				e.read++
-				m.perms[pk] = e
+				m.g.perms.put(pk, e)
 				m.routes[key] = ld
 				m.g.loads.put(shared, routedLoad{ld: ld})
 				return ld, nil
@@ -353,10 +350,7 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	m.routes[key] = ld
 	m.g.loads.put(shared, routedLoad{ld: ld})
 	if pm.ok && pm.most() == ld.PerByte {
-		if m.perms == nil {
-			m.perms = map[permKey]permEntry{}
-		}
-		m.perms[pk] = pm.entry(ld, exp, at)
+		m.g.perms.put(pk, pm.entry(ld, exp, at))
 	}
 	return ld, nil
 }

@@ -33,10 +33,15 @@ import (
 
 // permKey names a round up to the order of its parts and a power of two in their weights: its
 // parts with their weights divided by 2^E (E the exponent of the largest: math.Frexp), sorted,
-// and the group shape.
+// and the group shape; and the job as loadKey names it (the graph keeps the entries with its
+// routed rounds, and forgets them with them).
 type permKey struct {
-	pt collective.Pattern
-	g  network.Group
+	pt      collective.Pattern
+	g       network.Group
+	gpus    int
+	routing Routing
+	seed    uint64
+	place   uint64
 }
 
 // permEntry is a round routed by routeWhole with its parts' shares recorded: its load, the
