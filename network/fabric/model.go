@@ -311,10 +311,12 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	var exp int
 	var at [collective.MaxParts]int8
 	perm := false
-	if !m.g.unpermuted {
+	if pt.N > 1 && !m.g.unpermuted {
 		pk = permKey{gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place, g: g}
 		pk.pt, exp, at, perm = permKeyOf(pt)
-		if e, ok := m.g.perms.get(pk); perm && ok {
+	}
+	if perm {
+		if e, ok := m.g.perms.get(pk); ok {
 			if ld, ok := e.permuted(exp, at, pt.N); ok {
 				e.read++
 				m.g.perms.put(pk, e)
@@ -338,8 +340,9 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	cut := r.win.cut
 	ld := r.finish(sym)
 	r.cut = nil
-	pm := r.perm
-	r.perm.want, r.perm.ok = false, false
+	pm := &r.perm
+	ok := pm.ok && pm.most() == ld.PerByte
+	pm.want, pm.ok = false, false
 	if err != nil {
 		return Load{}, err
 	}
@@ -349,7 +352,7 @@ func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, s
 	}
 	m.routes[key] = ld
 	m.g.loads.put(shared, routedLoad{ld: ld})
-	if pm.ok && pm.most() == ld.PerByte {
+	if ok {
 		m.g.perms.put(pk, pm.entry(ld, exp, at))
 	}
 	return ld, nil
