@@ -61,6 +61,10 @@ type permEntry struct {
 	read          int // rounds read from it (tests)
 }
 
+// (This fails to compile where a pair's bit (a·MaxParts + b, a < b < MaxParts) would not fit
+// permEntry.meet's 16 bits.)
+const _ = uint16(1 << ((collective.MaxParts-2)*collective.MaxParts + collective.MaxParts - 1))
+
 // permKeyOf is pt's permKey pattern, its weights' exponent E and each part's place in the sorted
 // parts; false where it has fewer than two parts, two equal ones, or a weight beyond 2^±64.
 func permKeyOf(pt collective.Pattern) (key collective.Pattern, e int, at [collective.MaxParts]int8, ok bool) {
