@@ -62,9 +62,9 @@ type Graph struct {
 	grids *cache[gridKey, gridEntry]
 	// Windows of concurrent collectives (PriceConcurrent): each one's drain time per call.
 	windows *cache[windowKey, []drain]
-	// Rounds routeWhole routed, by their parts up to order and a power of two in their weights,
-	// for the rounds read from them (permuted.go).
-	perms *cache[permKey, permEntry]
+	// Rounds routeWhole routed, keyed as loads but by their parts up to order and a power of two
+	// in their weights (permKeyOf), for the rounds read from them (permuted.go).
+	perms *cache[loadKey, permEntry]
 	// gen counts Forget calls: routers drop the flow types of an older generation. untyped
 	// turns flow types off (WithoutFlowTypes).
 	gen                             *atomic.Uint64
@@ -296,7 +296,7 @@ func (b *Builder) Build(ep Endpoint, dist func(*Graph) (Distancer, error)) (*Gra
 	g.phys, g.owner, g.ends = int(phys), &owners{}, &endRates{}
 	g.home = homes(&g)
 	g.routers, g.loads, g.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
-	g.windows, g.perms = newCache[windowKey, []drain](1<<12), newCache[permKey, permEntry](1<<12)
+	g.windows, g.perms = newCache[windowKey, []drain](1<<12), newCache[loadKey, permEntry](1<<12)
 	g.gen = new(atomic.Uint64)
 	if dist == nil {
 		g.dist = newLazyDist(&g)
@@ -403,7 +403,7 @@ func WithoutSymmetry(g *Graph) *Graph {
 	h := *g
 	h.sym = nil
 	h.routers, h.loads, h.grids = &sync.Pool{}, newCache[loadKey, routedLoad](1<<16), newCache[gridKey, gridEntry](256)
-	h.windows, h.perms = newCache[windowKey, []drain](1<<12), newCache[permKey, permEntry](1<<12)
+	h.windows, h.perms = newCache[windowKey, []drain](1<<12), newCache[loadKey, permEntry](1<<12)
 	return &h
 }
 
@@ -490,6 +490,11 @@ func (c *cache[K, V]) get(k K) (V, bool) {
 func (c *cache[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.store(k, v)
+}
+
+// store puts v under k, starting over where the cache is full; the caller holds c.mu.
+func (c *cache[K, V]) store(k K, v V) {
 	if len(c.m) >= c.max {
 		clear(c.m)
 	}

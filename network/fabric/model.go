@@ -307,13 +307,12 @@ func (m *Model) route(pt collective.Pattern, g network.Group) (Load, error) {
 // routeNew routes a round not routed before and caches it under its keys.
 func (m *Model) routeNew(pt collective.Pattern, g network.Group, key routeKey, shared loadKey) (Load, error) {
 	// A round whose parts a round routed before has in another order (Permuted rounds).
-	var pk permKey
+	pk := shared // (the job's keys: route's lookup fills them for every round it leaves to routeNew)
 	var exp int
 	var at [collective.MaxParts]int8
 	perm := false
 	if pt.N > 1 && !m.g.unpermuted {
-		pk = permKey{gpus: m.env.GPUs, routing: m.opt.Routing, seed: m.opt.Seed, place: m.place, g: g}
-		pk.pt, exp, at, perm = permKeyOf(pt)
+		pk.route.pt, exp, at, perm = permKeyOf(pt)
 	}
 	if perm {
 		if e, ok := m.g.perms.get(pk); ok {
@@ -374,10 +373,7 @@ func putBound(c *cache[loadKey, routedLoad], shared loadKey, ld Load) {
 	if e, ok := c.m[shared]; ok && !e.bound {
 		return
 	}
-	if len(c.m) >= c.max {
-		clear(c.m)
-	}
-	c.m[shared] = routedLoad{ld: ld, bound: true}
+	c.store(shared, routedLoad{ld: ld, bound: true})
 }
 
 // routed is what is known of one round of pt (canonical) over every concurrent group of shape

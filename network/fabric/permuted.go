@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 
-	"github.com/ddlest/ddlest/network"
 	"github.com/ddlest/ddlest/network/collective"
 )
 
@@ -31,19 +30,6 @@ import (
 // new order, strictly greater winning (finishParts). Such a round is read from the routed one, not
 // routed (TestPermutedRoundsExact against WithoutPermutedRounds).
 
-// permKey names a round up to the order of its parts and a power of two in their weights: its
-// parts with their weights divided by 2^E (E the exponent of the largest: math.Frexp), sorted,
-// and the group shape; and the job as loadKey names it (the graph keeps the entries with its
-// routed rounds, and forgets them with them).
-type permKey struct {
-	pt      collective.Pattern
-	g       network.Group
-	gpus    int
-	routing Routing
-	seed    uint64
-	place   uint64
-}
-
 // permEntry is a round routed by routeWhole with its parts' shares recorded: its load, the
 // exponent E of its weights, each of its parts' place in the sorted key (at), the pairs of
 // sorted parts that load a common link orbit (meet: bit a·MaxParts + b for a < b), per sorted
@@ -65,7 +51,10 @@ type permEntry struct {
 // permEntry.meet's 16 bits.)
 const _ = uint16(1 << ((collective.MaxParts-2)*collective.MaxParts + collective.MaxParts - 1))
 
-// permKeyOf is pt's permKey pattern, its weights' exponent E and each part's place in the sorted
+// permKeyOf is the pattern the graph's permuted records are kept under (with the group shape
+// and the job, as loadKey names a routed round): pt's parts with their weights divided by 2^E
+// (E the exponent of the largest: math.Frexp), sorted; its weights' exponent E and each part's
+// place in the sorted
 // parts; false where it has fewer than two parts, two equal ones, or a weight beyond 2^±64.
 func permKeyOf(pt collective.Pattern) (key collective.Pattern, e int, at [collective.MaxParts]int8, ok bool) {
 	if pt.N < 2 {
@@ -108,7 +97,7 @@ func comparePart(a, b collective.Part) int {
 		cmp.Compare(a.K, b.K), cmp.Compare(a.Limit, b.Limit), cmp.Compare(a.Weight, b.Weight))
 }
 
-// permuted is the load of a round whose permKey is an entry's, its weights' exponent e and its
+// permuted is the load of a round whose sorted parts (permKeyOf) are an entry's, its weights' exponent e and its
 // parts' places at, read from the entry; false where the order or the range forbids (Permuted
 // rounds).
 func (p *permEntry) permuted(e int, at [collective.MaxParts]int8, n int) (Load, bool) {
